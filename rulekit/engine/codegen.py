@@ -1,0 +1,540 @@
+"""Compile a model, for one player count and one choice of options, to Python source.
+
+Each statement becomes one or more *instructions*: functions `i<pc>(s, fr)` that
+act on state `s` and the current frame `fr` (a list: fr[0] is the program
+counter, fr[1:] the locals) and return the next pc, or one of the negative
+signals below. Control lives in data (frames, pc, contexts), so a state clones
+and serializes as plain lists. Expressions become Python expressions inline.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+
+from .. import model as m
+from ..errors import RuleRuntimeError
+from .layout import Layout
+
+SUSPEND, FRAMES, HALT = -1, -2, -3
+
+
+class Program:
+    """The compiled form of one game configuration."""
+
+    def __init__(self, source: str, namespace: dict, entry_locals: int, n_code: int):
+        self.source = source
+        self.ns = namespace
+        self.code = [namespace[f"i{pc}"] for pc in range(n_code)]
+        self.entry_locals = entry_locals
+
+
+def _py_name(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+
+
+class Codegen:
+    def __init__(self, game: m.Game, layout: Layout, options: dict[str, str]):
+        self.g = game
+        self.lay = layout
+        self.n = layout.players
+        self.options = options
+        self.kind = {c.name: i for i, c in enumerate(game.components)}
+        self.zone_decls = {z.name: z for z in game.zones}
+        self.var_decls = {v.name: v for v in game.vars}
+        self.token_decls = {t.name: t for t in game.tokens}
+        self.enum_decls = {e.name: e for e in game.enums}
+        self.direction = 1 if game.order == "clockwise" else -1
+        self.instrs: list[list[str]] = []
+        self.labels: dict[str, int] = {}
+        self.label_count = itertools.count()
+        self.consts: dict[str, object] = {}
+        self.env: dict[int, str] = {}
+        self.loop_ends: list[str] = []
+        self.frame_size = 0
+        self.choice_bases: dict[tuple[int, int], tuple[int, list[int]]] = {}
+        self.action_table: list[tuple] = []  # id -> (point, action name, binder names, domain decoders)
+        self._assign_action_ids()
+
+    # ---- action ids: stable across states, one range per action of each choice point
+    def domain_size(self, it: m.Iter) -> int:
+        if it.kind == "cards":
+            return len(self.g.components)
+        if it.kind == "players":
+            return self.g.max_players
+        if it.kind == "enum":
+            return len(self.enum_decls[it.enum].members)
+        if it.kind == "set":
+            return len(it.items)
+        low, high = self.static_int(it.low), self.static_int(it.high)
+        return max(0, high - low + 1)
+
+    def _assign_action_ids(self):
+        chooses = [s for s in _walk_all(self.g) if isinstance(s, m.Choose)]
+        chooses.sort(key=lambda c: c.point)
+        offset = 0
+        for c in chooses:
+            for ai, action in enumerate(c.actions):
+                sizes = [self.domain_size(b.iter) for b in action.binders]
+                self.choice_bases[(c.point, ai)] = (offset, sizes)
+                for combo in itertools.product(*(range(s) for s in sizes)):
+                    self.action_table.append((c.point, ai, combo))
+                offset += max(1, _prod(sizes))
+        self.num_actions = offset
+
+    def static_int(self, e: m.Expr) -> int:
+        try:
+            return int(eval(self.ex(e), dict(self.consts)))  # noqa: S307 - our own generated code
+        except RuleRuntimeError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise RuleRuntimeError(f"a choice over a range needs bounds known before play ({exc})", getattr(e, "span", None))
+
+    # ---- constants
+    def const(self, name: str, value) -> str:
+        self.consts[name] = value
+        return name
+
+    def zone(self, name: str, player: m.Expr | None) -> str:
+        base = self.lay.zone_base[name]
+        return str(base) if player is None else f"({base}+{self.ex(player)})"
+
+    # ---- expressions
+    def ex(self, e: m.Expr) -> str:
+        return getattr(self, "x_" + type(e).__name__)(e)
+
+    def x_Const(self, e):
+        if e.type == m.CARD:
+            return str(self.kind[e.name])
+        return str(int(e.value))
+
+    def x_Local(self, e):
+        return self.env.get(e.slot, f"fr[{e.slot + 1}]")
+
+    def x_FactRef(self, e):
+        return f"F_{_py_name(e.fact)}"
+
+    def x_VarRef(self, e):
+        base = self.lay.var_base[e.var]
+        return f"s.v[{base}]" if e.player is None else f"s.v[{base}+{self.ex(e.player)}]"
+
+    def x_ZoneRef(self, e):
+        return self.zone(e.zone, e.player)
+
+    def x_Builtin(self, e):
+        a = [self.ex(x) for x in e.args]
+        if e.name == "current":
+            return "s.cur"
+        if e.name == "player_count":
+            return str(self.n)
+        if e.name == "size":
+            return f"len(s.z[{a[0]}])"
+        if e.name == "next":
+            return f"(({a[0]}+{self.direction})%{self.n})"
+        if e.name == "previous":
+            return f"(({a[0]}-{self.direction})%{self.n})"
+        if e.name == "supply":
+            return f"s.v[{self.lay.supply_slot[e.token]}]"
+        if e.name == "held":
+            return f"s.v[{self.lay.held_base[e.token]}+{a[0]}]"
+        return f"{e.name}({', '.join(a)})"
+
+    def x_Attr(self, e):
+        return f"A_{_py_name(e.attr)}[{self.ex(e.target)}]"
+
+    def x_Unary(self, e):
+        return f"(not {self.ex(e.operand)})" if e.op == "not" else f"(-{self.ex(e.operand)})"
+
+    def x_Binary(self, e):
+        op = {"/": "//"}.get(e.op, e.op)
+        return f"({self.ex(e.left)} {op} {self.ex(e.right)})"
+
+    def x_IfExpr(self, e):
+        return f"({self.ex(e.then)} if {self.ex(e.cond)} else {self.ex(e.orelse)})"
+
+    def x_OptionIs(self, e):
+        return "True" if self.options[e.ambiguity] == e.option else "False"
+
+    def x_DefineCall(self, e):
+        return f"D_{_py_name(e.define)}(s{''.join(', ' + self.ex(a) for a in e.args)})"
+
+    def x_SetLit(self, e):
+        return "(" + "".join(self.ex(i) + ", " for i in e.items) + ")"
+
+    def iter_src(self, it: m.Iter, distinct: bool) -> str:
+        """A Python iterable over the binder's domain, in a deterministic order."""
+        if it.kind == "cards":
+            z = f"s.z[{self.ex(it.zone)}]"
+            return f"sorted(set({z}))" if distinct else z
+        if it.kind == "players":
+            if it.start is None:
+                return f"range({self.n})"
+            return f"[({self.ex(it.start)}+{self.direction}*_i)%{self.n} for _i in range({self.n})]"
+        if it.kind == "enum":
+            return f"range({len(self.enum_decls[it.enum].members)})"
+        if it.kind == "set":
+            return "(" + "".join(self.ex(i) + ", " for i in it.items) + ")"
+        return f"range({self.ex(it.low)}, {self.ex(it.high)}+1)"
+
+    def x_Quant(self, e):
+        b = e.binder
+        var = f"_L{b.slot}"
+        self.env[b.slot] = var
+        cond = self.ex(b.cond) if b.cond is not None else None
+        if e.kind == "count":
+            src = self.iter_src(b.iter, distinct=False)
+            return f"sum(1 for {var} in {src} if {cond})" if cond else f"len({src})" if b.iter.kind == "cards" else f"sum(1 for {var} in {src})"
+        src = self.iter_src(b.iter, distinct=b.iter.kind != "cards")
+        guard = f" if {cond}" if cond else ""
+        if e.kind == "exists":
+            return f"any(True for {var} in {src}{guard})"
+        if e.kind == "forall":
+            return f"all({self.ex(e.body)} for {var} in {src}{guard})"
+        what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
+        return f"the(next(({var} for {var} in {src}{guard}), None), {what}, {self.span_const(e.span)})"
+
+    def span_const(self, span) -> str:
+        return self.const(f"S{len(self.consts)}", span)
+
+    # ---- instructions
+    def label(self) -> str:
+        return f"@L{next(self.label_count)}@"
+
+    def place(self, label: str) -> None:
+        self.labels[label] = len(self.instrs)
+
+    def instr(self, *lines: str) -> int:
+        self.instrs.append(list(lines))
+        return len(self.instrs) - 1
+
+    def jump(self, label: str) -> None:
+        self.instr(f"return {label}")
+
+    def hidden_slot(self) -> int:
+        self.frame_size += 1
+        return self.frame_size - 1
+
+    def block(self, stmts) -> None:
+        for st in stmts:
+            getattr(self, "s_" + type(st).__name__)(st)
+
+    def s_Rule(self, st):
+        self.block(st.body)
+
+    def s_Move(self, st):
+        src, dst = self.ex(st.source), self.ex(st.dest)
+        src_stack = self.zone_decls[st.source.zone].shape == "stack"
+        bottom = st.at_bottom
+        sel = st.selector
+        sp = self.span_const(st.span)
+        if sel.kind in ("top", "bottom") and src_stack:
+            self.instr(f"_z = {src}",
+                       f"if needs_{sel.kind}(s, _z):",
+                       f"    return s.chance_resolve(_z, {sel.kind == 'top'})",
+                       "return NEXT")
+        if sel.kind in ("top", "bottom"):
+            self.instr(f"_z = {src}", f"_k = take_{sel.kind}(s, _z, {sp})", f"_d = {dst}",
+                       f"put(s, _d, _k, {bottom})", "s.log.append((_z, _d, _k))", "return NEXT")
+        elif sel.kind == "card":
+            self.instr(f"_z = {src}", f"_k = take_kind(s, _z, {self.ex(sel.card)}, {sp})", f"_d = {dst}",
+                       f"put(s, _d, _k, {bottom})", "s.log.append((_z, _d, _k))", "return NEXT")
+        else:
+            if sel.cond is None:
+                take = "take_all(s, _z)"
+            else:
+                var = f"_L{sel.slot}"
+                self.env[sel.slot] = var
+                take = f"take_where(s, _z, lambda {var}: {self.ex(sel.cond)}, {sel.kind == 'one'})"
+            self.instr(f"_z = {src}", f"_ks = {take}", f"_d = {dst}", f"put_many(s, _d, _ks, {bottom})",
+                       "for _k in _ks: s.log.append((_z, _d, _k))", "return NEXT")
+
+    def s_Shuffle(self, st):
+        self.instr(f"shuffle(s, {self.ex(st.zone)})", "return NEXT")
+
+    def s_Assign(self, st):
+        decl = self.var_decls[st.var]
+        base = self.lay.var_base[st.var]
+        slot = f"{base}" if st.player is None else f"{base}+{self.ex(st.player)}"
+        value = self.ex(st.value)
+        if st.op != "=":
+            value = f"s.v[_i] {st.op} {value}"
+        if decl.type == m.BOOL:
+            value = f"(1 if {value} else 0)"
+        elif decl.low is not None:
+            value = (f"check_range({value}, {self.ex(decl.low)}, {self.ex(decl.high)}, "
+                     f"{st.var!r}, {self.span_const(st.span)})")
+        self.instr(f"_i = {slot}", f"s.v[_i] = {value}", "return NEXT")
+
+    def s_TokenMove(self, st):
+        decl = self.token_decls[st.token]
+        supply, held = self.lay.supply_slot[st.token], self.lay.held_base[st.token]
+        if st.to_player:
+            room = f", {self.ex(decl.cap)} - s.v[_h]" if decl.cap is not None else ""
+            self.instr(f"_h = {held}+{self.ex(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[{supply}]{room}))",
+                       f"s.v[{supply}] -= _n", "s.v[_h] += _n", "return NEXT")
+        else:
+            self.instr(f"_h = {held}+{self.ex(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[_h]))",
+                       f"s.v[{supply}] += _n", "s.v[_h] -= _n", "return NEXT")
+
+    def s_If(self, st):
+        end = self.label()
+        for cond, body in st.branches:
+            nxt = self.label()
+            self.instr(f"return NEXT if {self.ex(cond)} else {nxt}")
+            self.block(body)
+            self.jump(end)
+            self.place(nxt)
+        self.block(st.orelse)
+        self.place(end)
+
+    def s_For(self, st):
+        values, index = self.hidden_slot(), self.hidden_slot()
+        var = st.binder.slot + 1
+        head, end = self.label(), self.label()
+        self.instr(f"fr[{values + 1}] = tuple({self.iter_src(st.binder.iter, distinct=True)})",
+                   f"fr[{index + 1}] = 0", "return NEXT")
+        self.place(head)
+        self.instr(f"_i = fr[{index + 1}]", f"if _i >= len(fr[{values + 1}]):", f"    return {end}",
+                   f"fr[{var}] = fr[{values + 1}][_i]", f"fr[{index + 1}] = _i + 1", "return NEXT")
+        self.loop_ends.append(end)
+        self.block(st.body)
+        self.loop_ends.pop()
+        self.jump(head)
+        self.place(end)
+
+    def s_Loop(self, st):
+        head, end = self.label(), self.label()
+        self.place(head)
+        if st.cond is not None:
+            self.instr(f"return NEXT if {self.ex(st.cond)} else {end}")
+        self.loop_ends.append(end)
+        self.block(st.body)
+        self.loop_ends.pop()
+        self.jump(head)
+        self.place(end)
+
+    def s_Break(self, st):
+        self.jump(self.loop_ends[-1])
+
+    def s_Let(self, st):
+        self.instr(f"fr[{st.slot + 1}] = {self.ex(st.value)}", "return NEXT")
+
+    def s_Do(self, st):
+        proc = next(p for p in self.g.procedures if p.name == st.procedure)
+        args = "".join(self.ex(a) + ", " for a in st.args)
+        self.instr("fr[0] = NEXT", f"s.fr.append([@P_{_py_name(proc.name)}@, {args}*PAD_{_py_name(proc.name)}])",
+                   "return FRAMES")
+
+    def s_Choose(self, st):
+        lines = ["_o = {}"]
+        bodies = []
+        for ai, action in enumerate(st.actions):
+            base, sizes = self.choice_bases[(st.point, ai)]
+            label = self.label()
+            bodies.append((label, action))
+            depth = 0
+            ids, values = [], []
+            radix = 1
+            for b, size in reversed(list(zip(action.binders, sizes))):
+                ids.append(f"{self.domain_index(b)}*{radix}" if radix != 1 else self.domain_index(b))
+                radix *= size
+            for b in action.binders:
+                var = f"_L{b.slot}"
+                self.env[b.slot] = var
+                lines.append("    " * depth + f"for {var} in {self.iter_src(b.iter, distinct=True)}:")
+                depth += 1
+                if b.cond is not None:
+                    lines.append("    " * depth + f"if {self.ex(b.cond)}:")
+                    depth += 1
+                values.append(var)
+            if action.when is not None:
+                lines.append("    " * depth + f"if {self.ex(action.when)}:")
+                depth += 1
+            aid = " + ".join([str(base)] + ids[::-1])
+            slots = "".join(f"{b.slot}, " for b in action.binders)
+            vals = "".join(f"{v}, " for v in values)
+            lines.append("    " * depth + f"_o[{aid}] = ({label}, ({slots}), ({vals}))")
+        lines.append(f"return s.decide({self.ex(st.by)}, _o)")
+        self.instr(*lines)
+        for action in st.actions:
+            for b in action.binders:
+                self.env.pop(b.slot, None)
+        end = self.label()
+        for label, action in bodies:
+            self.place(label)
+            self.block(action.body)
+            self.jump(end)
+        self.place(end)
+
+    def domain_desc(self, it: m.Iter) -> str:
+        return {"cards": "card", "players": "player", "enum": f"enum:{it.enum}"}.get(it.kind, "int")
+
+    def domain_index(self, b: m.Binder) -> str:
+        var = f"_L{b.slot}"
+        it = b.iter
+        if it.kind in ("cards", "players", "enum"):
+            return var
+        if it.kind == "set":
+            return f"{self.iter_src(it, True)}.index({var})"
+        return f"({var} - {self.ex(it.low)})"
+
+    def s_Random(self, st):
+        b = st.binder
+        var = f"_L{b.slot}"
+        self.env[b.slot] = var
+        guard = f" if {self.ex(b.cond)}" if b.cond is not None else ""
+        distinct = b.iter.kind != "cards"
+        self.instr("_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}{guard}:",
+                   f"    _w[{var}] = _w.get({var}, 0) + 1",
+                   f"return s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r})")
+        self.env.pop(b.slot, None)
+
+    def s_Reveal(self, st):
+        to = "-1" if st.to is None else self.ex(st.to)
+        self.instr(f"_z = {self.ex(st.zone)}", f"s.log.append(('reveal', _z, tuple(s.z[_z]), {to}))", "return NEXT")
+
+    def s_Win(self, st):
+        if st.player is None:
+            self.instr(f"s.winners.update(range({self.n}))", "return NEXT")
+        else:
+            self.instr(f"s.winners.add({self.ex(st.player)})", "return NEXT")
+
+    def s_End(self, st):
+        if st.what == "game":
+            self.instr("s.over = True", "return HALT")
+        else:
+            self.instr(f"return s.end_context({st.what!r}, {self.span_const(st.span)})")
+
+    def s_Rotate(self, st):
+        base = self.lay.zone_base[st.zone]
+        self.instr(f"_old = s.z[{base}:{base + self.n}]", f"_lo = s.lo[{base}:{base + self.n}]",
+                   f"_hi = s.hi[{base}:{base + self.n}]",
+                   f"for _p in range({self.n}):",
+                   f"    _q = {base} + (_p + {st.step * self.direction}) % {self.n}",
+                   f"    s.z[_q] = _old[_p]; s.lo[_q] = _lo[_p]; s.hi[_q] = _hi[_p]",
+                   "return NEXT")
+
+    def s_Rounds(self, st):
+        start = self.label()
+        self.instr(f"s.ctx.append(['round', len(s.fr) - 1, {start}])", "return NEXT")
+        self.place(start)
+        saved, self.loop_ends = self.loop_ends, []
+        self.block(st.body)
+        self.loop_ends = saved
+        self.jump(start)
+
+    def s_Turns(self, st):
+        body, then, after = self.label(), self.label(), self.label()
+        self.instr(f"s.cur = {self.ex(st.start)}", f"s.ctx.append(['turn', len(s.fr) - 1, {then}])",
+                   "s.turn_start = len(s.log)", "return NEXT")
+        self.place(body)
+        saved, self.loop_ends = self.loop_ends, []
+        self.block(st.body)
+        self.place(then)
+        self.instr(f"s.ctx[-1][2] = {after}", "return NEXT")
+        self.block(st.then)
+        self.loop_ends = saved
+        self.place(after)
+        self.instr(f"s.ctx[-1][2] = {then}", f"s.cur = (s.cur + {self.direction}) % {self.n}",
+                   "s.turn_start = len(s.log)", f"return {body}")
+
+    # ---- whole program
+    def procedure(self, proc: m.Procedure) -> None:
+        self.frame_size = proc.nlocals
+        self.labels[f"@P_{_py_name(proc.name)}@"] = len(self.instrs)
+        self.block(proc.body)
+        self.instr("s.fr.pop()", "return FRAMES")
+        self.consts[f"PAD_{_py_name(proc.name)}"] = [None] * (self.frame_size - len(proc.params))
+
+    def module(self) -> tuple[str, dict, int]:
+        g = self.g
+        out = ["# generated by rulekit from " + g.spec_path, ""]
+        for f in _fact_order(g):
+            out.append(f"F_{_py_name(f.name)} = {self.ex(f.value)}")
+        for a in g.attrs:
+            default = -1 if a.type.kind == "enum" else 0
+            values = []
+            for c in g.components:
+                given = dict(c.attrs).get(a.name)
+                values.append(self.ex(given) if given is not None else str(default))
+            out.append(f"A_{_py_name(a.name)} = ({''.join(v + ', ' for v in values)})")
+        out.append(f"COUNTS = ({''.join(self.ex(c.count) + ', ' for c in g.components)})")
+        for d in g.defines:
+            self.env = {p.slot: f"_L{p.slot}" for p in d.params}
+            params = "".join(f", _L{p.slot}" for p in d.params)
+            out.append(f"def D_{_py_name(d.name)}(s{params}):")
+            out.append(f"    return {self.ex(d.body)}")
+        self.env = {}
+        self.procedure(g.flow)
+        flow_size = self.frame_size
+        for p in g.procedures:
+            self.env = {}
+            self.procedure(p)
+        labels = re.compile(r"@[A-Za-z0-9_]+@")
+        for pc, lines in enumerate(self.instrs):
+            out.append(f"def i{pc}(s, fr):")
+            for line in lines:
+                line = labels.sub(lambda mt: str(self.labels[mt.group(0)]), line.replace("NEXT", str(pc + 1)))
+                out.append("    " + line)
+        return "\n".join(out) + "\n", self.consts, flow_size
+
+
+def _prod(xs):
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def _fact_order(g: m.Game) -> list[m.Fact]:
+    by_name = {f.name: f for f in g.facts}
+    done, order = set(), []
+
+    def visit(f, path):
+        if f.name in done:
+            return
+        if f.name in path:
+            raise RuleRuntimeError(f"fact '{f.name}' is defined in terms of itself", f.span)
+        for ref in _fact_refs(f.value):
+            visit(by_name[ref], path | {f.name})
+        done.add(f.name)
+        order.append(f)
+
+    for f in g.facts:
+        visit(f, frozenset())
+    return order
+
+
+def _fact_refs(e) -> list[str]:
+    if isinstance(e, m.FactRef):
+        return [e.fact]
+    out = []
+    for name in getattr(e, "__slots__", ()):
+        child = getattr(e, name, None)
+        if isinstance(child, m.Expr):
+            out += _fact_refs(child)
+        elif isinstance(child, tuple):
+            out += [r for c in child if isinstance(c, m.Expr) for r in _fact_refs(c)]
+    return out
+
+
+def _walk_all(g: m.Game):
+    for p in (g.flow, *g.procedures):
+        yield from walk_stmts(p.body)
+
+
+def walk_stmts(stmts):
+    """Every statement, depth first, including those nested in blocks and actions."""
+    for st in stmts:
+        yield st
+        if isinstance(st, m.If):
+            for _, body in st.branches:
+                yield from walk_stmts(body)
+            yield from walk_stmts(st.orelse)
+        elif isinstance(st, m.Choose):
+            for a in st.actions:
+                yield from walk_stmts(a.body)
+        elif isinstance(st, m.Turns):
+            yield from walk_stmts(st.body)
+            yield from walk_stmts(st.then)
+        elif hasattr(st, "body"):
+            yield from walk_stmts(st.body)

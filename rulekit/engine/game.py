@@ -1,0 +1,237 @@
+"""A loaded game: one spec compiled for one player count and one choice of options."""
+from __future__ import annotations
+
+import json
+
+from .. import model as m
+from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
+from . import runtime
+from .codegen import FRAMES, HALT, SUSPEND, Codegen, Program, walk_stmts
+from .layout import Layout
+from .state import State
+
+STATE_FORMAT = "rulekit-state"
+STATE_VERSION = 1
+
+
+class Game:
+    """OpenSpiel-shaped: `new_initial_state`, `num_players`, `num_distinct_actions`, ..."""
+
+    def __init__(self, spec, players: int, options: dict[str, str]):
+        self.spec = spec
+        self.model: m.Game = spec.model
+        self.options = dict(options)
+        self._players = players
+        self._layout = Layout.of(self.model, players)
+        codegen = Codegen(self.model, self._layout, self.options)
+        source, consts, flow_size = codegen.module()
+        namespace = {name: getattr(runtime, name) for name in runtime.__all_helpers__}
+        namespace.update(SUSPEND=SUSPEND, FRAMES=FRAMES, HALT=HALT)
+        namespace.update(consts)
+        exec(compile(source, f"<rulekit:{self.model.name}:{players}>", "exec"), namespace)  # noqa: S102
+        self._program = Program(source, namespace, flow_size, len(codegen.instrs))
+        self._num_actions = codegen.num_actions
+        self._action_table = codegen.action_table
+        self._chooses = {c.point: c for p in (self.model.flow, *self.model.procedures)
+                         for c in walk_stmts(p.body) if isinstance(c, m.Choose)}
+        self._kind_names = [c.name for c in self.model.components]
+        self._is_set = [d.shape == "set" for d in self._layout.zone_decl]
+        counts = namespace["COUNTS"]
+        self.facts = {f.name: namespace[f"F_{codegen_name(f.name)}"] for f in self.model.facts}
+        initial = [[] for _ in self._layout.zone_names]
+        start = self._layout.zone_base[next(z.name for z in self.model.zones if z.initial)] if self.model.zones else None
+        for kind, count in enumerate(counts):
+            if count < 0:
+                raise RuleRuntimeError(f"component '{self._kind_names[kind]}' has a negative count ({count})",
+                                       self.model.components[kind].span)
+            if start is not None:
+                initial[start].extend([kind] * count)
+        self._initial_zones = initial
+        self._component_counts = tuple(counts)
+        values = [0] * self._layout.nvars
+        for v in self.model.vars:
+            base = self._layout.var_base[v.name]
+            value = int(eval(codegen.ex(v.init), namespace))  # noqa: S307 - generated from the model
+            for p in range(players if v.per_player else 1):
+                values[base + p] = value
+        for t in self.model.tokens:
+            values[self._layout.supply_slot[t.name]] = int(eval(codegen.ex(t.count), namespace))  # noqa: S307
+        self._initial_vars = values
+        self.key = (self.model.name, spec.digest, players, tuple(sorted(self.options.items())))
+
+    # ---- OpenSpiel's Game API
+    def num_players(self) -> int:
+        return self._players
+
+    def num_distinct_actions(self) -> int:
+        return self._num_actions
+
+    def max_chance_outcomes(self) -> int:
+        enums = max((len(e.members) for e in self.model.enums), default=0)
+        return max(len(self._kind_names), self.model.max_players, enums, 1)
+
+    def min_utility(self) -> float:
+        return float(min(self.model.payoff))
+
+    def max_utility(self) -> float:
+        return float(max(self.model.payoff))
+
+    def new_initial_state(self, seed: int | None = None) -> State:
+        return State(self, seed)
+
+    def replay(self, history, seed: int | None = None) -> State:
+        state = State(self, seed)
+        for action in history:
+            state.apply_action(action)
+        return state
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def source(self) -> str:
+        """The generated Python this game runs as (for the curious and for debugging)."""
+        return self._program.source
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.options.items() if v != self.model.default_options()[k]}
+        return f"<rulekit game {self.name!r} players={self._players} options={changed}>"
+
+    # ---- names for people
+    def player_name(self, p: int) -> str:
+        return f"P{p}"
+
+    def describe_value(self, domain: str, value: int) -> str:
+        if domain == "card":
+            return self._kind_names[value] if 0 <= value < len(self._kind_names) else str(value)
+        if domain == "player":
+            return self.player_name(value)
+        if domain.startswith("enum:"):
+            members = next(e.members for e in self.model.enums if e.name == domain[5:])
+            return members[value] if 0 <= value < len(members) else str(value)
+        return str(value)
+
+    def describe_action(self, action: int) -> str:
+        if not 0 <= action < len(self._action_table):
+            return f"<unknown action {action}>"
+        point, ai, combo = self._action_table[action]
+        act = self._chooses[point].actions[ai]
+        parts = []
+        for b, index in zip(act.binders, combo):
+            it = b.iter
+            if it.kind == "cards":
+                text = self.describe_value("card", index)
+            elif it.kind == "players":
+                text = self.player_name(index)
+            elif it.kind == "enum":
+                text = self.describe_value(f"enum:{it.enum}", index)
+            else:
+                text = f"#{index}"
+            parts.append(f"{b.name}={text}")
+        if len(act.binders) == 1 and act.name == act.binders[0].name:
+            return parts[0]
+        return f"{act.name}({', '.join(parts)})" if parts else act.name
+
+    def action_label(self, action: int) -> str | None:
+        point, ai, _ = self._action_table[action]
+        return self._chooses[point].actions[ai].label
+
+    # ---- observations
+    def _visible(self, zone: int, player: int) -> bool:
+        vis = self._layout.zone_decl[zone].visibility
+        return vis == "public" or (vis == "owner" and self._layout.zone_owner[zone] == player)
+
+    def _event(self, entry: tuple, player: int) -> str:
+        names, kinds = self._layout.zone_names, self._kind_names
+        if entry[0] == "reveal":
+            _, zone, cards, to = entry
+            if to == -1 or to == player:
+                return f"{names[zone]} revealed{'' if to == -1 else ' to ' + self.player_name(to)}: " + (
+                    ", ".join(kinds[k] for k in cards) or "(empty)")
+            return f"{names[zone]} revealed to {self.player_name(to)}"
+        src, dst, kind = entry
+        seen = self._visible(src, player) or self._visible(dst, player)
+        return f"{kinds[kind] if seen else 'a card'}: {names[src]} -> {names[dst]}"
+
+    def observe(self, state: State, player: int) -> dict:
+        zones = {}
+        for i, name in enumerate(self._layout.zone_names):
+            if self._visible(i, player):
+                zones[name] = [self._kind_names[k] for k in state.z[i]]
+            else:
+                zones[name] = len(state.z[i])
+        return {
+            "player": player,
+            "turn": state.cur,
+            "to_move": state.to_move,
+            "zones": zones,
+            "vars": dict(zip(self._layout.var_names, state.v)),
+            "events": [self._event(e, player) for e in state.log[state.turn_start:]],
+            "terminal": state.over,
+        }
+
+    def observation_text(self, state: State, player: int) -> str:
+        obs = self.observe(state, player)
+        lines = [f"you are {self.player_name(player)}; turn of {self.player_name(obs['turn'])}"]
+        for name, content in obs["zones"].items():
+            shown = ", ".join(content) if isinstance(content, list) else f"{content} hidden card(s)"
+            if isinstance(content, list) and not content and name not in ("",):
+                shown = "-"
+            lines.append(f"  {name}: {shown}")
+        lines.append("  " + ", ".join(f"{k}={v}" for k, v in obs["vars"].items()))
+        lines += [f"  > {e}" for e in obs["events"]]
+        return "\n".join(lines)
+
+    def information_text(self, state: State, player: int) -> str:
+        obs = self.observation_text(state, player).splitlines()[:-len(state.log[state.turn_start:]) or None]
+        return "\n".join(obs + [f"  > {self._event(e, player)}" for e in state.log])
+
+    def describe_state(self, state: State) -> str:
+        lines = [f"{self.name}: turn of {self.player_name(state.cur)}, "
+                 + ("over" if state.over else "chance" if state.chance is not None else f"{self.player_name(state.to_move)} to move")]
+        for i, name in enumerate(self._layout.zone_names):
+            block = f" (undetermined {state.lo[i]}..{state.hi[i]})" if state.hi[i] > state.lo[i] else ""
+            lines.append(f"  {name}: {', '.join(self._kind_names[k] for k in state.z[i]) or '-'}{block}")
+        lines.append("  " + ", ".join(f"{k}={v}" for k, v in zip(self._layout.var_names, state.v)))
+        return "\n".join(lines)
+
+    # ---- serialization
+    def serialize(self, state: State) -> str:
+        return json.dumps({
+            "format": STATE_FORMAT, "version": STATE_VERSION, "game": self.name, "spec": self.spec.digest,
+            "players": self._players, "options": self.options, "seed": state.seed,
+            "history": state.history, "digest": state.digest(),
+        })
+
+    def state_from_json(self, text: str) -> State:
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise StateFormatError(f"the state is not valid JSON (truncated?): {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+            raise StateFormatError("this is not a rulekit state (no \"format\": \"rulekit-state\")")
+        if data.get("version") != STATE_VERSION:
+            raise StateFormatError(f"state version {data.get('version')!r} is not supported (expected {STATE_VERSION})")
+        expected = {"game": self.name, "spec": self.spec.digest, "players": self._players, "options": self.options}
+        for key, want in expected.items():
+            if data.get(key) != want:
+                raise StateFormatError(f"the state is for {key} {data.get(key)!r}, but this game has {want!r}")
+        history, seed = data.get("history"), data.get("seed")
+        if not isinstance(history, list) or not all(type(a) is int for a in history):
+            raise StateFormatError("\"history\" must be a list of integer actions")
+        if seed is not None and type(seed) is not int:
+            raise StateFormatError("\"seed\" must be an integer or null")
+        state = State(self, seed)
+        for step, action in enumerate(history):
+            try:
+                state.apply_action(action)
+            except IllegalActionError:
+                raise StateFormatError(f"step {step}: action {action} is not legal there; the state was altered") from None
+        if data.get("digest") != state.digest():
+            raise StateFormatError("the state's digest does not match its content; the state was altered")
+        return state
+
+
+def codegen_name(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)

@@ -1,0 +1,150 @@
+"""Zone operations used by compiled games. Zones are lists of card-kind indices.
+
+A `set` zone is kept sorted (a multiset); a `stack` zone is ordered with its top
+last. A stack may hold one *undetermined block* [lo, hi): cards whose order is
+not yet decided (after a shuffle). Taking a card from inside the block is a
+chance event, resolved by the engine before the move happens (deferred
+randomness: the same distribution as shuffling up front, with far fewer
+outcomes and no hidden order to hide).
+"""
+from __future__ import annotations
+
+from bisect import insort
+
+from ..errors import RuleRuntimeError
+
+
+def fail(message, span=None):
+    raise RuleRuntimeError(message, span)
+
+
+def needs_top(s, z) -> bool:
+    """True when the top card of zone z is still undetermined."""
+    return s.hi[z] > s.lo[z] and s.hi[z] == len(s.z[z])
+
+
+def needs_bottom(s, z) -> bool:
+    return s.hi[z] > s.lo[z] and s.lo[z] == 0
+
+
+def block_counts(s, z) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for k in s.z[z][s.lo[z]:s.hi[z]]:
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def fix_end(s, z, kind: int, top: bool) -> None:
+    """Decide that the top (or bottom) card of z's undetermined block is `kind`."""
+    cards, lo, hi = s.z[z], s.lo[z], s.hi[z]
+    i = cards.index(kind, lo, hi)
+    del cards[i]
+    if top:
+        cards.insert(hi - 1, kind)
+        s.hi[z] = hi - 1
+    else:
+        cards.insert(lo, kind)
+        s.lo[z] = lo + 1
+
+
+def take_top(s, z, span) -> int:
+    cards = s.z[z]
+    if not cards:
+        fail(f"cannot take the top card of zone '{s.zone_names[z]}': it is empty", span)
+    return cards.pop()
+
+
+def take_bottom(s, z, span) -> int:
+    cards = s.z[z]
+    if not cards:
+        fail(f"cannot take the bottom card of zone '{s.zone_names[z]}': it is empty", span)
+    k = cards.pop(0)
+    if s.hi[z] > s.lo[z]:
+        s.lo[z] -= 1
+        s.hi[z] -= 1
+    return k
+
+
+def _removed_at(s, z, i) -> None:
+    lo, hi = s.lo[z], s.hi[z]
+    if hi > lo:
+        if i < lo:
+            s.lo[z] = lo - 1
+            s.hi[z] = hi - 1
+        elif i < hi:
+            s.hi[z] = hi - 1
+
+
+def take_kind(s, z, kind, span) -> int:
+    cards = s.z[z]
+    try:
+        i = cards.index(kind)
+    except ValueError:
+        fail(f"there is no {s.kind_names[kind] if 0 <= kind < len(s.kind_names) else kind} in zone '{s.zone_names[z]}'", span)
+    del cards[i]
+    _removed_at(s, z, i)
+    return kind
+
+
+def take_where(s, z, pred, only_one: bool) -> list[int]:
+    cards = s.z[z]
+    taken = []
+    i = 0
+    while i < len(cards):
+        if pred(cards[i]):
+            taken.append(cards[i])
+            del cards[i]
+            _removed_at(s, z, i)
+            if only_one:
+                break
+        else:
+            i += 1
+    return taken
+
+
+def take_all(s, z) -> list[int]:
+    cards = s.z[z]
+    s.z[z] = []
+    s.lo[z] = s.hi[z] = 0
+    return cards
+
+
+def put(s, z, kind, at_bottom: bool) -> None:
+    cards = s.z[z]
+    if s.is_set[z]:
+        insort(cards, kind)
+    elif at_bottom:
+        cards.insert(0, kind)
+        if s.hi[z] > s.lo[z]:
+            s.lo[z] += 1
+            s.hi[z] += 1
+    else:
+        cards.append(kind)
+
+
+def put_many(s, z, kinds, at_bottom: bool) -> None:
+    for k in kinds:
+        put(s, z, k, at_bottom)
+
+
+def shuffle(s, z) -> None:
+    if not s.is_set[z]:
+        s.z[z].sort()
+        s.lo[z] = 0
+        s.hi[z] = len(s.z[z])
+
+
+def the(value, what, span):
+    if value is None:
+        fail(f"the({what}) found nothing", span)
+    return value
+
+
+def check_range(value, low, high, name, span):
+    if not low <= value <= high:
+        fail(f"'{name}' would become {value}, outside its range {low}..{high}", span)
+    return value
+
+
+__all_helpers__ = ("fail", "needs_top", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
+                   "take_all", "put", "put_many", "shuffle", "the", "check_range")

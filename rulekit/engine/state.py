@@ -1,0 +1,264 @@
+"""A game state with OpenSpiel's State contract."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+from ..errors import IllegalActionError, RuleRuntimeError
+from . import runtime
+from .codegen import FRAMES, SUSPEND
+
+CHANCE_PLAYER = -1
+TERMINAL_PLAYER = -4
+
+_MASK64 = (1 << 64) - 1
+
+
+def splitmix(seed: int, step: int) -> float:
+    """A uniform float in [0, 1) from (seed, step): reproducible, and nothing to serialize."""
+    z = (seed * 0x9E3779B97F4A7C15 + (step + 1) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return ((z ^ (z >> 31)) >> 11) / float(1 << 53)
+
+
+class State:
+    __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
+                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed",
+                 "zone_names", "kind_names", "is_set")
+
+    def __init__(self, game, seed: int | None):
+        self.game = game
+        self.code = game._program.code
+        self.zone_names = game._layout.zone_names
+        self.kind_names = game._kind_names
+        self.is_set = game._is_set
+        self.z = [list(cards) for cards in game._initial_zones]
+        self.lo = [0] * len(self.z)
+        self.hi = [0] * len(self.z)
+        self.v = list(game._initial_vars)
+        self.cur = 0
+        self.fr = [[0] + [None] * game._program.entry_locals]
+        self.ctx: list[list] = []
+        self.log: list[tuple] = []
+        self.turn_start = 0
+        self.winners: set[int] = set()
+        self.over = False
+        self.pending: dict = {}
+        self.legal: list[int] = []
+        self.to_move = TERMINAL_PLAYER
+        self.chance: list[tuple[int, float]] | None = None
+        self.resume: tuple | None = None
+        self.history: list[int] = []
+        self.seed = seed
+        self._run()
+
+    # ---- the virtual machine: signals from compiled instructions
+    def _run(self) -> None:
+        code, frames = self.code, self.fr
+        fr = frames[-1]
+        while True:
+            r = code[fr[0]](self, fr)
+            if r >= 0:
+                fr[0] = r
+            elif r == FRAMES:
+                if not frames:
+                    self.over = True
+                    break
+                fr = frames[-1]
+            else:
+                break
+        if self.over:
+            self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
+
+    def decide(self, player: int, options: dict) -> int:
+        self.pending = options
+        self.legal = sorted(options)
+        self.chance = None
+        self.to_move = player
+        return SUSPEND
+
+    def chance_random(self, weights: dict, slot: int, span, domain: str) -> int:
+        if not weights:
+            raise RuleRuntimeError("a random choice has nothing to choose from", span)
+        self._set_chance(weights, ("random", slot, domain))
+        return SUSPEND
+
+    def chance_resolve(self, zone: int, top: bool) -> int:
+        self._set_chance(runtime.block_counts(self, zone), ("fix", zone, top))
+        return SUSPEND
+
+    def _set_chance(self, weights: dict, resume: tuple) -> None:
+        total = sum(weights.values())
+        self.chance = [(k, weights[k] / total) for k in sorted(weights)]
+        self.legal = [k for k, _ in self.chance]
+        self.resume = resume
+        self.to_move = CHANCE_PLAYER
+
+    def end_context(self, kind: str, span) -> int:
+        ctx = self.ctx
+        for i in range(len(ctx) - 1, -1, -1):
+            if ctx[i][0] == kind:
+                break
+        else:
+            raise RuleRuntimeError(f"'end {kind}' is reached outside of any {kind}", span)
+        _, depth, target = ctx[i]
+        del ctx[i + 1:]
+        del self.fr[depth + 1:]
+        self.fr[depth][0] = target
+        return FRAMES
+
+    # ---- OpenSpiel's State API
+    def current_player(self) -> int:
+        return self.to_move
+
+    def is_chance_node(self) -> bool:
+        return self.chance is not None
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def is_stuck(self) -> bool:
+        """Not an end, yet nobody can move: a deadlock of the rules."""
+        return not self.over and not self.legal
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return list(self.chance) if self.chance is not None else []
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        if player is not None and player != self.to_move:
+            return []
+        return list(self.legal)
+
+    def legal_actions_mask(self, player: int | None = None) -> list[int]:
+        mask = [0] * self.game.num_distinct_actions()
+        for a in self.legal_actions(player):
+            mask[a] = 1
+        return mask
+
+    def apply_action(self, action: int) -> None:
+        if self.over:
+            raise IllegalActionError(action, [], self.action_to_string)
+        if self.chance is not None:
+            if not any(a == action for a, _ in self.chance):
+                raise IllegalActionError(action, self.legal, self.action_to_string)
+        elif action not in self.pending:
+            raise IllegalActionError(action, self.legal, self.action_to_string)
+        try:
+            self._apply(action)
+        except RuleRuntimeError:
+            self._restore(self.history)
+            raise
+        self.history.append(action)
+
+    def _apply(self, action: int) -> None:
+        fr = self.fr[-1]
+        if self.chance is not None:
+            resume = self.resume
+            if resume[0] == "random":
+                fr[resume[1]] = action
+                fr[0] += 1
+            else:
+                runtime.fix_end(self, resume[1], action, resume[2])
+        else:
+            pc, slots, values = self.pending[action]
+            for slot, value in zip(slots, values):
+                fr[slot + 1] = value
+            fr[0] = pc
+        self.chance = None
+        self._run()
+
+    def _restore(self, history: list[int]) -> None:
+        fresh = self.game.replay(history, self.seed)
+        for name in State.__slots__:
+            setattr(self, name, getattr(fresh, name))
+
+    def returns(self) -> list[float]:
+        n = self.game.num_players()
+        if not self.over:
+            return [0.0] * n
+        win, lose = self.game.model.payoff
+        return [float(win if p in self.winners else lose) for p in range(n)]
+
+    def rewards(self) -> list[float]:
+        return self.returns() if self.over else [0.0] * self.game.num_players()
+
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        if self.chance is not None:
+            domain = "card" if self.resume[0] == "fix" else self.resume[2]
+            return "chance: " + self.game.describe_value(domain, action)
+        return self.game.describe_action(action)
+
+    def clone(self) -> State:
+        other = object.__new__(State)
+        other.game, other.code = self.game, self.code
+        other.zone_names, other.kind_names, other.is_set = self.zone_names, self.kind_names, self.is_set
+        other.z = [c[:] for c in self.z]
+        other.lo, other.hi, other.v = self.lo[:], self.hi[:], self.v[:]
+        other.cur = self.cur
+        other.fr = [f[:] for f in self.fr]
+        other.ctx = [c[:] for c in self.ctx]
+        other.log = self.log[:]
+        other.turn_start = self.turn_start
+        other.winners = set(self.winners)
+        other.over = self.over
+        other.pending, other.legal, other.to_move = self.pending, self.legal, self.to_move
+        other.chance, other.resume = self.chance, self.resume
+        other.history = self.history[:]
+        other.seed = self.seed
+        return other
+
+    def child(self, action: int) -> State:
+        s = self.clone()
+        s.apply_action(action)
+        return s
+
+    # ---- chance helpers for people who want the engine to roll the dice
+    def sample_chance(self) -> int:
+        """A chance outcome drawn from this state's seed and position: same seed, same game."""
+        if self.chance is None:
+            raise IllegalActionError("sample_chance", [], self.action_to_string)
+        if self.seed is None:
+            raise ValueError("this state has no seed: create it with new_initial_state(seed=...)")
+        u = splitmix(self.seed, len(self.history))
+        acc = 0.0
+        for action, p in self.chance:
+            acc += p
+            if u < acc:
+                return action
+        return self.chance[-1][0]
+
+    def play_chance(self) -> None:
+        """Apply seeded chance outcomes until a player must decide or the game is over."""
+        while self.chance is not None:
+            self.apply_action(self.sample_chance())
+
+    # ---- information
+    def observation(self, player: int) -> dict:
+        return self.game.observe(self, player)
+
+    def observation_string(self, player: int) -> str:
+        return self.game.observation_text(self, player)
+
+    def information_state_string(self, player: int) -> str:
+        return self.game.information_text(self, player)
+
+    def __str__(self) -> str:
+        return self.game.describe_state(self)
+
+    # ---- serialization and identity
+    def _content(self) -> tuple:
+        return (self.z, self.lo, self.hi, self.v, self.cur, self.fr, self.ctx, sorted(self.winners), self.over,
+                self.history, self.seed)
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(self._content(), default=list).encode()).hexdigest()
+
+    def to_json(self) -> str:
+        return self.game.serialize(self)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, State) and other.game.key == self.game.key and self._content() == other._content()
+
+    def __hash__(self):
+        return hash(self.digest())

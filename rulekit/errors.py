@@ -1,0 +1,131 @@
+"""One error hierarchy for every stage, with stable codes.
+
+User errors (a broken spec, an illegal action, a bad state file) derive from
+:class:`RulekitError` and render like a compiler's diagnostics. Anything else
+escaping rulekit is an internal bug.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A source range: 1-based lines and columns; `end_*` is exclusive."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int = 0
+    end_column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class RulekitError(Exception):
+    """Base of every error that rulekit reports to its users."""
+
+    code = "E000"
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    message: str
+    span: Span | None = None
+    hint: str | None = None
+    source_line: str | None = None
+
+    def render(self) -> str:
+        where = f"{self.span}: " if self.span else ""
+        lines = [f"{where}{self.code} {self.message}"]
+        if self.span and self.source_line is not None:
+            text = self.source_line.rstrip("\n").expandtabs(1)
+            width = 1
+            if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
+                width = self.span.end_column - self.span.column
+            lines.append(f"    {text}")
+            lines.append("    " + " " * (self.span.column - 1) + "^" * max(1, width))
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+
+class SpecError(RulekitError):
+    """A spec that does not compile: one or more diagnostics, in source order."""
+
+    code = "E100"
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = sorted(
+            diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.column) if d.span else ("", 0, 0)
+        )
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        return "\n".join(d.render() for d in self.diagnostics)
+
+
+@dataclass
+class DiagnosticSink:
+    """Collects diagnostics for one source text, so a stage can report them all at once."""
+
+    file: str
+    text: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, code: str, message: str, span: Span | None, hint: str | None = None) -> None:
+        line = None
+        if span is not None and span.file == self.file:
+            lines = self.text.splitlines()
+            if 0 < span.line <= len(lines):
+                line = lines[span.line - 1]
+        self.diagnostics.append(Diagnostic(code, message, span, hint, line))
+
+    def raise_if_any(self) -> None:
+        if self.diagnostics:
+            raise SpecError(self.diagnostics)
+
+
+class GameNotFoundError(RulekitError):
+    code = "E001"
+
+
+class OptionError(RulekitError):
+    """An unknown ambiguity or option, or a player count the game does not allow."""
+
+    code = "E002"
+
+
+class IllegalActionError(RulekitError):
+    """An action that is not legal in the state it was applied to; the state is unchanged."""
+
+    code = "E300"
+
+    def __init__(self, action, legal: list[int], describe):
+        self.action = action
+        self.legal = legal
+        shown = ", ".join(f"{a} ({describe(a)})" for a in legal[:12])
+        more = f" and {len(legal) - 12} more" if len(legal) > 12 else ""
+        super().__init__(f"illegal action {action!r}; legal actions are: {shown}{more}" if legal
+                         else f"illegal action {action!r}; no action is legal here")
+
+
+class StateFormatError(RulekitError):
+    """A serialized state that is malformed, truncated, or was altered."""
+
+    code = "E400"
+
+
+class RuleRuntimeError(RulekitError):
+    """A rule that cannot be carried out (a card that is not there, a value out of its range).
+
+    This is a fault of the spec, found while playing; `rulekit check` reports it.
+    """
+
+    code = "E500"
+
+    def __init__(self, message: str, span: Span | None = None):
+        self.span = span
+        super().__init__(f"{span}: {message}" if span else message)

@@ -1,0 +1,563 @@
+"""Stage 3: the model of a game, the one IR every backend reads.
+
+Frozen, slotted dataclasses; children are tuples; spans and quotes are kept for
+provenance but excluded from equality, so two specs that say the same thing in
+different places compare equal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import Span
+
+_meta = dict(compare=False, repr=False)
+
+
+def _span():
+    return field(default=None, **_meta)
+
+
+def _quotes():
+    return field(default=(), **_meta)
+
+
+# ---- types -----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Type:
+    """`kind` is one of: int, bool, player, card, enum, zone, token, players, cards, enumset, ints, set."""
+
+    kind: str
+    enum: str | None = None
+    element: Type | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "enum":
+            return self.enum or "enum"
+        if self.kind == "set" and self.element is not None:
+            return f"set of {self.element}"
+        return self.kind
+
+
+INT, BOOL, PLAYER, CARD, ZONE, TOKEN = (Type(k) for k in ("int", "bool", "player", "card", "zone", "token"))
+PLAYERS, CARDS, INTS = Type("players"), Type("cards"), Type("ints")
+
+
+def enum_type(name: str) -> Type:
+    return Type("enum", name)
+
+
+# ---- expressions --------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Expr):
+    value: int
+    type: Type
+    name: str | None = None
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Local(Expr):
+    slot: int
+    name: str
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class FactRef(Expr):
+    fact: str
+    type: Type = INT
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class VarRef(Expr):
+    var: str
+    player: Expr | None
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneRef(Expr):
+    zone: str
+    player: Expr | None
+    type: Type = ZONE
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin(Expr):
+    """current, player_count, size(zone), next(p), previous(p), supply(token), held(token, p), min, max, abs."""
+
+    name: str
+    args: tuple[Expr, ...]
+    type: Type
+    token: str | None = None
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Attr(Expr):
+    target: Expr
+    attr: str
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Unary(Expr):
+    op: str
+    operand: Expr
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(Expr):
+    op: str
+    left: Expr
+    right: Expr
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class IfExpr(Expr):
+    cond: Expr
+    then: Expr
+    orelse: Expr
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class OptionIs(Expr):
+    ambiguity: str
+    option: str
+    type: Type = BOOL
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class SetLit(Expr):
+    items: tuple[Expr, ...]
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Iter:
+    """What a binder ranges over: `kind` is cards (distinct kinds in a zone), players, enum, set, range."""
+
+    kind: str
+    element: Type
+    zone: Expr | None = None
+    start: Expr | None = None
+    enum: str | None = None
+    items: tuple[Expr, ...] = ()
+    low: Expr | None = None
+    high: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Binder:
+    slot: int
+    name: str
+    iter: Iter
+    cond: Expr | None
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Quant(Expr):
+    """count (copies of matching cards, or matching elements), exists, the, forall."""
+
+    kind: str
+    binder: Binder
+    body: Expr | None
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DefineCall(Expr):
+    define: str
+    args: tuple[Expr, ...]
+    type: Type
+    span: Span | None = _span()
+
+
+# ---- statements ----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Stmt:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Selector:
+    """top, bottom, all (optionally filtered), one (first matching kind), card (a given kind)."""
+
+    kind: str
+    slot: int | None = None
+    cond: Expr | None = None
+    card: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Stmt):
+    selector: Selector
+    source: Expr
+    dest: Expr
+    at_bottom: bool
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle(Stmt):
+    zone: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Assign(Stmt):
+    """`set` (op '='), `add` (op '+'), `subtract` (op '-')."""
+
+    var: str
+    player: Expr | None
+    op: str
+    value: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class TokenMove(Stmt):
+    """`take` (from the supply, to_player=True) or `return` (to the supply)."""
+
+    token: str
+    amount: Expr
+    player: Expr
+    to_player: bool
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class If(Stmt):
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    orelse: tuple[Stmt, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class For(Stmt):
+    binder: Binder
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Loop(Stmt):
+    """`loop` (cond None) or `while`."""
+
+    cond: Expr | None
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Break(Stmt):
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Let(Stmt):
+    slot: int
+    name: str
+    value: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Do(Stmt):
+    procedure: str
+    args: tuple[Expr, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    name: str
+    label: str | None
+    binders: tuple[Binder, ...]
+    when: Expr | None
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Choose(Stmt):
+    """A decision of player `by` among `actions`; `point` numbers it for stable action ids."""
+
+    point: int
+    by: Expr
+    actions: tuple[Action, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Random(Stmt):
+    point: int
+    binder: Binder
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(Stmt):
+    zone: Expr
+    to: Expr | None  # None: everyone
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Win(Stmt):
+    player: Expr | None  # None: everyone
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class End(Stmt):
+    what: str  # turn, round, game
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Rotate(Stmt):
+    zone: str
+    step: int  # +1 to the next player, -1 to the previous
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Rounds(Stmt):
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Turns(Stmt):
+    start: Expr
+    body: tuple[Stmt, ...]
+    then: tuple[Stmt, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Rule(Stmt):
+    name: str
+    title: str | None
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+# ---- declarations -----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class QuoteRef:
+    """A verbatim rulebook quote and where the spec cites it."""
+
+    text: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class EnumDecl:
+    name: str
+    members: tuple[str, ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    name: str
+    display: str
+    category: str
+    count: Expr
+    attrs: tuple[tuple[str, Expr], ...]
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class AttrDecl:
+    name: str
+    type: Type
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    name: str
+    value: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    name: str
+    expr: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class TokenDecl:
+    name: str
+    display: str
+    count: Expr
+    cap: Expr | None
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneDecl:
+    name: str
+    per_player: bool
+    shape: str  # stack (ordered, top last) or set (unordered)
+    visibility: str  # hidden, owner, public
+    initial: bool
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class VarDecl:
+    name: str
+    per_player: bool
+    type: Type
+    low: Expr | None
+    high: Expr | None
+    init: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    slot: int
+    name: str
+    type: Type
+
+
+@dataclass(frozen=True, slots=True)
+class Define:
+    name: str
+    params: tuple[Param, ...]
+    type: Type
+    body: Expr
+    nlocals: int
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Procedure:
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    nlocals: int
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    name: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ambiguity:
+    name: str
+    title: str
+    kind: str  # ambiguity, contradiction, silence, translation, missing-reference
+    question: str
+    options: tuple[Option, ...]
+    default: str
+    reason: str
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.options)
+
+
+@dataclass(frozen=True, slots=True)
+class Unmodelled:
+    reason: str
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    name: str
+    title: str
+    rulebook: str
+    source: str
+    min_players: int
+    max_players: int
+    order: str
+    payoff: tuple[int, int]
+    enums: tuple[EnumDecl, ...]
+    attrs: tuple[AttrDecl, ...]
+    components: tuple[Component, ...]
+    facts: tuple[Fact, ...]
+    claims: tuple[Claim, ...]
+    tokens: tuple[TokenDecl, ...]
+    zones: tuple[ZoneDecl, ...]
+    vars: tuple[VarDecl, ...]
+    defines: tuple[Define, ...]
+    procedures: tuple[Procedure, ...]
+    flow: Procedure
+    ambiguities: tuple[Ambiguity, ...]
+    unmodelled: tuple[Unmodelled, ...]
+    choice_points: int
+    random_points: int
+    spec_path: str = field(default="", compare=False)
+    quotes: tuple = _quotes()
+
+    def ambiguity(self, name: str) -> Ambiguity:
+        return next(a for a in self.ambiguities if a.name == name)
+
+    def default_options(self) -> dict[str, str]:
+        return {a.name: a.default for a in self.ambiguities}

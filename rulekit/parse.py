@@ -1,0 +1,490 @@
+"""Stage 1: text -> syntax tree with spans (Lark, LALR, positions propagated).
+
+The transformer only builds syntax nodes; every semantic check belongs to
+:mod:`rulekit.resolve`.
+"""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+
+from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, v_args
+
+from . import resources
+from .errors import DiagnosticSink, Span
+from .syntax import Block, Name, Node, Params, Quote, Text
+
+
+@lru_cache(maxsize=1)
+def parser() -> Lark:
+    return Lark(resources.grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+def _span(file: str, meta) -> Span:
+    if getattr(meta, "empty", True):
+        return Span(file, 1, 1, 1, 1)
+    return Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _token_span(file: str, tok: Token) -> Span:
+    return Span(file, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + len(tok))
+
+
+def _split(children, *types):
+    """Partition children by Python type, keeping order inside each group."""
+    out = [[] for _ in types]
+    rest = []
+    for c in children:
+        for i, t in enumerate(types):
+            if isinstance(c, t):
+                out[i].append(c)
+                break
+        else:
+            rest.append(c)
+    return out, rest
+
+
+@v_args(meta=True)
+class _ToSyntax(Transformer):
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+
+    # ---- tokens
+    def NAME(self, tok):  # noqa: N802 (Lark calls terminal callbacks by terminal name)
+        return Name(str(tok), _token_span(self.file, tok))
+
+    def STRING(self, tok):  # noqa: N802
+        return Text(ast.literal_eval(str(tok)) if "\\" in tok else str(tok)[1:-1], _token_span(self.file, tok))
+
+    def INT(self, tok):  # noqa: N802
+        return int(tok)
+
+    def __default_token__(self, tok):
+        return tok
+
+    def _node(self, kind, meta, **fields):
+        return Node(kind, _span(self.file, meta), fields)
+
+    # ---- declarations
+    def start(self, meta, items):
+        return self._node("spec", meta, items=items)
+
+    def quote(self, meta, c):
+        return Quote(c[0].text, c[0].span)
+
+    def game_decl(self, meta, c):
+        return self._node("game", meta, name=c[0], title=c[1].text, quotes=c[2:])
+
+    def rulebook_decl(self, meta, c):
+        return self._node("rulebook", meta, path=c[0], source=c[1])
+
+    def players_decl(self, meta, c):
+        return self._node("players", meta, low=c[0], high=c[1], quotes=c[2:])
+
+    def order_decl(self, meta, c):
+        return self._node("order", meta, direction=str(c[0]), quotes=c[1:])
+
+    def signed_int(self, meta, c):
+        return -c[1] if len(c) == 2 else c[0]
+
+    def payoff_decl(self, meta, c):
+        return self._node("payoff", meta, win=c[0], lose=c[1])
+
+    def unmodelled_decl(self, meta, c):
+        return self._node("unmodelled", meta, quotes=[Quote(t.text, t.span) for t in c[:-1]], reason=c[-1].text)
+
+    def enum_decl(self, meta, c):
+        (names, quotes), _ = _split(c, Name, Quote)
+        return self._node("enum", meta, name=names[0], members=names[1:], quotes=quotes)
+
+    def component_decl(self, meta, c):
+        category, name, *rest = c
+        display = rest.pop(0).text if rest and isinstance(rest[0], Text) else name.text
+        count = rest.pop(0)
+        attrs = rest.pop(0) if rest and isinstance(rest[0], list) else []
+        return self._node("component", meta, category=str(category), name=name, display=display,
+                          count=count, attrs=attrs, quotes=rest)
+
+    def attrs(self, meta, c):
+        return c
+
+    def attr(self, meta, c):
+        return (c[0], c[1])
+
+    def fact_decl(self, meta, c):
+        return self._node("fact", meta, name=c[0], value=c[1], quotes=c[2:])
+
+    def claim_decl(self, meta, c):
+        return self._node("claim", meta, name=c[0], expr=c[1], quotes=c[2:])
+
+    def cap(self, meta, c):
+        return ("cap", c[0])
+
+    def token_decl(self, meta, c):
+        name, *rest = c
+        display = rest.pop(0).text if isinstance(rest[0], Text) else name.text
+        count = rest.pop(0)
+        cap = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) else None
+        return self._node("token", meta, name=name, display=display, count=count, cap=cap, quotes=rest)
+
+    def per_player(self, meta, c):
+        return "per_player"
+
+    def initial(self, meta, c):
+        return "initial"
+
+    def zone_decl(self, meta, c):
+        name, *rest = c
+        per_player = "per_player" in rest
+        initial = "initial" in rest
+        rest = [r for r in rest if r not in ("per_player", "initial")]
+        shape, visibility, *quotes = rest
+        return self._node("zone", meta, name=name, per_player=per_player, shape=str(shape),
+                          visibility=str(visibility), initial=initial, quotes=quotes)
+
+    def var_decl(self, meta, c):
+        name, *rest = c
+        per_player = rest[0] == "per_player"
+        if per_player:
+            rest = rest[1:]
+        return self._node("var", meta, name=name, per_player=per_player, type=rest[0], init=rest[1], quotes=rest[2:])
+
+    def int_type(self, meta, c):
+        return self._node("type", meta, name="int", range=c[0] if c else None)
+
+    def bool_type(self, meta, c):
+        return self._node("type", meta, name="bool", range=None)
+
+    def player_type(self, meta, c):
+        return self._node("type", meta, name="player", range=None)
+
+    def card_type(self, meta, c):
+        return self._node("type", meta, name="card", range=None)
+
+    def named_type(self, meta, c):
+        return self._node("type", meta, name=c[0], range=None)
+
+    def range(self, meta, c):
+        return (c[0], c[1])
+
+    def params(self, meta, c):
+        return Params(c)
+
+    def param(self, meta, c):
+        return self._node("param", meta, name=c[0], type=c[1])
+
+    def define_decl(self, meta, c):
+        name, *rest = c
+        params = rest.pop(0) if isinstance(rest[0], Params) else []
+        return self._node("define", meta, name=name, params=params, type=rest[0], body=rest[1], quotes=rest[2:])
+
+    def procedure_decl(self, meta, c):
+        name, *rest = c
+        params = rest.pop(0) if rest and isinstance(rest[0], Params) else []
+        return self._node("procedure", meta, name=name, params=params, quotes=rest[:-1], body=rest[-1])
+
+    def flow_decl(self, meta, c):
+        return self._node("flow", meta, quotes=c[:-1], body=c[-1])
+
+    def ambiguity_decl(self, meta, c):
+        name, *rest = c
+        title = rest.pop(0).text if rest and isinstance(rest[0], Text) else name.text
+        fields = dict(quotes=[], questions=[], options=[], defaults=[], kinds=[])
+        for item in rest:
+            fields[item[0]].append(item[1])
+        return self._node("ambiguity", meta, name=name, title=title, **fields)
+
+    def amb_quote(self, meta, c):
+        return ("quotes", c[0])
+
+    def amb_question(self, meta, c):
+        return ("questions", c[0])
+
+    def amb_option(self, meta, c):
+        return ("options", (c[0], c[1].text))
+
+    def amb_default(self, meta, c):
+        return ("defaults", (c[0], c[1].text))
+
+    def amb_kind(self, meta, c):
+        return ("kinds", c[0])
+
+    # ---- statements
+    def block(self, meta, c):
+        return Block(c)
+
+    def stmt(self, meta, c):
+        node, *quotes = c
+        node.fields["quotes"] = node.fields.get("quotes", []) + quotes
+        return node
+
+    def move(self, meta, c):
+        return self._node("move", meta, selector=c[0], source=c[1], dest=c[2],
+                          at_bottom=len(c) > 3 and c[3] == "bottom")
+
+    def sel_top(self, meta, c):
+        return self._node("sel_top", meta)
+
+    def sel_bottom(self, meta, c):
+        return self._node("sel_bottom", meta)
+
+    def sel_all(self, meta, c):
+        return self._node("sel_all", meta, var=None, cond=None)
+
+    def sel_all_where(self, meta, c):
+        return self._node("sel_all", meta, var=c[0], cond=c[1])
+
+    def sel_one_where(self, meta, c):
+        return self._node("sel_one", meta, var=c[0], cond=c[1])
+
+    def sel_card(self, meta, c):
+        return self._node("sel_card", meta, expr=c[0])
+
+    def at_bottom(self, meta, c):
+        return "bottom"
+
+    def at_top(self, meta, c):
+        return "top"
+
+    def shuffle(self, meta, c):
+        return self._node("shuffle", meta, zone=c[0])
+
+    def lvalue(self, meta, c):
+        return self._node("lvalue", meta, name=c[0], index=c[1] if len(c) > 1 else None)
+
+    def assign(self, meta, c):
+        return self._node("assign", meta, target=c[0], value=c[1])
+
+    def add(self, meta, c):
+        return self._node("add", meta, amount=c[0], target=c[1])
+
+    def subtract(self, meta, c):
+        return self._node("subtract", meta, amount=c[0], target=c[1])
+
+    def take(self, meta, c):
+        return self._node("take", meta, amount=c[0], token=c[1], player=c[2])
+
+    def return_tokens(self, meta, c):
+        return self._node("return_tokens", meta, amount=c[0], token=c[1], player=c[2])
+
+    def if_stmt(self, meta, c):
+        branches = [(c[i], c[i + 1]) for i in range(0, len(c) - 1, 2)]
+        orelse = c[-1] if len(c) % 2 == 1 else Block()
+        return self._node("if", meta, branches=branches, orelse=orelse)
+
+    def for_stmt(self, meta, c):
+        return self._node("for", meta, var=c[0], iter=c[1], body=c[2])
+
+    def loop_stmt(self, meta, c):
+        return self._node("loop", meta, body=c[0])
+
+    def while_stmt(self, meta, c):
+        return self._node("while", meta, cond=c[0], body=c[1])
+
+    def break_stmt(self, meta, c):
+        return self._node("break", meta)
+
+    def let_stmt(self, meta, c):
+        return self._node("let", meta, var=c[0], value=c[1])
+
+    def do_stmt(self, meta, c):
+        return self._node("do", meta, name=c[0], args=c[1] if len(c) > 1 else [])
+
+    def choose_stmt(self, meta, c):
+        return self._node("choose", meta, by=c[0], actions=c[1:])
+
+    def action(self, meta, c):
+        name, *rest = c
+        binders = rest.pop(0) if rest and isinstance(rest[0], Params) else []
+        when = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) else None
+        label = rest.pop(0).text if rest and isinstance(rest[0], Text) else None
+        return self._node("action", meta, name=name, binders=binders, when=when, label=label,
+                          quotes=rest[:-1], body=rest[-1])
+
+    def action_params(self, meta, c):
+        return Params(c)
+
+    def when(self, meta, c):
+        return ("when", c[0])
+
+    def pick_stmt(self, meta, c):
+        return self._node("pick", meta, binder=c[0], by=c[1])
+
+    def random_stmt(self, meta, c):
+        return self._node("random", meta, binder=c[0])
+
+    def binder(self, meta, c):
+        return self._node("binder", meta, var=c[0], iter=c[1], cond=c[2] if len(c) > 2 else None)
+
+    def reveal_stmt(self, meta, c):
+        return self._node("reveal", meta, zone=c[0], to=c[1])
+
+    def win_stmt(self, meta, c):
+        return self._node("win", meta, target=c[0])
+
+    def everyone(self, meta, c):
+        return self._node("everyone", meta)
+
+    def target(self, meta, c):
+        return c[0]
+
+    def end_stmt(self, meta, c):
+        return self._node("end", meta, what=str(c[0]))
+
+    def rotate_stmt(self, meta, c):
+        return self._node("rotate", meta, zone=c[0], step=str(c[1]))
+
+    def rounds_stmt(self, meta, c):
+        return self._node("rounds", meta, body=c[0])
+
+    def turns_stmt(self, meta, c):
+        start, *rest = c
+        quotes = [r for r in rest if isinstance(r, Quote)]
+        blocks = [r for r in rest if isinstance(r, Block)]
+        return self._node("turns", meta, start=start, body=blocks[0],
+                          then=blocks[1] if len(blocks) > 1 else Block(), quotes=quotes)
+
+    def rule_stmt(self, meta, c):
+        name, *rest = c
+        title = rest.pop(0).text if rest and isinstance(rest[0], Text) else None
+        return self._node("rule", meta, name=name, title=title, quotes=rest[:-1], body=rest[-1])
+
+    # ---- expressions
+    def iter(self, meta, c):
+        return self._node("iter_expr", meta, expr=c[0])
+
+    def iter_range(self, meta, c):
+        return self._node("iter_range", meta, low=c[0], high=c[1])
+
+    def iter_players_from(self, meta, c):
+        return self._node("iter_players", meta, start=c[0])
+
+    def or_expr(self, meta, c):
+        return self._fold(meta, "or", c)
+
+    def and_expr(self, meta, c):
+        return self._fold(meta, "and", c)
+
+    def _fold(self, meta, op, c):
+        node = c[0]
+        for right in c[1:]:
+            node = self._node("binop", meta, op=op, left=node, right=right)
+        return node
+
+    def not_(self, meta, c):
+        return self._node("not", meta, operand=c[0])
+
+    def compare(self, meta, c):
+        return self._node("binop", meta, op=str(c[1]), left=c[0], right=c[2])
+
+    def binop(self, meta, c):
+        return self._node("binop", meta, op=str(c[1]), left=c[0], right=c[2])
+
+    def option_is(self, meta, c):
+        return self._node("option_is", meta, ambiguity=c[0], option=c[1])
+
+    def neg(self, meta, c):
+        return self._node("neg", meta, operand=c[1])
+
+    def attribute(self, meta, c):
+        return self._node("attribute", meta, target=c[0], name=c[1])
+
+    def int_lit(self, meta, c):
+        return self._node("int", meta, value=c[0])
+
+    def true_lit(self, meta, c):
+        return self._node("bool", meta, value=True)
+
+    def false_lit(self, meta, c):
+        return self._node("bool", meta, value=False)
+
+    def name(self, meta, c):
+        return self._node("name", meta, name=c[0])
+
+    def call(self, meta, c):
+        return self._node("call", meta, name=c[0], args=c[1])
+
+    def args(self, meta, c):
+        return list(c)
+
+    def all_players(self, meta, c):
+        return self._node("players", meta)
+
+    def set_lit(self, meta, c):
+        return self._node("set", meta, items=c)
+
+    def if_expr(self, meta, c):
+        return self._node("if_expr", meta, cond=c[0], then=c[1], orelse=c[2])
+
+    def count_q(self, meta, c):
+        return self._node("count", meta, binder=c[0])
+
+    def exists_q(self, meta, c):
+        return self._node("exists", meta, binder=c[0])
+
+    def the_q(self, meta, c):
+        return self._node("the", meta, binder=c[0])
+
+    def forall(self, meta, c):
+        return self._node("forall", meta, var=c[0], iter=c[1], body=c[2])
+
+
+# Friendly messages for common mistakes, matched against Lark's parser state.
+SYNTAX_EXAMPLES: dict[str, tuple[str, list[str]]] = {
+    "E102": ("a block is not closed: a '}' is missing", ["flow { loop {", "procedure p { if x {"]),
+    "E103": ("'quote' needs a string in double quotes", ["fact a = 1 quote x", "game g \"G\" quote 1"]),
+    "E104": ("a zone needs a shape and a visibility, as in `zone deck: stack, hidden`",
+             ["zone deck: stack", "zone deck", "zone deck: hidden"]),
+    "E105": ("a statement was expected here (move, shuffle, if, choose, ...)",
+             ["flow { 1 }", "flow { x = 1 }", "flow { hand(p) }"]),
+    "E106": ("an expression is incomplete", ["fact a = 1 +", "fact a = (1", "define f: int = "]),
+}
+
+
+def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
+    def try_parse(sample):
+        return parser().parse(sample)
+
+    examples = {code: samples for code, (_, samples) in SYNTAX_EXAMPLES.items()}
+    try:
+        code = err.match_examples(try_parse, examples, use_accepts=True)
+    except Exception:  # noqa: BLE001 - matching is best effort; fall back to the generic message
+        code = None
+    if code:
+        return code, SYNTAX_EXAMPLES[code][0]
+    if isinstance(err, UnexpectedCharacters):
+        return "E101", f"unexpected character {text[err.pos_in_stream]!r}"
+    if isinstance(err, UnexpectedEOF):
+        return "E101", "unexpected end of file"
+    assert isinstance(err, UnexpectedToken)
+    got = "end of file" if err.token.type == "$END" else repr(str(err.token))
+    return "E101", f"unexpected {got}"
+
+
+def _expected_hint(err: UnexpectedInput) -> str | None:
+    expected = sorted(getattr(err, "expected", None) or getattr(err, "allowed", None) or [])
+    if not expected:
+        return None
+    pretty = []
+    for name in expected[:8]:
+        term = next((t for t in parser().terminals if t.name == name), None)
+        if term is not None and term.pattern.type == "str":
+            pretty.append(repr(term.pattern.value))
+        else:
+            pretty.append(name.lower())
+    return "expected " + ", ".join(pretty) + (" ..." if len(expected) > 8 else "")
+
+
+def parse(text: str, file: str = "<spec>") -> Node:
+    """Parse spec text into a syntax tree; raise :class:`SpecError` on a syntax error."""
+    sink = DiagnosticSink(file, text)
+    try:
+        tree = parser().parse(text)
+    except UnexpectedInput as err:
+        code, message = _friendly(err, text)
+        line, column = max(1, err.line if err.line != -1 else text.count("\n") + 1), max(1, err.column if err.column != -1 else 1)
+        width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
+        sink.error(code, message, Span(file, line, column, line, column + width), _expected_hint(err))
+        sink.raise_if_any()
+    return _ToSyntax(file).transform(tree)

@@ -1,0 +1,84 @@
+"""The compiler pipeline: each stage's result computed once, on demand.
+
+    text --parse--> syntax tree --resolve--> model
+"""
+from __future__ import annotations
+
+import hashlib
+from functools import cached_property
+from pathlib import Path
+
+from . import model as m
+from . import resources
+from .errors import GameNotFoundError, SpecError
+from .parse import parse
+from .resolve import resolve
+from .syntax import Node
+
+
+class Spec:
+    """One spec file and everything derived from it."""
+
+    def __init__(self, path: Path, text: str | None = None, display_path: str | None = None):
+        self.path = Path(path)
+        self._text = text
+        self.display_path = display_path or _display(self.path)
+
+    @classmethod
+    def find(cls, name_or_path: str) -> Spec:
+        path = resources.spec_file(str(name_or_path))
+        if path is None:
+            games = ", ".join(resources.bundled_games()) or "none"
+            raise GameNotFoundError(f"no spec called {name_or_path!r}: give a bundled game ({games}), "
+                                    "a spec folder or a .rules file")
+        return cls(path)
+
+    @cached_property
+    def text(self) -> str:
+        if self._text is not None:
+            return self._text
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise GameNotFoundError(f"{self.display_path}: not UTF-8 text ({exc.reason})") from None
+
+    @cached_property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+    @cached_property
+    def syntax(self) -> Node:
+        return parse(self.text, self.display_path)
+
+    @cached_property
+    def model(self) -> m.Game:
+        return resolve(self.syntax, self.display_path, self.text)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @cached_property
+    def rulebook_path(self) -> Path:
+        return self.folder / self.model.rulebook
+
+    @cached_property
+    def rulebook_text(self) -> str | None:
+        try:
+            return self.rulebook_path.read_text(encoding="utf-8")
+        except OSError:
+            return None
+
+    def compile(self) -> m.Game:
+        """The model, or SpecError with every diagnostic found."""
+        return self.model
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+__all__ = ["Spec", "SpecError"]

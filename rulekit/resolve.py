@@ -1,0 +1,682 @@
+"""Stage 2: syntax tree -> model. Resolves names, checks types, reports every error found.
+
+Errors carry stable codes:
+E200 duplicate declaration, E201 unknown name, E202 type mismatch, E203 wrong
+number of arguments, E204 misplaced statement, E205 bad ambiguity declaration,
+E206 missing or bad game header, E207 bad value.
+"""
+from __future__ import annotations
+
+import difflib
+
+from . import model as m
+from .errors import DiagnosticSink, Span
+from .syntax import Name, Node
+
+BUILTIN_TYPES = {"int": m.INT, "bool": m.BOOL, "player": m.PLAYER, "card": m.CARD}
+AMBIGUITY_KINDS = ("ambiguity", "contradiction", "silence", "translation", "missing-reference")
+
+
+class _Function:
+    """Local slots of one procedure or define, with nested lexical scopes."""
+
+    def __init__(self):
+        self.nlocals = 0
+        self.scopes: list[dict[str, m.Local]] = [{}]
+
+    def bind(self, name: str, type_: m.Type, span) -> m.Local:
+        local = m.Local(self.nlocals, name, type_, span)
+        self.nlocals += 1
+        self.scopes[-1][name] = local
+        return local
+
+    def lookup(self, name: str):
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def push(self):
+        self.scopes.append({})
+
+    def pop(self):
+        self.scopes.pop()
+
+
+class Resolver:
+    def __init__(self, sink: DiagnosticSink):
+        self.sink = sink
+        self.decls: dict[str, Node] = {}
+        self.enum_members: dict[str, list[str]] = {}  # member -> enums that have it
+        self.enums: dict[str, m.EnumDecl] = {}
+        self.attr_types: dict[str, m.Type] = {}
+        self.define_sigs: dict[str, tuple[list[m.Type], m.Type]] = {}
+        self.proc_sigs: dict[str, list[m.Type]] = {}
+        self.ambiguities: dict[str, m.Ambiguity] = {}
+        self.fn: _Function | None = None
+        self.loop_depth = 0
+        self.choice_points = 0
+        self.random_points = 0
+
+    # ---- helpers
+    def error(self, code, message, span, hint=None):
+        self.sink.error(code, message, span, hint)
+
+    def unknown(self, name: Name, what: str, candidates):
+        close = difflib.get_close_matches(name.text, list(candidates), n=1)
+        self.error("E201", f"unknown {what} '{name.text}'", name.span,
+                   f"did you mean '{close[0]}'?" if close else None)
+
+    def quotes(self, node) -> tuple:
+        return tuple(m.QuoteRef(q.text, q.span) for q in node.get("quotes", []) or [])
+
+    def expect(self, expr: m.Expr, want: m.Type, span, what="expression") -> m.Expr:
+        got = getattr(expr, "type", None)
+        if got is not None and got != want and not (want.kind == "enum" and got.kind == "enum" and want.enum == got.enum):
+            self.error("E202", f"{what} should be {want}, not {got}", span)
+        return expr
+
+    # ---- entry
+    def resolve(self, spec: Node, path: str) -> m.Game | None:
+        items = spec.items
+        header = {k: [i for i in items if i.kind == k] for k in ("game", "rulebook", "players", "order", "payoff", "flow")}
+        for kind in ("game", "rulebook", "players", "flow"):
+            if not header[kind]:
+                self.error("E206", f"the spec has no '{kind}' declaration", Span(path, 1, 1, 1, 2))
+            elif len(header[kind]) > 1:
+                self.error("E200", f"'{kind}' is declared more than once", header[kind][1].span)
+        if any(not header[k] for k in ("game", "rulebook", "players", "flow")):
+            return None
+
+        self._collect(items)
+        enums = tuple(self.enums.values())
+        components = tuple(self._component(i) for i in items if i.kind == "component")
+        attrs = tuple(m.AttrDecl(n, t) for n, t in self.attr_types.items())
+        facts = tuple(self._fact(i) for i in items if i.kind == "fact")
+        tokens = tuple(self._token(i) for i in items if i.kind == "token")
+        zones = tuple(self._zone(i) for i in items if i.kind == "zone")
+        if zones and sum(z.initial for z in zones) != 1:
+            self.error("E207", "exactly one zone must be marked 'initial' (where every component starts)",
+                       zones[0].span)
+        variables = tuple(self._var(i) for i in items if i.kind == "var")
+        ambiguities = tuple(self.ambiguities.values())
+        defines = tuple(self._define(i) for i in items if i.kind == "define")
+        claims = tuple(self._claim(i) for i in items if i.kind == "claim")
+        procedures = tuple(self._procedure(i) for i in items if i.kind == "procedure")
+        flow_node = header["flow"][0]
+        flow = self._procedure(Node("procedure", flow_node.span, dict(
+            name=Name("flow", flow_node.span), params=[], quotes=flow_node.quotes, body=flow_node.body)))
+        unmodelled = tuple(m.Unmodelled(u.reason, u.span, self.quotes(u)) for u in items if u.kind == "unmodelled")
+
+        g, rb, pl = header["game"][0], header["rulebook"][0], header["players"][0]
+        if not 1 <= pl.low <= pl.high:
+            self.error("E207", f"player counts {pl.low} to {pl.high} are not a range of at least one player", pl.span)
+        payoff = (header["payoff"][0].win, header["payoff"][0].lose) if header["payoff"] else (1, -1)
+        order = header["order"][0].direction if header["order"] else "clockwise"
+        game_quotes = self.quotes(g) + self.quotes(pl) + (self.quotes(header["order"][0]) if header["order"] else ())
+        return m.Game(
+            name=g.name.text, title=g.title, rulebook=rb.path.text, source=rb.source.text,
+            min_players=pl.low, max_players=pl.high, order=order, payoff=payoff,
+            enums=enums, attrs=attrs, components=components, facts=facts, claims=claims, tokens=tokens,
+            zones=zones, vars=variables, defines=defines, procedures=procedures, flow=flow,
+            ambiguities=ambiguities, unmodelled=unmodelled, choice_points=self.choice_points,
+            random_points=self.random_points, spec_path=path, quotes=game_quotes)
+
+    # ---- pass 1: names and signatures
+    def _collect(self, items):
+        named = ("enum", "component", "fact", "claim", "token", "zone", "var", "define", "procedure", "ambiguity")
+        for item in items:
+            if item.kind not in named:
+                continue
+            name = item.name.text
+            if name in self.decls or name in BUILTIN_TYPES or name in ("current", "player_count", "flow"):
+                self.error("E200", f"'{name}' is already declared", item.name.span)
+                continue
+            self.decls[name] = item
+        for item in items:
+            if item.kind == "enum":
+                members = [n.text for n in item.members]
+                for dup in {x for x in members if members.count(x) > 1}:
+                    self.error("E200", f"enum '{item.name.text}' lists '{dup}' twice", item.span)
+                self.enums[item.name.text] = m.EnumDecl(item.name.text, tuple(members), item.span, self.quotes(item))
+                for member in members:
+                    self.enum_members.setdefault(member, []).append(item.name.text)
+        for item in items:
+            if item.kind == "ambiguity":
+                self._ambiguity(item)
+            elif item.kind == "define":
+                self.define_sigs[item.name.text] = ([self._type(p.type) for p in item.params], self._type(item.type))
+            elif item.kind == "procedure":
+                self.proc_sigs[item.name.text] = [self._type(p.type) for p in item.params]
+        for item in items:
+            if item.kind == "component":
+                for attr_name, value in item.attrs:
+                    t = self._static_type(value)
+                    known = self.attr_types.get(attr_name.text)
+                    if known is None:
+                        self.attr_types[attr_name.text] = t
+                    elif t is not None and known != t:
+                        self.error("E202", f"attribute '{attr_name.text}' is {known} elsewhere, here {t}", value.span)
+
+    def _static_type(self, value: Node) -> m.Type:
+        if value.kind == "int":
+            return m.INT
+        if value.kind == "bool":
+            return m.BOOL
+        if value.kind == "name":
+            enums = self.enum_members.get(value.name.text)
+            if enums:
+                return m.enum_type(enums[0])
+            if value.name.text in self.decls and self.decls[value.name.text].kind == "fact":
+                return m.INT
+        self.error("E207", "an attribute value must be a number, true/false, an enum member or a fact", value.span)
+        return m.INT
+
+    def _type(self, node: Node) -> m.Type:
+        name = node.name
+        if isinstance(name, str):
+            return BUILTIN_TYPES[name]
+        if name.text in self.enums:
+            return m.enum_type(name.text)
+        self.unknown(name, "type", list(BUILTIN_TYPES) + list(self.enums))
+        return m.INT
+
+    # ---- declarations
+    def _ambiguity(self, node: Node):
+        options = [m.Option(n.text, d) for n, d in node.options]
+        names = [o.name for o in options]
+        if len(options) < 2:
+            self.error("E205", f"ambiguity '{node.name.text}' needs at least two options", node.span)
+        for dup in {x for x in names if names.count(x) > 1}:
+            self.error("E205", f"ambiguity '{node.name.text}' lists option '{dup}' twice", node.span)
+        if len(node.questions) != 1:
+            self.error("E205", f"ambiguity '{node.name.text}' needs exactly one question", node.span)
+        if not node.quotes:
+            self.error("E205", f"ambiguity '{node.name.text}' needs the rulebook quote it is about", node.span)
+        default, reason = "", ""
+        if len(node.defaults) != 1:
+            self.error("E205", f"ambiguity '{node.name.text}' needs exactly one default with its reason", node.span)
+        else:
+            default_name, reason = node.defaults[0]
+            default = default_name.text
+            if default not in names:
+                self.unknown(default_name, f"option of '{node.name.text}'", names)
+        kind = node.kinds[0].text if node.kinds else "ambiguity"
+        if kind not in AMBIGUITY_KINDS:
+            self.error("E205", f"ambiguity kind '{kind}' is not one of: {', '.join(AMBIGUITY_KINDS)}", node.kinds[0].span)
+        self.ambiguities[node.name.text] = m.Ambiguity(
+            node.name.text, node.title, kind, node.questions[0].text if node.questions else "",
+            tuple(options), default, reason, node.span, tuple(m.QuoteRef(q.text, q.span) for q in node.quotes))
+
+    def _static_expr(self, node: Node, want: m.Type = m.INT) -> m.Expr:
+        """An expression of declarations: facts, enum members, player_count and arithmetic; no state."""
+        self.fn = _Function()
+        e = self.expect(self.expr(node, static=True), want, node.span)
+        self.fn = None
+        return e
+
+    def _component(self, node: Node) -> m.Component:
+        attrs = tuple((n.text, self._static_expr(v, self.attr_types.get(n.text, m.INT))) for n, v in node.attrs)
+        return m.Component(node.name.text, node.display, node.category, self._static_expr(node.count), attrs,
+                           node.span, self.quotes(node))
+
+    def _fact(self, node):
+        return m.Fact(node.name.text, self._static_expr(node.value), node.span, self.quotes(node))
+
+    def _token(self, node):
+        cap = self._static_expr(node.cap) if node.cap is not None else None
+        return m.TokenDecl(node.name.text, node.display, self._static_expr(node.count), cap, node.span, self.quotes(node))
+
+    def _zone(self, node):
+        if node.initial and node.per_player:
+            self.error("E207", "the initial zone cannot be per player", node.span)
+        return m.ZoneDecl(node.name.text, node.per_player, node.shape, node.visibility, node.initial,
+                          node.span, self.quotes(node))
+
+    def _var(self, node):
+        t = self._type(node.type)
+        low = high = None
+        if node.type.range is not None:
+            low, high = (self._static_expr(x) for x in node.type.range)
+        elif t == m.BOOL:
+            low, high = m.Const(0, m.INT), m.Const(1, m.INT)
+        init = self._static_expr(node.init, t)
+        return m.VarDecl(node.name.text, node.per_player, t, low, high, init, node.span, self.quotes(node))
+
+    def _claim(self, node):
+        self.fn = _Function()
+        e = self.expect(self.expr(node.expr), m.BOOL, node.expr.span, "a claim")
+        self.fn = None
+        return m.Claim(node.name.text, e, node.span, self.quotes(node))
+
+    def _params(self, params) -> tuple[m.Param, ...]:
+        out = []
+        for p in params:
+            t = self._type(p.type)
+            local = self.fn.bind(p.name.text, t, p.span)
+            out.append(m.Param(local.slot, p.name.text, t))
+        return tuple(out)
+
+    def _define(self, node):
+        self.fn = _Function()
+        params = self._params(node.params)
+        t = self._type(node.type)
+        body = self.expect(self.expr(node.body), t, node.body.span, f"the value of '{node.name.text}'")
+        d = m.Define(node.name.text, params, t, body, self.fn.nlocals, node.span, self.quotes(node))
+        self.fn = None
+        return d
+
+    def _procedure(self, node):
+        self.fn = _Function()
+        params = self._params(node.params)
+        body = self.block(node.body)
+        p = m.Procedure(node.name.text, params, body, self.fn.nlocals, node.span, self.quotes(node))
+        self.fn = None
+        return p
+
+    # ---- statements
+    def block(self, stmts) -> tuple[m.Stmt, ...]:
+        self.fn.push()
+        out = tuple(s for s in (self.stmt(n) for n in stmts) if s is not None)
+        self.fn.pop()
+        return out
+
+    def stmt(self, n: Node) -> m.Stmt | None:
+        handler = getattr(self, "s_" + n.kind)
+        return handler(n, n.span, self.quotes(n))
+
+    def zone_expr(self, n: Node) -> m.Expr:
+        return self.expect(self.expr(n), m.ZONE, n.span, "a zone")
+
+    def s_move(self, n, span, q):
+        source = self.zone_expr(n.source)
+        dest = self.zone_expr(n.dest)
+        sel = n.selector
+        if sel.kind in ("sel_top", "sel_bottom"):
+            selector = m.Selector(sel.kind[4:])
+        elif sel.kind == "sel_card":
+            selector = m.Selector("card", card=self.expect(self.expr(sel.expr), m.CARD, sel.span, "the card to move"))
+        else:
+            cond = slot = None
+            if sel.var is not None:
+                self.fn.push()
+                slot = self.fn.bind(sel.var.text, m.CARD, sel.var.span).slot
+                cond = self.expect(self.expr(sel.cond), m.BOOL, sel.cond.span, "a condition")
+                self.fn.pop()
+            selector = m.Selector(sel.kind[4:], slot, cond)
+        return m.Move(selector, source, dest, n.at_bottom, span, q)
+
+    def s_shuffle(self, n, span, q):
+        return m.Shuffle(self.zone_expr(n.zone), span, q)
+
+    def _lvalue(self, lv: Node):
+        decl = self.decls.get(lv.name.text)
+        if decl is None or decl.kind != "var":
+            self.unknown(lv.name, "variable", [k for k, d in self.decls.items() if d.kind == "var"])
+            return None, None, m.INT
+        player = None
+        if decl.per_player:
+            if lv.index is None:
+                self.error("E203", f"'{lv.name.text}' is per player: name the player, as in {lv.name.text}(p)", lv.span)
+            else:
+                player = self.expect(self.expr(lv.index), m.PLAYER, lv.index.span, "the player")
+        elif lv.index is not None:
+            self.error("E203", f"'{lv.name.text}' is not per player", lv.span)
+        return lv.name.text, player, self._type(decl.type)
+
+    def s_assign(self, n, span, q):
+        var, player, t = self._lvalue(n.target)
+        value = self.expect(self.expr(n.value), t, n.value.span, "the new value")
+        return m.Assign(var, player, "=", value, span, q) if var else None
+
+    def s_add(self, n, span, q, op="+"):
+        var, player, t = self._lvalue(n.target)
+        self.expect(m.Const(0, t), m.INT, n.target.span, f"'{n.target.name.text}'")
+        amount = self.expect(self.expr(n.amount), m.INT, n.amount.span, "the amount")
+        return m.Assign(var, player, op, amount, span, q) if var else None
+
+    def s_subtract(self, n, span, q):
+        return self.s_add(n, span, q, "-")
+
+    def _token_name(self, name: Name) -> str | None:
+        decl = self.decls.get(name.text)
+        if decl is None or decl.kind != "token":
+            self.unknown(name, "token", [k for k, d in self.decls.items() if d.kind == "token"])
+            return None
+        return name.text
+
+    def s_take(self, n, span, q, to_player=True):
+        token = self._token_name(n.token)
+        amount = self.expect(self.expr(n.amount), m.INT, n.amount.span, "the number of tokens")
+        player = self.expect(self.expr(n.player), m.PLAYER, n.player.span, "the player")
+        return m.TokenMove(token, amount, player, to_player, span, q) if token else None
+
+    def s_return_tokens(self, n, span, q):
+        return self.s_take(n, span, q, to_player=False)
+
+    def s_if(self, n, span, q):
+        branches = tuple((self.expect(self.expr(c), m.BOOL, c.span, "a condition"), self.block(b)) for c, b in n.branches)
+        return m.If(branches, self.block(n.orelse), span, q)
+
+    def binder(self, n: Node) -> m.Binder:
+        it = self.iter(n.iter)
+        local = self.fn.bind(n.var.text, it.element, n.var.span)
+        cond = None
+        if n.cond is not None:
+            cond = self.expect(self.expr(n.cond), m.BOOL, n.cond.span, "a condition")
+        return m.Binder(local.slot, n.var.text, it, cond, n.span)
+
+    def s_for(self, n, span, q):
+        self.fn.push()
+        binder = self.binder(Node("binder", span, dict(var=n.var, iter=n.iter, cond=None)))
+        self.loop_depth += 1
+        body = self.block(n.body)
+        self.loop_depth -= 1
+        self.fn.pop()
+        return m.For(binder, body, span, q)
+
+    def s_loop(self, n, span, q):
+        self.loop_depth += 1
+        body = self.block(n.body)
+        self.loop_depth -= 1
+        return m.Loop(None, body, span, q)
+
+    def s_while(self, n, span, q):
+        cond = self.expect(self.expr(n.cond), m.BOOL, n.cond.span, "a condition")
+        self.loop_depth += 1
+        body = self.block(n.body)
+        self.loop_depth -= 1
+        return m.Loop(cond, body, span, q)
+
+    def s_break(self, n, span, q):
+        if self.loop_depth == 0:
+            self.error("E204", "'break' is only allowed inside loop, while or for", span)
+        return m.Break(span, q)
+
+    def s_let(self, n, span, q):
+        value = self.expr(n.value)
+        local = self.fn.bind(n.var.text, value.type, n.var.span)
+        return m.Let(local.slot, n.var.text, value, span, q)
+
+    def s_do(self, n, span, q):
+        name = n.name.text
+        if name not in self.proc_sigs:
+            self.unknown(n.name, "procedure", self.proc_sigs)
+            return None
+        args = self._args(n.args, self.proc_sigs[name], n.name, span)
+        return m.Do(name, args, span, q)
+
+    def _args(self, arg_nodes, types, name: Name, span) -> tuple[m.Expr, ...]:
+        if len(arg_nodes) != len(types):
+            self.error("E203", f"'{name.text}' takes {len(types)} argument(s), not {len(arg_nodes)}", span)
+            return ()
+        return tuple(self.expect(self.expr(a), t, a.span, f"argument {i + 1} of '{name.text}'")
+                     for i, (a, t) in enumerate(zip(arg_nodes, types)))
+
+    def s_choose(self, n, span, q):
+        by = self.expect(self.expr(n.by), m.PLAYER, n.by.span, "the player who chooses")
+        point = self.choice_points
+        self.choice_points += 1
+        actions = []
+        names = [a.name.text for a in n.actions]
+        for dup in {x for x in names if names.count(x) > 1}:
+            self.error("E200", f"action '{dup}' appears twice in one choice", span)
+        for a in n.actions:
+            self.fn.push()
+            binders = tuple(self.binder(b) for b in a.binders)
+            when = self.expect(self.expr(a.when), m.BOOL, a.when.span, "a condition") if a.when is not None else None
+            body = self.block(a.body)
+            self.fn.pop()
+            actions.append(m.Action(a.name.text, a.label, binders, when, body, a.span, self.quotes(a)))
+        return m.Choose(point, by, tuple(actions), span, q)
+
+    def s_pick(self, n, span, q):
+        by = self.expect(self.expr(n.by), m.PLAYER, n.by.span, "the player who chooses")
+        point = self.choice_points
+        self.choice_points += 1
+        binder = self.binder(n.binder)  # bound in the enclosing scope: the choice is used after it
+        action = m.Action(binder.name, None, (binder,), None, (), n.span, q)
+        return m.Choose(point, by, (action,), span, q)
+
+    def s_random(self, n, span, q):
+        point = self.random_points
+        self.random_points += 1
+        binder = self.binder(n.binder)
+        if binder.iter.kind == "range" and binder.cond is None:
+            pass
+        return m.Random(point, binder, span, q)
+
+    def s_reveal(self, n, span, q):
+        zone = self.zone_expr(n.zone)
+        to = None if n.to.kind == "everyone" else self.expect(self.expr(n.to), m.PLAYER, n.to.span, "the player")
+        return m.Reveal(zone, to, span, q)
+
+    def s_win(self, n, span, q):
+        who = None if n.target.kind == "everyone" else self.expect(self.expr(n.target), m.PLAYER, n.target.span, "the winner")
+        return m.Win(who, span, q)
+
+    def s_end(self, n, span, q):
+        return m.End(n.what, span, q)
+
+    def s_rotate(self, n, span, q):
+        decl = self.decls.get(n.zone.text)
+        if decl is None or decl.kind != "zone" or not decl.per_player:
+            self.unknown(n.zone, "per-player zone", [k for k, d in self.decls.items() if d.kind == "zone" and d.per_player])
+            return None
+        return m.Rotate(n.zone.text, 1 if n.step == "next" else -1, span, q)
+
+    def s_rounds(self, n, span, q):
+        return m.Rounds(self.block(n.body), span, q)
+
+    def s_turns(self, n, span, q):
+        start = self.expect(self.expr(n.start), m.PLAYER, n.start.span, "the first player")
+        return m.Turns(start, self.block(n.body), self.block(n.then), span, q)
+
+    def s_rule(self, n, span, q):
+        return m.Rule(n.name.text, n.title, self.block(n.body), span, q)
+
+    # ---- iteration domains
+    def iter(self, n: Node) -> m.Iter:
+        if n.kind == "iter_range":
+            low = self.expect(self.expr(n.low), m.INT, n.low.span, "the lower bound")
+            high = self.expect(self.expr(n.high), m.INT, n.high.span, "the upper bound")
+            return m.Iter("range", m.INT, low=low, high=high)
+        if n.kind == "iter_players":
+            return m.Iter("players", m.PLAYER, start=self.expect(self.expr(n.start), m.PLAYER, n.start.span, "the first player"))
+        e = n.expr
+        if e.kind == "players":
+            return m.Iter("players", m.PLAYER)
+        if e.kind == "name" and e.name.text in self.enums and self.fn.lookup(e.name.text) is None:
+            return m.Iter("enum", m.enum_type(e.name.text), enum=e.name.text)
+        if e.kind == "set":
+            items = tuple(self.expr(i) for i in e.items)
+            t = items[0].type
+            for item, node in zip(items, e.items):
+                self.expect(item, t, node.span, "a member of the set")
+            return m.Iter("set", t, items=items)
+        value = self.expr(e)
+        if value.type == m.ZONE:
+            return m.Iter("cards", m.CARD, zone=value)
+        self.error("E202", f"cannot range over {value.type}: use a zone, players, an enum, {{a, b}} or a..b", e.span)
+        return m.Iter("set", value.type, items=(value,))
+
+    # ---- expressions
+    def expr(self, n: Node, static: bool = False) -> m.Expr:
+        return getattr(self, "e_" + n.kind)(n, n.span, static)
+
+    def e_int(self, n, span, static):
+        return m.Const(n.value, m.INT, None, span)
+
+    def e_bool(self, n, span, static):
+        return m.Const(int(n.value), m.BOOL, None, span)
+
+    def e_name(self, n, span, static):
+        text = n.name.text
+        local = self.fn.lookup(text) if self.fn else None
+        if local is not None:
+            return m.Local(local.slot, local.name, local.type, span)
+        if text == "player_count":
+            return m.Builtin("player_count", (), m.INT, None, span)
+        if text == "current":
+            if static:
+                self.error("E204", "'current' has no value here: declarations cannot depend on the game state", span)
+            return m.Builtin("current", (), m.PLAYER, None, span)
+        if text in self.enum_members:
+            enums = self.enum_members[text]
+            if len(enums) > 1:
+                self.error("E201", f"'{text}' is a member of several enums ({', '.join(enums)})", span)
+            return m.Const(self.enums[enums[0]].members.index(text), m.enum_type(enums[0]), text, span)
+        decl = self.decls.get(text)
+        if decl is not None:
+            if decl.kind == "component":
+                return m.Const(-1, m.CARD, text, span)
+            if decl.kind == "fact":
+                return m.FactRef(text, m.INT, span)
+            if decl.kind in ("var", "zone") and static:
+                self.error("E204", f"'{text}' is part of the game state; declarations cannot depend on it", span)
+            if decl.kind == "var":
+                if decl.per_player:
+                    self.error("E203", f"'{text}' is per player: name the player, as in {text}(p)", span)
+                return m.VarRef(text, None, self._type(decl.type), span)
+            if decl.kind == "zone":
+                if decl.per_player:
+                    self.error("E203", f"'{text}' is per player: name the player, as in {text}(p)", span)
+                return m.ZoneRef(text, None, m.ZONE, span)
+            if decl.kind == "define":
+                return self._define_call(n.name, [], span)
+        self.unknown(n.name, "name", list(self.decls) + list(self.enum_members) + ["current", "player_count"]
+                     + ([x for s in self.fn.scopes for x in s] if self.fn else []))
+        return m.Const(0, m.INT, None, span)
+
+    def _define_call(self, name: Name, args, span):
+        types, result = self.define_sigs[name.text]
+        return m.DefineCall(name.text, self._args(args, types, name, span), result, span)
+
+    def e_call(self, n, span, static):
+        text, args = n.name.text, n.args
+        one = lambda want, what: self.expect(self.expr(args[0], static), want, args[0].span, what)  # noqa: E731
+        builtins = {"size": 1, "next": 1, "previous": 1, "supply": 1, "min": 2, "max": 2, "abs": 1}
+        if text in builtins and text not in self.decls:
+            if len(args) != builtins[text]:
+                self.error("E203", f"'{text}' takes {builtins[text]} argument(s), not {len(args)}", span)
+                return m.Const(0, m.INT, None, span)
+            if text == "size":
+                return m.Builtin("size", (one(m.ZONE, "a zone"),), m.INT, None, span)
+            if text in ("next", "previous"):
+                return m.Builtin(text, (one(m.PLAYER, "a player"),), m.PLAYER, None, span)
+            if text == "supply":
+                if args[0].kind != "name":
+                    self.error("E202", "supply(...) takes a token name", span)
+                    return m.Const(0, m.INT, None, span)
+                token = self._token_name(args[0].name)
+                return m.Builtin("supply", (), m.INT, token, span)
+            xs = tuple(self.expect(self.expr(a, static), m.INT, a.span, f"an argument of '{text}'") for a in args)
+            return m.Builtin(text, xs, m.INT, None, span)
+        decl = self.decls.get(text)
+        if decl is None:
+            self.unknown(n.name, "name", list(self.decls) + list(builtins))
+            return m.Const(0, m.INT, None, span)
+        if decl.kind == "define":
+            return self._define_call(n.name, args, span)
+        if decl.kind in ("zone", "var", "token"):
+            if static:
+                self.error("E204", f"'{text}' is part of the game state; declarations cannot depend on it", span)
+            per_player = decl.kind == "token" or decl.per_player
+            if not per_player or len(args) != 1:
+                self.error("E203", f"'{text}' takes {'one player' if per_player else 'no argument'}", span)
+                return m.Const(0, m.INT, None, span)
+            player = one(m.PLAYER, "the player")
+            if decl.kind == "zone":
+                return m.ZoneRef(text, player, m.ZONE, span)
+            if decl.kind == "token":
+                return m.Builtin("held", (player,), m.INT, text, span)
+            return m.VarRef(text, player, self._type(decl.type), span)
+        self.error("E202", f"'{text}' is a {decl.kind}, it cannot be called", span)
+        return m.Const(0, m.INT, None, span)
+
+    def e_players(self, n, span, static):
+        self.error("E202", "'players' is a set of players; use it after 'in', or use player_count", span)
+        return m.Const(0, m.INT, None, span)
+
+    def e_set(self, n, span, static):
+        self.error("E202", "a set {...} can only be ranged over, after 'in'", span)
+        return m.Const(0, m.INT, None, span)
+
+    def e_binop(self, n, span, static):
+        left, right = self.expr(n.left, static), self.expr(n.right, static)
+        op = n.op
+        if op in ("and", "or"):
+            self.expect(left, m.BOOL, n.left.span, f"the left side of '{op}'")
+            self.expect(right, m.BOOL, n.right.span, f"the right side of '{op}'")
+            return m.Binary(op, left, right, m.BOOL, span)
+        if op in ("==", "!="):
+            self.expect(right, left.type, n.right.span, "the right side of the comparison")
+            return m.Binary(op, left, right, m.BOOL, span)
+        self.expect(left, m.INT, n.left.span, f"the left side of '{op}'")
+        self.expect(right, m.INT, n.right.span, f"the right side of '{op}'")
+        return m.Binary(op, left, right, m.BOOL if op in ("<", "<=", ">", ">=") else m.INT, span)
+
+    def e_not(self, n, span, static):
+        return m.Unary("not", self.expect(self.expr(n.operand, static), m.BOOL, n.operand.span, "the operand of 'not'"), m.BOOL, span)
+
+    def e_neg(self, n, span, static):
+        return m.Unary("-", self.expect(self.expr(n.operand, static), m.INT, n.operand.span, "the operand of '-'"), m.INT, span)
+
+    def e_option_is(self, n, span, static):
+        if n.ambiguity.kind != "name":
+            self.error("E202", "'is' compares an ambiguity with one of its options, as in `rule_x is strict`", span)
+            return m.Const(0, m.BOOL, None, span)
+        amb_name = n.ambiguity.name
+        amb = self.ambiguities.get(amb_name.text)
+        if amb is None:
+            self.unknown(amb_name, "ambiguity", self.ambiguities)
+            return m.Const(0, m.BOOL, None, span)
+        if n.option.text not in amb.option_names():
+            self.unknown(n.option, f"option of '{amb.name}'", amb.option_names())
+        return m.OptionIs(amb.name, n.option.text, m.BOOL, span)
+
+    def e_attribute(self, n, span, static):
+        target = self.expect(self.expr(n.target, static), m.CARD, n.target.span, "the thing whose attribute is read")
+        t = self.attr_types.get(n.name.text)
+        if t is None:
+            self.unknown(n.name, "attribute", self.attr_types)
+            return m.Const(0, m.INT, None, span)
+        return m.Attr(target, n.name.text, t, span)
+
+    def e_if_expr(self, n, span, static):
+        cond = self.expect(self.expr(n.cond, static), m.BOOL, n.cond.span, "a condition")
+        then, orelse = self.expr(n.then, static), self.expr(n.orelse, static)
+        self.expect(orelse, then.type, n.orelse.span, "the 'else' value")
+        return m.IfExpr(cond, then, orelse, then.type, span)
+
+    def _quant(self, n, span, kind):
+        self.fn.push()
+        binder = self.binder(n.binder)
+        self.fn.pop()
+        if kind == "the":
+            return m.Quant("the", binder, None, binder.iter.element, span)
+        return m.Quant(kind, binder, None, m.INT if kind == "count" else m.BOOL, span)
+
+    def e_count(self, n, span, static):
+        return self._quant(n, span, "count")
+
+    def e_exists(self, n, span, static):
+        return self._quant(n, span, "exists")
+
+    def e_the(self, n, span, static):
+        return self._quant(n, span, "the")
+
+    def e_forall(self, n, span, static):
+        self.fn.push()
+        binder = self.binder(Node("binder", span, dict(var=n.var, iter=n.iter, cond=None)))
+        body = self.expect(self.expr(n.body), m.BOOL, n.body.span, "the condition of 'forall'")
+        self.fn.pop()
+        return m.Quant("forall", binder, body, m.BOOL, span)
+
+
+def resolve(spec: Node, path: str, text: str) -> m.Game:
+    sink = DiagnosticSink(path, text)
+    game = Resolver(sink).resolve(spec, path)
+    sink.raise_if_any()
+    assert game is not None
+    return game
