@@ -43,6 +43,8 @@ class Codegen:
         self.var_decls = {v.name: v for v in game.vars}
         self.token_decls = {t.name: t for t in game.tokens}
         self.enum_decls = {e.name: e for e in game.enums}
+        self.procs = {p.name: p for p in game.procedures}
+        self._native_procs: dict[str, bool] = {}
         self.direction = 1 if game.order == "clockwise" else -1
         self.instrs: list[list[str]] = []
         self.labels: dict[str, int] = {}
@@ -213,44 +215,91 @@ class Codegen:
         self.frame_size += 1
         return self.frame_size - 1
 
-    def block(self, stmts) -> None:
+    # ---- native statements: no decision, no chance, no change of frame. They compile to plain
+    # Python, so a whole suspension-free region (ifs, loops, procedure calls) is one instruction.
+    def is_native(self, st: m.Stmt, in_loop: bool = False) -> bool:
+        """`in_loop`: inside a loop that is itself native, so that `break` can be Python's."""
+        if isinstance(st, m.Break):
+            return in_loop
+        if isinstance(st, (m.Shuffle, m.Assign, m.TokenMove, m.Let, m.Reveal, m.Win, m.Rotate)):
+            return True
+        if isinstance(st, m.Move):
+            return not (st.selector.kind in ("top", "bottom") and self.zone_decls[st.source.zone].shape == "stack")
+        if isinstance(st, m.If):
+            return all(self.natives(b, in_loop) for _, b in st.branches) and self.natives(st.orelse, in_loop)
+        if isinstance(st, m.Rule):
+            return self.natives(st.body, in_loop)
+        if isinstance(st, (m.For, m.Loop)):
+            return self.natives(st.body, True)
+        if isinstance(st, m.Do):
+            return self.native_procedure(st.procedure)
+        return False
+
+    def natives(self, stmts, in_loop: bool = False) -> bool:
+        return all(self.is_native(st, in_loop) for st in stmts)
+
+    def native_procedure(self, name: str) -> bool:
+        if name not in self._native_procs:
+            self._native_procs[name] = False  # a recursive procedure runs in the VM
+            proc = self.procs[name]
+            self._native_procs[name] = self.natives(proc.body)
+        return self._native_procs[name]
+
+    def n_block(self, stmts) -> list[str]:
+        lines = []
         for st in stmts:
-            getattr(self, "s_" + type(st).__name__)(st)
+            lines += getattr(self, "n_" + type(st).__name__)(st)
+        return lines or ["pass"]
 
-    def s_Rule(self, st):
-        self.block(st.body)
+    @staticmethod
+    def indent(lines: list[str]) -> list[str]:
+        return ["    " + line for line in lines]
 
-    def s_Move(self, st):
+    def n_Rule(self, st):
+        return self.n_block(st.body)
+
+    def n_Move(self, st):
         src, dst = self.ex(st.source), self.ex(st.dest)
         src_stack = self.zone_decls[st.source.zone].shape == "stack"
-        bottom = st.at_bottom
+        dst_stack = self.zone_decls[st.dest.zone].shape == "stack"
         sel = st.selector
         sp = self.span_const(st.span)
-        if sel.kind in ("top", "bottom") and src_stack:
-            self.instr(f"_z = {src}",
-                       f"if needs_{sel.kind}(s, _z):",
-                       f"    return s.chance_resolve(_z, {sel.kind == 'top'})",
-                       "return NEXT")
         if sel.kind in ("top", "bottom"):
-            self.instr(f"_z = {src}", f"_k = take_{sel.kind}(s, _z, {sp})", f"_d = {dst}",
-                       f"put(s, _d, _k, {bottom})", "s.log.append((_z, _d, _k))", "return NEXT")
+            take = [f"_k = take_{sel.kind}(s, _z, {sp})"]
         elif sel.kind == "card":
-            self.instr(f"_z = {src}", f"_k = take_kind(s, _z, {self.ex(sel.card)}, {sp})", f"_d = {dst}",
-                       f"put(s, _d, _k, {bottom})", "s.log.append((_z, _d, _k))", "return NEXT")
-        else:
-            if sel.cond is None:
-                take = "take_all(s, _z)"
+            take = ([f"_k = take_kind(s, _z, {self.ex(sel.card)}, {sp})"] if src_stack else
+                    [f"_k = {self.ex(sel.card)}", "try:", "    s.z[_z].remove(_k)", "except ValueError:",
+                     f"    take_kind(s, _z, _k, {sp})"])
+        if sel.kind in ("top", "bottom", "card"):
+            if not dst_stack:
+                put = "insort(s.z[_d], _k)"
+            elif not st.at_bottom:
+                put = "s.z[_d].append(_k)"
             else:
-                var = f"_L{sel.slot}"
-                self.env[sel.slot] = var
-                take = f"take_where(s, _z, lambda {var}: {self.ex(sel.cond)}, {sel.kind == 'one'})"
-            self.instr(f"_z = {src}", f"_ks = {take}", f"_d = {dst}", f"put_many(s, _d, _ks, {bottom})",
-                       "for _k in _ks: s.log.append((_z, _d, _k))", "return NEXT")
+                put = "put(s, _d, _k, True)"
+            return [f"_z = {src}", *take, f"_d = {dst}", put, "s.log.append((_z, _d, _k))"]
+        if sel.cond is None:
+            take = ["_ks = take_all(s, _z)"]
+        elif sel.kind == "all" and not src_stack:
+            var = f"_L{sel.slot}"
+            self.env[sel.slot] = var
+            cond = self.ex(sel.cond)
+            take = ["_c = s.z[_z]", f"_ks = [{var} for {var} in _c if {cond}]",
+                    "if _ks:", f"    s.z[_z] = [{var} for {var} in _c if not {cond}]"]
+        else:
+            var = f"_L{sel.slot}"
+            self.env[sel.slot] = var
+            take = [f"_ks = take_where(s, _z, lambda {var}: {self.ex(sel.cond)}, {sel.kind == 'one'})"]
+        if not dst_stack:
+            put = ["if _ks:", "    _c = s.z[_d]", "    _c.extend(_ks)", "    _c.sort()"]
+        else:
+            put = [f"put_many(s, _d, _ks, {st.at_bottom})"]
+        return [f"_z = {src}", *take, f"_d = {dst}", *put, "for _k in _ks: s.log.append((_z, _d, _k))"]
 
-    def s_Shuffle(self, st):
-        self.instr(f"shuffle(s, {self.ex(st.zone)})", "return NEXT")
+    def n_Shuffle(self, st):
+        return [f"shuffle(s, {self.ex(st.zone)})"]
 
-    def s_Assign(self, st):
+    def n_Assign(self, st):
         decl = self.var_decls[st.var]
         base = self.lay.var_base[st.var]
         slot = f"{base}" if st.player is None else f"{base}+{self.ex(st.player)}"
@@ -262,18 +311,85 @@ class Codegen:
         elif decl.low is not None:
             value = (f"check_range({value}, {self.ex(decl.low)}, {self.ex(decl.high)}, "
                      f"{st.var!r}, {self.span_const(st.span)})")
-        self.instr(f"_i = {slot}", f"s.v[_i] = {value}", "return NEXT")
+        return [f"_i = {slot}", f"s.v[_i] = {value}"]
 
-    def s_TokenMove(self, st):
+    def n_TokenMove(self, st):
         decl = self.token_decls[st.token]
         supply, held = self.lay.supply_slot[st.token], self.lay.held_base[st.token]
         if st.to_player:
             room = f", {self.ex(decl.cap)} - s.v[_h]" if decl.cap is not None else ""
-            self.instr(f"_h = {held}+{self.ex(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[{supply}]{room}))",
-                       f"s.v[{supply}] -= _n", "s.v[_h] += _n", "return NEXT")
-        else:
-            self.instr(f"_h = {held}+{self.ex(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[_h]))",
-                       f"s.v[{supply}] += _n", "s.v[_h] -= _n", "return NEXT")
+            return [f"_h = {held}+{self.ex(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[{supply}]{room}))",
+                    f"s.v[{supply}] -= _n", "s.v[_h] += _n"]
+        return [f"_h = {held}+{self.ex(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[_h]))",
+                f"s.v[{supply}] += _n", "s.v[_h] -= _n"]
+
+    def n_If(self, st):
+        lines = []
+        for i, (cond, body) in enumerate(st.branches):
+            lines.append(f"{'if' if i == 0 else 'elif'} {self.ex(cond)}:")
+            lines += self.indent(self.n_block(body))
+        if st.orelse:
+            lines.append("else:")
+            lines += self.indent(self.n_block(st.orelse))
+        return lines
+
+    def n_For(self, st):
+        return [f"for fr[{st.binder.slot + 1}] in tuple({self.iter_src(st.binder.iter, distinct=True)}):",
+                *self.indent(self.n_block(st.body))]
+
+    def n_Loop(self, st):
+        head = "while True:" if st.cond is None else f"while {self.ex(st.cond)}:"
+        return [head, *self.indent(self.n_block(st.body))]
+
+    def n_Break(self, st):
+        return ["break"]
+
+    def n_Let(self, st):
+        return [f"fr[{st.slot + 1}] = {self.ex(st.value)}"]
+
+    def n_Do(self, st):
+        return [f"P_{_py_name(st.procedure)}(s{''.join(', ' + self.ex(a) for a in st.args)})"]
+
+    def n_Reveal(self, st):
+        to = "-1" if st.to is None else self.ex(st.to)
+        return [f"_z = {self.ex(st.zone)}", f"s.log.append(('reveal', _z, tuple(s.z[_z]), {to}))"]
+
+    def n_Win(self, st):
+        if st.player is None:
+            return [f"s.winners.update(range({self.n}))"]
+        return [f"s.winners.add({self.ex(st.player)})"]
+
+    def n_Rotate(self, st):
+        base = self.lay.zone_base[st.zone]
+        return [f"_old = s.z[{base}:{base + self.n}]", f"_lo = s.lo[{base}:{base + self.n}]",
+                f"_hi = s.hi[{base}:{base + self.n}]",
+                f"for _p in range({self.n}):",
+                f"    _q = {base} + (_p + {st.step * self.direction}) % {self.n}",
+                "    s.z[_q] = _old[_p]; s.lo[_q] = _lo[_p]; s.hi[_q] = _hi[_p]"]
+
+    # ---- VM statements: split into instructions at decisions, chance and control transfers
+    def block(self, stmts) -> None:
+        run: list[m.Stmt] = []
+        for st in stmts:
+            if self.is_native(st):
+                run.append(st)
+                continue
+            if run:
+                self.instr(*self.n_block(run), "return NEXT")
+                run = []
+            getattr(self, "s_" + type(st).__name__)(st)
+        if run:
+            self.instr(*self.n_block(run), "return NEXT")
+
+    def s_Rule(self, st):
+        self.block(st.body)
+
+    def s_Move(self, st):
+        self.instr(f"_z = {self.ex(st.source)}",
+                   f"if needs_{st.selector.kind}(s, _z):",
+                   f"    return s.chance_resolve(_z, {st.selector.kind == 'top'}, NEXT)",
+                   "return NEXT")
+        self.instr(*self.n_Move(st), "return NEXT")
 
     def s_If(self, st):
         end = self.label()
@@ -312,14 +428,8 @@ class Codegen:
         self.jump(head)
         self.place(end)
 
-    def s_Break(self, st):
-        self.jump(self.loop_ends[-1])
-
-    def s_Let(self, st):
-        self.instr(f"fr[{st.slot + 1}] = {self.ex(st.value)}", "return NEXT")
-
     def s_Do(self, st):
-        proc = next(p for p in self.g.procedures if p.name == st.procedure)
+        proc = self.procs[st.procedure]
         args = "".join(self.ex(a) + ", " for a in st.args)
         self.instr("fr[0] = NEXT", f"s.fr.append([@P_{_py_name(proc.name)}@, {args}*PAD_{_py_name(proc.name)}])",
                    "return FRAMES")
@@ -385,33 +495,14 @@ class Codegen:
         distinct = b.iter.kind != "cards"
         self.instr("_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}{guard}:",
                    f"    _w[{var}] = _w.get({var}, 0) + 1",
-                   f"return s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r})")
+                   f"return s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)")
         self.env.pop(b.slot, None)
-
-    def s_Reveal(self, st):
-        to = "-1" if st.to is None else self.ex(st.to)
-        self.instr(f"_z = {self.ex(st.zone)}", f"s.log.append(('reveal', _z, tuple(s.z[_z]), {to}))", "return NEXT")
-
-    def s_Win(self, st):
-        if st.player is None:
-            self.instr(f"s.winners.update(range({self.n}))", "return NEXT")
-        else:
-            self.instr(f"s.winners.add({self.ex(st.player)})", "return NEXT")
 
     def s_End(self, st):
         if st.what == "game":
             self.instr("s.over = True", "return HALT")
         else:
             self.instr(f"return s.end_context({st.what!r}, {self.span_const(st.span)})")
-
-    def s_Rotate(self, st):
-        base = self.lay.zone_base[st.zone]
-        self.instr(f"_old = s.z[{base}:{base + self.n}]", f"_lo = s.lo[{base}:{base + self.n}]",
-                   f"_hi = s.hi[{base}:{base + self.n}]",
-                   f"for _p in range({self.n}):",
-                   f"    _q = {base} + (_p + {st.step * self.direction}) % {self.n}",
-                   f"    s.z[_q] = _old[_p]; s.lo[_q] = _lo[_p]; s.hi[_q] = _hi[_p]",
-                   "return NEXT")
 
     def s_Rounds(self, st):
         start = self.label()
@@ -438,6 +529,11 @@ class Codegen:
                    "s.turn_start = len(s.log)", f"return {body}")
 
     # ---- whole program
+    def native_function(self, proc: m.Procedure) -> list[str]:
+        params = "".join(f", _a{p.slot}" for p in proc.params)
+        frame = ", ".join(["0"] + [f"_a{p.slot}" for p in proc.params] + ["None"] * (proc.nlocals - len(proc.params)))
+        return [f"def P_{_py_name(proc.name)}(s{params}):", f"    fr = [{frame}]", *self.indent(self.n_block(proc.body))]
+
     def procedure(self, proc: m.Procedure) -> None:
         self.frame_size = proc.nlocals
         self.labels[f"@P_{_py_name(proc.name)}@"] = len(self.instrs)
@@ -468,14 +564,40 @@ class Codegen:
         flow_size = self.frame_size
         for p in g.procedures:
             self.env = {}
-            self.procedure(p)
+            if self.native_procedure(p.name):
+                out += self.native_function(p)
+            else:
+                self.procedure(p)
         labels = re.compile(r"@[A-Za-z0-9_]+@")
-        for pc, lines in enumerate(self.instrs):
+        targets = set(self.labels.values())
+        simple = [_is_straight(lines) for lines in self.instrs]
+        stays = [_stays_in_frame(lines) for lines in self.instrs]
+        for pc in range(len(self.instrs)):
+            # A basic block: this instruction and the straight-line ones after it that no jump enters,
+            # ending at a jump at most. An instruction that suspends or switches frames reads its own
+            # pc from the frame, so it always starts a function of its own.
+            end = pc
+            while (simple[end] and end + 1 < len(self.instrs) and end + 1 not in targets
+                   and stays[end + 1]):
+                end += 1
             out.append(f"def i{pc}(s, fr):")
-            for line in lines:
-                line = labels.sub(lambda mt: str(self.labels[mt.group(0)]), line.replace("NEXT", str(pc + 1)))
-                out.append("    " + line)
+            for at in range(pc, end + 1):
+                lines = self.instrs[at][:-1] if at < end else self.instrs[at]
+                for line in lines:
+                    line = labels.sub(lambda mt: str(self.labels[mt.group(0)]), line.replace("NEXT", str(at + 1)))
+                    out.append("    " + line)
         return "\n".join(out) + "\n", self.consts, flow_size
+
+
+def _is_straight(lines: list[str]) -> bool:
+    """True for an instruction that always goes on to the next one and never suspends."""
+    return lines[-1] == "return NEXT" and not any("return" in line for line in lines[:-1])
+
+
+def _stays_in_frame(lines: list[str]) -> bool:
+    """True for an instruction that neither suspends nor changes frames: it only picks the next pc."""
+    return not any(word in line for line in lines for word in ("s.decide", "chance_", "FRAMES", "HALT", "end_context"))
+
 
 
 def _prod(xs):

@@ -76,13 +76,20 @@ class Game:
     def max_utility(self) -> float:
         return float(max(self.model.payoff))
 
-    def new_initial_state(self, seed: int | None = None) -> State:
-        return State(self, seed)
+    def new_initial_state(self, seed: int | None = None, auto_chance: bool = False) -> State:
+        """The start of a game. With `auto_chance`, chance events are drawn from `seed` inside the
+        engine (and recorded in the history), so the caller only ever sees player decisions."""
+        return State(self, seed, auto_chance)
 
-    def replay(self, history, seed: int | None = None) -> State:
+    def replay(self, history, seed: int | None = None, auto_chance: bool = False) -> State:
+        """The state reached by `history` (chance outcomes included) from the start."""
         state = State(self, seed)
         for action in history:
             state.apply_action(action)
+        if auto_chance:
+            state.auto = True
+            while state.chance is not None:
+                state.apply_action(state.sample_chance())
         return state
 
     @property
@@ -200,7 +207,7 @@ class Game:
     def serialize(self, state: State) -> str:
         return json.dumps({
             "format": STATE_FORMAT, "version": STATE_VERSION, "game": self.name, "spec": self.spec.digest,
-            "players": self._players, "options": self.options, "seed": state.seed,
+            "players": self._players, "options": self.options, "seed": state.seed, "auto_chance": state.auto,
             "history": state.history, "digest": state.digest(),
         })
 
@@ -222,12 +229,20 @@ class Game:
             raise StateFormatError("\"history\" must be a list of integer actions")
         if seed is not None and type(seed) is not int:
             raise StateFormatError("\"seed\" must be an integer or null")
+        auto = data.get("auto_chance", False)
+        if type(auto) is not bool or (auto and seed is None):
+            raise StateFormatError("\"auto_chance\" must be true or false, and true only with a seed")
         state = State(self, seed)
         for step, action in enumerate(history):
             try:
                 state.apply_action(action)
             except IllegalActionError:
                 raise StateFormatError(f"step {step}: action {action} is not legal there; the state was altered") from None
+        if auto:
+            state.auto = True
+            if state.chance is not None:
+                raise StateFormatError("the history stops at a chance event, which auto_chance never does; "
+                                       "the state was altered")
         if data.get("digest") != state.digest():
             raise StateFormatError("the state's digest does not match its content; the state was altered")
         return state

@@ -10,6 +10,7 @@ outcomes and no hidden order to hide).
 from __future__ import annotations
 
 from bisect import insort
+from collections import Counter
 
 from ..errors import RuleRuntimeError
 
@@ -28,10 +29,7 @@ def needs_bottom(s, z) -> bool:
 
 
 def block_counts(s, z) -> dict[int, int]:
-    counts: dict[int, int] = {}
-    for k in s.z[z][s.lo[z]:s.hi[z]]:
-        counts[k] = counts.get(k, 0) + 1
-    return counts
+    return Counter(s.z[z][s.lo[z]:s.hi[z]])
 
 
 def fix_end(s, z, kind: int, top: bool) -> None:
@@ -147,4 +145,4 @@ def check_range(value, low, high, name, span):
 
 
 __all_helpers__ = ("fail", "needs_top", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
-                   "take_all", "put", "put_many", "shuffle", "the", "check_range")
+                   "take_all", "put", "put_many", "shuffle", "the", "check_range", "insort")

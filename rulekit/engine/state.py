@@ -24,10 +24,13 @@ def splitmix(seed: int, step: int) -> float:
 
 class State:
     __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
-                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed",
+                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "auto",
                  "zone_names", "kind_names", "is_set")
 
-    def __init__(self, game, seed: int | None):
+    def __init__(self, game, seed: int | None, auto_chance: bool = False):
+        if auto_chance and seed is None:
+            raise ValueError("auto_chance needs a seed: new_initial_state(seed=..., auto_chance=True)")
+        self.auto = auto_chance
         self.game = game
         self.code = game._program.code
         self.zone_names = game._layout.zone_names
@@ -57,16 +60,19 @@ class State:
     def _run(self) -> None:
         code, frames = self.code, self.fr
         fr = frames[-1]
+        pc = fr[0]
         while True:
-            r = code[fr[0]](self, fr)
+            r = code[pc](self, fr)
             if r >= 0:
-                fr[0] = r
+                pc = r
             elif r == FRAMES:
                 if not frames:
                     self.over = True
                     break
                 fr = frames[-1]
+                pc = fr[0]
             else:
+                fr[0] = pc
                 break
         if self.over:
             self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
@@ -78,20 +84,45 @@ class State:
         self.to_move = player
         return SUSPEND
 
-    def chance_random(self, weights: dict, slot: int, span, domain: str) -> int:
+    # A chance event with a single outcome is no event: it is carried out at once, unrecorded.
+    def chance_random(self, weights: dict, slot: int, span, domain: str, next_pc: int) -> int:
+        if len(weights) == 1:
+            self.fr[-1][slot] = next(iter(weights))
+            return next_pc
         if not weights:
             raise RuleRuntimeError("a random choice has nothing to choose from", span)
+        if self.auto:
+            self.fr[-1][slot] = self._roll(weights)
+            return next_pc
         self._set_chance(weights, ("random", slot, domain))
         return SUSPEND
 
-    def chance_resolve(self, zone: int, top: bool) -> int:
-        self._set_chance(runtime.block_counts(self, zone), ("fix", zone, top))
+    def chance_resolve(self, zone: int, top: bool, next_pc: int) -> int:
+        counts = runtime.block_counts(self, zone)
+        if len(counts) == 1:
+            runtime.fix_end(self, zone, next(iter(counts)), top)
+            return next_pc
+        if self.auto:
+            runtime.fix_end(self, zone, self._roll(counts), top)
+            return next_pc
+        self._set_chance(counts, ("fix", zone, top))
         return SUSPEND
+
+    def _roll(self, weights: dict) -> int:
+        """Sample and record a chance outcome from the seed (auto_chance mode)."""
+        u = splitmix(self.seed, len(self.history)) * sum(weights.values())
+        for outcome in sorted(weights):
+            u -= weights[outcome]
+            if u < 0:
+                break
+        self.history.append(outcome)
+        return outcome
 
     def _set_chance(self, weights: dict, resume: tuple) -> None:
         total = sum(weights.values())
-        self.chance = [(k, weights[k] / total) for k in sorted(weights)]
-        self.legal = [k for k, _ in self.chance]
+        self.legal = legal = sorted(weights)
+        self.chance = [(k, weights[k] / total) for k in legal]
+        self.pending = weights
         self.resume = resume
         self.to_move = CHANCE_PLAYER
 
@@ -137,39 +168,32 @@ class State:
         return mask
 
     def apply_action(self, action: int) -> None:
-        if self.over:
-            raise IllegalActionError(action, [], self.action_to_string)
-        if self.chance is not None:
-            if not any(a == action for a, _ in self.chance):
-                raise IllegalActionError(action, self.legal, self.action_to_string)
-        elif action not in self.pending:
+        if action not in self.pending:
             raise IllegalActionError(action, self.legal, self.action_to_string)
-        try:
-            self._apply(action)
-        except RuleRuntimeError:
-            self._restore(self.history)
-            raise
+        before = len(self.history)
         self.history.append(action)
-
-    def _apply(self, action: int) -> None:
-        fr = self.fr[-1]
-        if self.chance is not None:
-            resume = self.resume
-            if resume[0] == "random":
-                fr[resume[1]] = action
-                fr[0] += 1
+        try:
+            fr = self.fr[-1]
+            if self.chance is not None:
+                resume = self.resume
+                if resume[0] == "random":
+                    fr[resume[1]] = action
+                    fr[0] += 1
+                else:
+                    runtime.fix_end(self, resume[1], action, resume[2])
+                self.chance = None
             else:
-                runtime.fix_end(self, resume[1], action, resume[2])
-        else:
-            pc, slots, values = self.pending[action]
-            for slot, value in zip(slots, values):
-                fr[slot + 1] = value
-            fr[0] = pc
-        self.chance = None
-        self._run()
+                pc, slots, values = self.pending[action]
+                for slot, value in zip(slots, values):
+                    fr[slot + 1] = value
+                fr[0] = pc
+            self._run()
+        except RuleRuntimeError:
+            self._restore(self.history[:before])
+            raise
 
     def _restore(self, history: list[int]) -> None:
-        fresh = self.game.replay(history, self.seed)
+        fresh = self.game.replay(history, self.seed, self.auto)
         for name in State.__slots__:
             setattr(self, name, getattr(fresh, name))
 
@@ -205,7 +229,7 @@ class State:
         other.pending, other.legal, other.to_move = self.pending, self.legal, self.to_move
         other.chance, other.resume = self.chance, self.resume
         other.history = self.history[:]
-        other.seed = self.seed
+        other.seed, other.auto = self.seed, self.auto
         return other
 
     def child(self, action: int) -> State:
@@ -249,7 +273,7 @@ class State:
     # ---- serialization and identity
     def _content(self) -> tuple:
         return (self.z, self.lo, self.hi, self.v, self.cur, self.fr, self.ctx, sorted(self.winners), self.over,
-                self.history, self.seed)
+                self.history, self.seed, self.auto)
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self._content(), default=list).encode()).hexdigest()
