@@ -69,16 +69,18 @@ class SpecError(RulekitError):
 
 @dataclass
 class DiagnosticSink:
-    """Collects diagnostics for one source text, so a stage can report them all at once."""
+    """Collects diagnostics for one or more source texts, so a stage can report them all at once."""
 
     file: str
     text: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    others: dict[str, str] = field(default_factory=dict)
 
     def error(self, code: str, message: str, span: Span | None, hint: str | None = None) -> None:
         line = None
-        if span is not None and span.file == self.file:
-            lines = self.text.splitlines()
+        if span is not None:
+            text = self.text if span.file == self.file else self.others.get(span.file)
+            lines = text.splitlines() if text is not None else []
             if 0 < span.line <= len(lines):
                 line = lines[span.line - 1]
         self.diagnostics.append(Diagnostic(code, message, span, hint, line))

@@ -155,11 +155,13 @@ class SetLit(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Iter:
-    """What a binder ranges over: `kind` is cards (distinct kinds in a zone), players, enum, set, range."""
+    """What a binder ranges over: `kind` is cards (distinct kinds in a zone, or in every zone of a
+    per-player family when `every` names it), players, enum, set, range."""
 
     kind: str
     element: Type
     zone: Expr | None = None
+    every: str | None = None
     start: Expr | None = None
     enum: str | None = None
     items: tuple[Expr, ...] = ()
@@ -178,7 +180,7 @@ class Binder:
 
 @dataclass(frozen=True, slots=True)
 class Quant(Expr):
-    """count (copies of matching cards, or matching elements), exists, the, forall."""
+    """count (copies of matching cards, or matching elements), exists, the, forall, sum."""
 
     kind: str
     binder: Binder
@@ -529,6 +531,28 @@ class Unmodelled:
 
 
 @dataclass(frozen=True, slots=True)
+class Property:
+    """A claim about every reachable state (invariant) or about some reachable state (reachable)."""
+
+    kind: str  # invariant or reachable
+    name: str
+    description: str | None
+    expr: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """A finding that `rulekit check` reports but that does not fail the run."""
+
+    name: str
+    finding: str
+    reason: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Game:
     name: str
     title: str
@@ -553,6 +577,8 @@ class Game:
     unmodelled: tuple[Unmodelled, ...]
     choice_points: int
     random_points: int
+    properties: tuple[Property, ...] = ()
+    expected: tuple[Expected, ...] = ()
     spec_path: str = field(default="", compare=False)
     quotes: tuple = _quotes()
 

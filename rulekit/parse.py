@@ -210,6 +210,23 @@ class _ToSyntax(Transformer):
     def amb_kind(self, meta, c):
         return ("kinds", c[0])
 
+    def checks_decl(self, meta, c):
+        return self._node("checks", meta, game=c[0])
+
+    def invariant_decl(self, meta, c):
+        return self._property("invariant", meta, c)
+
+    def reachable_decl(self, meta, c):
+        return self._property("reachable", meta, c)
+
+    def _property(self, kind, meta, c):
+        name, *rest = c
+        description = rest.pop(0).text if isinstance(rest[0], Text) else None
+        return self._node(kind, meta, name=name, description=description, expr=rest[0], quotes=rest[1:])
+
+    def expect_decl(self, meta, c):
+        return self._node("expect", meta, name=c[0], finding=c[1].text, reason=c[2].text)
+
     # ---- statements
     def block(self, meta, c):
         return Block(c)
@@ -360,6 +377,9 @@ class _ToSyntax(Transformer):
     def iter_players_from(self, meta, c):
         return self._node("iter_players", meta, start=c[0])
 
+    def iter_every(self, meta, c):
+        return self._node("iter_every", meta, zone=c[0])
+
     def or_expr(self, meta, c):
         return self._fold(meta, "or", c)
 
@@ -428,6 +448,9 @@ class _ToSyntax(Transformer):
 
     def forall(self, meta, c):
         return self._node("forall", meta, var=c[0], iter=c[1], body=c[2])
+
+    def sum_q(self, meta, c):
+        return self._node("sum", meta, var=c[0], iter=c[1], body=c[2])
 
 
 # Friendly messages for common mistakes, matched against Lark's parser state.

@@ -43,16 +43,34 @@ class Spec:
             raise GameNotFoundError(f"{self.display_path}: not UTF-8 text ({exc.reason})") from None
 
     @cached_property
-    def digest(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
-
-    @cached_property
     def syntax(self) -> Node:
         return parse(self.text, self.display_path)
 
     @cached_property
+    def checks_path(self) -> Path | None:
+        """`<spec>.checks` beside the spec, or checks/<folder>.checks for a bundled spec."""
+        for candidate in (self.path.with_suffix(".checks"), resources.checks_dir() / f"{self.folder.name}.checks"):
+            if candidate.is_file():
+                return candidate
+        return None
+
+    @cached_property
+    def checks_text(self) -> str | None:
+        return self.checks_path.read_text(encoding="utf-8") if self.checks_path else None
+
+    @cached_property
+    def digest(self) -> str:
+        return hashlib.sha256((self.text + "\0" + (self.checks_text or "")).encode()).hexdigest()[:16]
+
+    @cached_property
     def model(self) -> m.Game:
-        return resolve(self.syntax, self.display_path, self.text)
+        checks = None
+        texts = {}
+        if self.checks_path is not None:
+            shown = _display(self.checks_path)
+            checks = parse(self.checks_text, shown)
+            texts[shown] = self.checks_text
+        return resolve(self.syntax, self.display_path, self.text, checks, texts)
 
     @property
     def folder(self) -> Path:

@@ -77,8 +77,16 @@ class Resolver:
         return expr
 
     # ---- entry
-    def resolve(self, spec: Node, path: str) -> m.Game | None:
-        items = spec.items
+    def resolve(self, spec: Node, path: str, checks: Node | None = None) -> m.Game | None:
+        items = spec.items + (checks.items if checks is not None else [])
+        if checks is not None:
+            headers = [i for i in checks.items if i.kind == "checks"]
+            game_decls = [i for i in spec.items if i.kind == "game"]
+            if not headers:
+                self.error("E206", "a checks file starts with `checks GAME`, naming the game it is about", checks.span)
+            elif game_decls and headers[0].game.text != game_decls[0].name.text:
+                self.error("E206", f"these checks are for '{headers[0].game.text}', but the spec is "
+                           f"'{game_decls[0].name.text}'", headers[0].game.span)
         header = {k: [i for i in items if i.kind == k] for k in ("game", "rulebook", "players", "order", "payoff", "flow")}
         for kind in ("game", "rulebook", "players", "flow"):
             if not header[kind]:
@@ -107,6 +115,8 @@ class Resolver:
         flow = self._procedure(Node("procedure", flow_node.span, dict(
             name=Name("flow", flow_node.span), params=[], quotes=flow_node.quotes, body=flow_node.body)))
         unmodelled = tuple(m.Unmodelled(u.reason, u.span, self.quotes(u)) for u in items if u.kind == "unmodelled")
+        properties = tuple(self._property(i) for i in items if i.kind in ("invariant", "reachable"))
+        expected = tuple(m.Expected(i.name.text, i.finding, i.reason, i.span) for i in items if i.kind == "expect")
 
         g, rb, pl = header["game"][0], header["rulebook"][0], header["players"][0]
         if not 1 <= pl.low <= pl.high:
@@ -120,11 +130,13 @@ class Resolver:
             enums=enums, attrs=attrs, components=components, facts=facts, claims=claims, tokens=tokens,
             zones=zones, vars=variables, defines=defines, procedures=procedures, flow=flow,
             ambiguities=ambiguities, unmodelled=unmodelled, choice_points=self.choice_points,
-            random_points=self.random_points, spec_path=path, quotes=game_quotes)
+            random_points=self.random_points, properties=properties, expected=expected,
+            spec_path=path, quotes=game_quotes)
 
     # ---- pass 1: names and signatures
     def _collect(self, items):
-        named = ("enum", "component", "fact", "claim", "token", "zone", "var", "define", "procedure", "ambiguity")
+        named = ("enum", "component", "fact", "claim", "token", "zone", "var", "define", "procedure", "ambiguity",
+                 "invariant", "reachable")
         for item in items:
             if item.kind not in named:
                 continue
@@ -248,6 +260,12 @@ class Resolver:
         e = self.expect(self.expr(node.expr), m.BOOL, node.expr.span, "a claim")
         self.fn = None
         return m.Claim(node.name.text, e, node.span, self.quotes(node))
+
+    def _property(self, node):
+        self.fn = _Function()
+        e = self.expect(self.expr(node.expr), m.BOOL, node.expr.span, f"the {node.kind} '{node.name.text}'")
+        self.fn = None
+        return m.Property(node.kind, node.name.text, node.description, e, node.span, self.quotes(node))
 
     def _params(self, params) -> tuple[m.Param, ...]:
         out = []
@@ -483,6 +501,11 @@ class Resolver:
             return m.Iter("range", m.INT, low=low, high=high)
         if n.kind == "iter_players":
             return m.Iter("players", m.PLAYER, start=self.expect(self.expr(n.start), m.PLAYER, n.start.span, "the first player"))
+        if n.kind == "iter_every":
+            decl = self.decls.get(n.zone.text)
+            if decl is None or decl.kind != "zone" or not decl.per_player:
+                self.unknown(n.zone, "per-player zone", [k for k, d in self.decls.items() if d.kind == "zone" and d.per_player])
+            return m.Iter("cards", m.CARD, every=n.zone.text)
         e = n.expr
         if e.kind == "players":
             return m.Iter("players", m.PLAYER)
@@ -666,17 +689,21 @@ class Resolver:
     def e_the(self, n, span, static):
         return self._quant(n, span, "the")
 
-    def e_forall(self, n, span, static):
+    def e_forall(self, n, span, static, kind="forall", want=m.BOOL):
         self.fn.push()
         binder = self.binder(Node("binder", span, dict(var=n.var, iter=n.iter, cond=None)))
-        body = self.expect(self.expr(n.body), m.BOOL, n.body.span, "the condition of 'forall'")
+        body = self.expect(self.expr(n.body), want, n.body.span, f"the body of '{kind}'")
         self.fn.pop()
-        return m.Quant("forall", binder, body, m.BOOL, span)
+        return m.Quant(kind, binder, body, want, span)
+
+    def e_sum(self, n, span, static):
+        return self.e_forall(n, span, static, "sum", m.INT)
 
 
-def resolve(spec: Node, path: str, text: str) -> m.Game:
-    sink = DiagnosticSink(path, text)
-    game = Resolver(sink).resolve(spec, path)
+def resolve(spec: Node, path: str, text: str, checks: Node | None = None,
+            checks_texts: dict[str, str] | None = None) -> m.Game:
+    sink = DiagnosticSink(path, text, others=dict(checks_texts or {}))
+    game = Resolver(sink).resolve(spec, path, checks)
     sink.raise_if_any()
     assert game is not None
     return game

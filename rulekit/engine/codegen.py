@@ -164,6 +164,10 @@ class Codegen:
 
     def iter_src(self, it: m.Iter, distinct: bool) -> str:
         """A Python iterable over the binder's domain, in a deterministic order."""
+        if it.kind == "cards" and it.every is not None:
+            base = self.lay.zone_base[it.every]
+            z = f"[_k for _zz in s.z[{base}:{base + self.n}] for _k in _zz]"
+            return f"sorted(set({z}))" if distinct else z
         if it.kind == "cards":
             z = f"s.z[{self.ex(it.zone)}]"
             return f"sorted(set({z}))" if distinct else z
@@ -191,6 +195,8 @@ class Codegen:
             return f"any(True for {var} in {src}{guard})"
         if e.kind == "forall":
             return f"all({self.ex(e.body)} for {var} in {src}{guard})"
+        if e.kind == "sum":
+            return f"sum({self.ex(e.body)} for {var} in {src}{guard})"
         what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
         return f"the(next(({var} for {var} in {src}{guard}), None), {what}, {self.span_const(e.span)})"
 
@@ -559,6 +565,14 @@ class Codegen:
             params = "".join(f", _L{p.slot}" for p in d.params)
             out.append(f"def D_{_py_name(d.name)}(s{params}):")
             out.append(f"    return {self.ex(d.body)}")
+        for i, prop in enumerate(g.properties):
+            self.env = {}
+            out.append(f"def PROP{i}(s):")
+            out.append(f"    return bool({self.ex(prop.expr)})")
+        for i, claim in enumerate(g.claims):
+            self.env = {}
+            out.append(f"def CLAIM{i}(s):")
+            out.append(f"    return bool({self.ex(claim.expr)})")
         self.env = {}
         self.procedure(g.flow)
         flow_size = self.frame_size

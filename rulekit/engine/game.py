@@ -58,6 +58,22 @@ class Game:
             values[self._layout.supply_slot[t.name]] = int(eval(codegen.ex(t.count), namespace))  # noqa: S307
         self._initial_vars = values
         self.key = (self.model.name, spec.digest, players, tuple(sorted(self.options.items())))
+        self._properties = [(p, namespace[f"PROP{i}"]) for i, p in enumerate(self.model.properties)]
+        self._claims = [(c, namespace[f"CLAIM{i}"]) for i, c in enumerate(self.model.claims)]
+
+    def properties(self, kind: str) -> list:
+        """The spec's invariants or reachability targets, each as (declaration, test of a state)."""
+        return [(p, test) for p, test in self._properties if p.kind == kind]
+
+    def violated_invariants(self, state: State) -> list:
+        return [p for p, test in self._properties if p.kind == "invariant" and not test(state)]
+
+    def claims(self) -> list:
+        """The spec's claims about the set-up, each as (declaration, holds in the initial position)."""
+        start = object.__new__(State)
+        start.z, start.v, start.cur = [list(c) for c in self._initial_zones], list(self._initial_vars), 0
+        start.game = self
+        return [(c, test(start)) for c, test in self._claims]
 
     # ---- OpenSpiel's Game API
     def num_players(self) -> int:
