@@ -98,6 +98,14 @@ class State:
         return SUSPEND
 
     def chance_resolve(self, zone: int, top: bool, next_pc: int) -> int:
+        if self.auto:
+            # Sampling a position of the block is sampling a kind weighted by its copies.
+            cards, lo, hi = self.z[zone], self.lo[zone], self.hi[zone]
+            kind = cards[lo + int(splitmix(self.seed, len(self.history)) * (hi - lo))]
+            if cards[lo:hi].count(kind) != hi - lo:  # a block of one kind is no chance event
+                self.history.append(kind)
+            runtime.fix_end(self, zone, kind, top)
+            return next_pc
         counts = runtime.block_counts(self, zone)
         if len(counts) == 1:
             runtime.fix_end(self, zone, next(iter(counts)), top)

@@ -1,0 +1,288 @@
+"""The `rulekit` command line: check, play, simulate, games."""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import __version__, load, resources
+from .checking import PlayBounds, check_spec
+from .errors import RulekitError, SpecError
+from .pipeline import Spec
+from .report import render_text, to_json
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+DESCRIPTION = """\
+rulekit makes tabletop rulebooks formal, executable and checked.
+
+A game is a spec in the rulekit rule language (a .rules file beside the rulebook
+it quotes). GAME is a bundled game's name (see `rulekit games`), a spec folder,
+or a .rules file.
+"""
+
+EPILOG = """\
+exit codes: 0 clean; 1 findings of error severity that no ambiguity or `expect`
+acknowledges; 2 bad usage, or a spec that does not compile.
+
+examples:
+  rulekit check                         check every bundled spec
+  rulekit check chocobo --format json   findings as JSON, for CI
+  rulekit simulate chocobo --games 1000 --players 4 --seed 1
+  rulekit play chocobo --players 3      play in the terminal against random players
+"""
+
+
+class _Progress:
+    """A progress bar on the terminal's stderr, silent otherwise."""
+
+    def __init__(self, enabled: bool):
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+                            disable=not enabled)
+        self.task = None
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.__exit__(*exc)
+
+    def start(self, label: str, total: int) -> None:
+        self.task = self.bar.add_task(label, total=total)
+
+    def advance(self) -> None:
+        self.bar.advance(self.task)
+
+
+def _options(pairs: list[str] | None) -> dict[str, str]:
+    out = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or not value:
+            raise RulekitError(f"--option takes NAME=VALUE, not {pair!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rulekit", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"rulekit {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser("check", help="validate specs: compile, quotes, coverage, claims, random play",
+                       description="Validate specs against their rulebooks and their claimed properties.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("specs", nargs="*", metavar="SPEC|GAME", help="what to check (default: every bundled spec)")
+    c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    c.add_argument("--games", type=int, default=PlayBounds.games, metavar="N",
+                   help=f"random games per player count under the default options (default: {PlayBounds.games})")
+    c.add_argument("--variant-games", type=int, default=PlayBounds.variant_games, metavar="N",
+                   help=f"random games per player count under each other option (default: {PlayBounds.variant_games})")
+    c.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
+                   help=f"decisions before a game counts as not ending (default: {PlayBounds.max_steps})")
+    c.add_argument("--seed", type=int, default=0, help="seed of the random games (default: 0)")
+    c.add_argument("-v", "--verbose", action="store_true", help="also list notes (ambiguities) in full")
+
+    s = sub.add_parser("simulate", help="random playouts with statistics",
+                       description="Play random games and report game length and outcome per seat.")
+    s.add_argument("game", metavar="GAME")
+    s.add_argument("--games", type=int, default=1000, metavar="N", help="number of games (default: 1000)")
+    s.add_argument("--players", type=int, default=None, metavar="P", help="players (default: the fewest allowed)")
+    s.add_argument("--seed", type=int, default=0, help="seed (default: 0)")
+    s.add_argument("--option", action="append", metavar="NAME=VALUE", help="an ambiguity option (repeatable)")
+    s.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
+                   help=f"decisions before a game is cut off (default: {PlayBounds.max_steps})")
+    s.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+    g = sub.add_parser("play", help="play in the terminal against random players",
+                       description="Play a game in the terminal. You see only what your seat may see; "
+                       "the other seats and chance are played at random.")
+    g.add_argument("game", metavar="GAME")
+    g.add_argument("--players", type=int, default=None, metavar="N", help="players (default: the fewest allowed)")
+    g.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default: 0)")
+    g.add_argument("--seed", type=int, default=None, help="seed for chance and the random players")
+    g.add_argument("--option", action="append", metavar="NAME=VALUE", help="an ambiguity option (repeatable)")
+
+    sub.add_parser("games", help="list the bundled games")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    out = Console()
+    err = Console(stderr=True, highlight=False)
+    try:
+        if args.command == "check":
+            return _check(args, out)
+        if args.command == "simulate":
+            return _simulate(args, out)
+        if args.command == "play":
+            return _play(args, out)
+        if args.command == "games":
+            return _games(out)
+        parser.print_help()
+        return EXIT_USAGE
+    except SpecError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    except RulekitError as exc:
+        err.print(f"rulekit: error: {exc}", markup=False)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+
+
+def _check(args, out: Console) -> int:
+    for name in ("games", "variant_games", "max_steps"):
+        if getattr(args, name) < 0:
+            raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
+    targets = args.specs or resources.bundled_games()
+    bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed)
+    reports, broken = [], []
+    with _Progress(sys.stderr.isatty()) as progress:
+        for target in targets:
+            spec = Spec.find(target)
+            try:
+                reports.append(check_spec(spec, bounds, progress))
+            except SpecError as exc:
+                broken.append(exc)
+    for exc in broken:
+        print(exc.render(), file=sys.stderr)
+    if args.format == "json":
+        print(to_json(reports, __version__))
+    else:
+        render_text(reports, out, args.verbose)
+    if broken:
+        return EXIT_USAGE
+    return EXIT_FINDINGS if any(f.fails for r in reports for f in r.findings) else EXIT_OK
+
+
+def _games(out: Console) -> int:
+    table = Table("game", "title", "players", "ambiguities")
+    for name in resources.bundled_games():
+        model = Spec.find(name).model
+        table.add_row(name, model.title, f"{model.min_players}-{model.max_players}", str(len(model.ambiguities)))
+    out.print(table)
+    return EXIT_OK
+
+
+def _simulate(args, out: Console) -> int:
+    if args.games < 1:
+        raise RulekitError("--games must be at least 1")
+    game = load(args.game, players=args.players, options=_options(args.option))
+    n = game.num_players()
+    rng = random.Random(args.seed)
+    lengths, decisions, wins, unfinished = [], [], [0] * n, 0
+    with _Progress(sys.stderr.isatty()) as progress:
+        progress.start(f"simulating {game.name}", args.games)
+        for i in range(args.games):
+            state = game.new_initial_state(seed=args.seed * 1_000_003 + i, auto_chance=True)
+            made = 0
+            while not state.is_terminal() and made < args.max_steps and state.legal:
+                state.apply_action(rng.choice(state.legal))
+                made += 1
+            if state.is_terminal():
+                lengths.append(len(state.history))
+                decisions.append(made)
+                for p in state.winners:
+                    wins[p] += 1
+            else:
+                unfinished += 1
+            progress.advance()
+    finished = len(lengths)
+    stats = {
+        "game": game.name, "players": n, "games": args.games, "seed": args.seed, "options": game.options,
+        "finished": finished, "unfinished": unfinished,
+        "length": _summary(lengths), "decisions": _summary(decisions),
+        "wins_per_seat": wins, "win_rate_per_seat": [w / finished if finished else 0.0 for w in wins],
+    }
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return EXIT_OK
+    out.print(f"[bold]{game.model.title}[/], {n} players, {args.games} games, seed {args.seed}")
+    table = Table("measure", "mean", "min", "median", "max")
+    for label, key in (("steps (with chance)", "length"), ("decisions", "decisions")):
+        s = stats[key]
+        table.add_row(label, *(f"{s[k]:.1f}" if k == "mean" else str(s[k]) for k in ("mean", "min", "median", "max")))
+    out.print(table)
+    seats = Table("seat", "wins", "win rate")
+    for p in range(n):
+        seats.add_row(game.player_name(p), str(wins[p]), f"{stats['win_rate_per_seat'][p]:.1%}")
+    out.print(seats)
+    if unfinished:
+        out.print(f"[yellow]{unfinished} game(s) had not ended after {args.max_steps} decisions[/]")
+    return EXIT_OK
+
+
+def _summary(xs: list[int]) -> dict:
+    if not xs:
+        return {"mean": 0.0, "min": 0, "median": 0, "max": 0}
+    ordered = sorted(xs)
+    return {"mean": sum(xs) / len(xs), "min": ordered[0], "median": ordered[len(ordered) // 2], "max": ordered[-1]}
+
+
+def _play(args, out: Console) -> int:
+    game = load(args.game, players=args.players, options=_options(args.option))
+    if not 0 <= args.seat < game.num_players():
+        raise RulekitError(f"--seat must be from 0 to {game.num_players() - 1}")
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed=seed, auto_chance=True)
+    out.print(f"[bold]{game.model.title}[/]: you are {game.player_name(args.seat)} of {game.num_players()} "
+              f"(seed {seed}). Type a number to choose, q to quit.")
+    seen = 0
+    while not state.is_terminal():
+        if not state.legal:
+            out.print("[red]No one can move: the rules have reached a deadlock.[/]")
+            return EXIT_FINDINGS
+        player = state.current_player()
+        if player != args.seat:
+            action = rng.choice(state.legal)
+            out.print(f"[dim]{game.player_name(player)}: {state.action_to_string(action)}[/]")
+            state.apply_action(action)
+            continue
+        obs = game.observation_text(state, args.seat).splitlines()
+        events = [line for line in obs if line.startswith("  > ")]
+        out.print("\n".join(line for line in obs if not line.startswith("  > ")), markup=False)
+        for line in events[seen:] if seen <= len(events) else events:
+            out.print(line, markup=False)
+        legal = state.legal_actions()
+        for i, action in enumerate(legal, start=1):
+            label = game.action_label(action)
+            out.print(f"  [bold]{i}[/]. {state.action_to_string(action)}" + (f" [dim]- {label}[/]" if label else ""))
+        choice = _ask(len(legal))
+        if choice is None:
+            out.print("bye")
+            return EXIT_OK
+        state.apply_action(legal[choice - 1])
+        seen = 0
+    returns = state.returns()
+    out.print("[bold]Game over.[/] " + ", ".join(f"{game.player_name(p)}: {r:+g}" for p, r in enumerate(returns)))
+    return EXIT_OK
+
+
+def _ask(n: int) -> int | None:
+    while True:
+        try:
+            text = input(f"your choice (1-{n}): ").strip()
+        except EOFError:
+            return None
+        if text.lower() in ("q", "quit", "exit"):
+            return None
+        if text.isdigit() and 1 <= int(text) <= n:
+            return int(text)
+        print(f"please type a number from 1 to {n}, or q to quit")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

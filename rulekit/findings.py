@@ -1,0 +1,61 @@
+"""One data model for everything `rulekit check` reports."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+KINDS = ("contradiction", "invariant", "reachability", "deadlock", "termination", "dead-rule", "coverage",
+         "quote", "ambiguity", "runtime")
+SEVERITIES = ("error", "warning", "info")
+VERDICTS = ("proven", "refuted", "bounded", "unknown")
+METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "hypothesis", "graph", "static", "random-play")
+
+# Kinds whose refutation breaks the rules themselves: they fail a run unless acknowledged.
+FAILING_KINDS = ("contradiction", "invariant", "deadlock", "quote", "runtime")
+
+
+@dataclass
+class Finding:
+    id: str
+    game: str
+    kind: str
+    severity: str
+    verdict: str
+    method: str
+    message: str
+    bound: dict | None = None
+    quotes: list[str] = field(default_factory=list)
+    location: str | None = None
+    witness: list[dict] | None = None
+    options: dict = field(default_factory=dict)
+    acknowledged_by: str | None = None
+
+    def __post_init__(self):
+        assert self.kind in KINDS, self.kind
+        assert self.severity in SEVERITIES, self.severity
+        assert self.verdict in VERDICTS, self.verdict
+        assert self.method in METHODS, self.method
+
+    @property
+    def fails(self) -> bool:
+        """An unacknowledged error: it makes `rulekit check` exit 1."""
+        return self.severity == "error" and self.acknowledged_by is None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class GameReport:
+    game: str
+    title: str
+    spec: str
+    players: list[int]
+    options: dict
+    findings: list[Finding] = field(default_factory=list)
+
+    def add(self, finding: Finding) -> None:
+        self.findings.append(finding)
+
+    def to_json(self) -> dict:
+        return {"game": self.game, "title": self.title, "spec": self.spec, "players": self.players,
+                "options": self.options, "findings": [f.to_json() for f in self.findings]}

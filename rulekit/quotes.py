@@ -1,0 +1,141 @@
+"""Rulebook sentences and the spec's quotes of them.
+
+A quote counts only if it is a verbatim substring of its rulebook, with white
+space normalized. The rulebook is segmented into sentences (list items and
+table rows count as sentences); a sentence is accounted for when the spec's
+quotes cover at least half of it.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from . import model as m
+
+_BULLET = re.compile(r"^\s*(?:[•\-*]|\d+\.|[IVX]+\.|[A-Z]\.)\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”)]?\s+(?=[A-Z\"“(*•])")
+COVERED_FRACTION = 0.5
+
+
+def normalize(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str  # as normalized
+    line: int  # 1-based line in the rulebook
+    start: int  # offset in the normalized rulebook
+    end: int
+
+
+def sentences(rulebook: str) -> list[Sentence]:
+    """Split a rulebook into sentences, each located in the normalized text."""
+    flat = normalize(rulebook)
+    out: list[Sentence] = []
+    cursor = 0
+    for lineno, raw in enumerate(rulebook.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        body = line if "\t" in line else _BULLET.sub("", line)
+        for piece in (_SENTENCE_END.split(body) if "\t" not in body else [body]):
+            text = normalize(piece)
+            if not text:
+                continue
+            at = flat.find(text, cursor)
+            if at < 0:
+                at = flat.find(text)
+            if at < 0:
+                continue
+            out.append(Sentence(text, lineno, at, at + len(text)))
+            cursor = at + len(text)
+    return out
+
+
+@dataclass(frozen=True)
+class QuoteUse:
+    text: str
+    where: m.QuoteRef  # the quote as the spec cites it
+    owner: str  # what carries it, for messages
+
+
+def quote_uses(game: m.Game) -> list[QuoteUse]:
+    """Every quote in the model, with what carries it."""
+    uses: list[QuoteUse] = []
+
+    def add(quotes, owner):
+        for q in quotes:
+            uses.append(QuoteUse(q.text, q, owner))
+
+    add(game.quotes, "game")
+    for group, items in (("enum", game.enums), ("component", game.components), ("fact", game.facts),
+                         ("claim", game.claims), ("token", game.tokens), ("zone", game.zones), ("var", game.vars),
+                         ("define", game.defines), ("procedure", game.procedures), ("ambiguity", game.ambiguities),
+                         ("property", game.properties)):
+        for item in items:
+            add(item.quotes, f"{group} {item.name}")
+    for u in game.unmodelled:
+        add(u.quotes, "unmodelled")
+    for proc in (game.flow, *game.procedures):
+        for st in _statements(proc.body):
+            add(getattr(st, "quotes", ()), f"{type(st).__name__.lower()} in {proc.name}")
+    return uses
+
+
+def _statements(stmts):
+    for st in stmts:
+        yield st
+        if isinstance(st, m.If):
+            for _, body in st.branches:
+                yield from _statements(body)
+            yield from _statements(st.orelse)
+        elif isinstance(st, m.Choose):
+            for a in st.actions:
+                yield a
+                yield from _statements(a.body)
+        elif isinstance(st, m.Turns):
+            yield from _statements(st.body)
+            yield from _statements(st.then)
+        elif hasattr(st, "body"):
+            yield from _statements(st.body)
+
+
+@dataclass(frozen=True)
+class QuoteProblem:
+    use: QuoteUse
+    suggestion: str | None
+
+
+def bad_quotes(game: m.Game, rulebook: str) -> list[QuoteProblem]:
+    """Quotes that are not verbatim in the rulebook, each with the closest sentence as a hint."""
+    flat = normalize(rulebook)
+    found = sentences(rulebook)
+    problems = []
+    for use in quote_uses(game):
+        if normalize(use.text) in flat:
+            continue
+        close = difflib.get_close_matches(normalize(use.text), [s.text for s in found], n=1, cutoff=0.5)
+        problems.append(QuoteProblem(use, close[0] if close else None))
+    return problems
+
+
+def uncovered(game: m.Game, rulebook: str) -> list[Sentence]:
+    """Rulebook sentences that no quote of the spec accounts for."""
+    flat = normalize(rulebook)
+    covered = bytearray(len(flat))
+    for use in quote_uses(game):
+        q = normalize(use.text)
+        if not q:
+            continue
+        at = flat.find(q)
+        while at >= 0:
+            covered[at:at + len(q)] = b"\x01" * len(q)
+            at = flat.find(q, at + 1)
+    out = []
+    for s in sentences(rulebook):
+        chars = [i for i in range(s.start, s.end) if flat[i] != " "]
+        if chars and sum(covered[i] for i in chars) < COVERED_FRACTION * len(chars):
+            out.append(s)
+    return out
