@@ -114,7 +114,7 @@ class _Tally:
         self.game = game
         self.broken: dict[str, Finding] = {}
         self.reached: dict[str, Finding] = {}
-        self.unfinished = 0
+        self.unfinished: dict[tuple, int] = {}  # changed options -> games that had not ended
         self.played = 0
         self.steps = 0
 
@@ -148,10 +148,12 @@ def _random_play(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBound
                                quotes=_quote_texts(prop), location=_loc(prop.span)))
     for f in (*tally.broken.values(), *tally.reached.values()):
         report.add(f)
-    if tally.unfinished:
-        report.add(Finding(f"{game.name}/termination/random-play", game.name, "termination", "warning", "unknown",
-                           "random-play", f"{tally.unfinished} of {tally.played} random games had not ended after "
-                           f"{bounds.max_steps} decisions", bound=bound))
+    for changed, count in sorted(tally.unfinished.items()):
+        suffix = "".join(f"/{k}={v}" for k, v in changed)
+        where = (" under " + ", ".join(f"{k}={v}" for k, v in changed)) if changed else " under the default options"
+        report.add(Finding(f"{game.name}/termination/random-play{suffix}", game.name, "termination", "warning",
+                           "unknown", "random-play", f"{count} random game(s){where} had not ended after "
+                           f"{bounds.max_steps} decisions", bound=bound, options=dict(changed)))
 
 
 def _play_one(loaded: Game, options: dict, bounds: PlayBounds, seed: int, tally: _Tally) -> None:
@@ -191,7 +193,8 @@ def _play_one(loaded: Game, options: dict, bounds: PlayBounds, seed: int, tally:
                     f"legal move ({loaded.num_players()} players)", witness=witness(state), options=changed))
                 return
             if decisions >= bounds.max_steps:
-                tally.unfinished += 1
+                key = tuple(sorted(changed.items()))
+                tally.unfinished[key] = tally.unfinished.get(key, 0) + 1
                 return
             state.apply_action(rng.choice(state.legal_actions()))
             decisions += 1

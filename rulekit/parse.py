@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
-from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, v_args
+from lark import (Lark, Token, Transformer_NonRecursive, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
+                  UnexpectedToken, v_args)
 
 from . import resources
 from .errors import DiagnosticSink, Span
@@ -45,17 +46,27 @@ def _split(children, *types):
 
 
 @v_args(meta=True)
-class _ToSyntax(Transformer):
-    def __init__(self, file: str):
+class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must not overflow Python's stack
+    def __init__(self, file: str, sink: DiagnosticSink | None = None):
         super().__init__()
         self.file = file
+        self.sink = sink
 
     # ---- tokens
     def NAME(self, tok):  # noqa: N802 (Lark calls terminal callbacks by terminal name)
         return Name(str(tok), _token_span(self.file, tok))
 
     def STRING(self, tok):  # noqa: N802
-        return Text(ast.literal_eval(str(tok)) if "\\" in tok else str(tok)[1:-1], _token_span(self.file, tok))
+        if "\\" not in tok:
+            return Text(str(tok)[1:-1], _token_span(self.file, tok))
+        try:
+            value = ast.literal_eval(str(tok).replace("\0", "\\x00"))
+        except (SyntaxError, ValueError):  # the grammar allows any \c; Python rejects \N, \x4, ...
+            value = str(tok)[1:-1]
+            if self.sink is not None:
+                self.sink.error("E101", "a string has an invalid escape sequence", _token_span(self.file, tok),
+                                'a backslash starts an escape such as \\n, \\t, \\" or \\\\ (a backslash itself)')
+        return Text(value, _token_span(self.file, tok))
 
     def INT(self, tok):  # noqa: N802
         return int(tok)
@@ -83,7 +94,50 @@ class _ToSyntax(Transformer):
         return self._node("players", meta, low=c[0], high=c[1], quotes=c[2:])
 
     def order_decl(self, meta, c):
-        return self._node("order", meta, direction=str(c[0]), quotes=c[1:])
+        return self._node("order", meta, direction=c[0], quotes=c[1:])
+
+    # Keyword alternatives become plain strings.
+    def dir_clockwise(self, meta, c):
+        return "clockwise"
+
+    def dir_counterclockwise(self, meta, c):
+        return "counterclockwise"
+
+    def cat_card(self, meta, c):
+        return "card"
+
+    def cat_piece(self, meta, c):
+        return "piece"
+
+    def shape_stack(self, meta, c):
+        return "stack"
+
+    def shape_set(self, meta, c):
+        return "set"
+
+    def vis_hidden(self, meta, c):
+        return "hidden"
+
+    def vis_owner(self, meta, c):
+        return "owner"
+
+    def vis_public(self, meta, c):
+        return "public"
+
+    def end_turn(self, meta, c):
+        return "turn"
+
+    def end_round(self, meta, c):
+        return "round"
+
+    def end_game(self, meta, c):
+        return "game"
+
+    def step_next(self, meta, c):
+        return "next"
+
+    def step_previous(self, meta, c):
+        return "previous"
 
     def signed_int(self, meta, c):
         return -c[1] if len(c) == 2 else c[0]
@@ -510,4 +564,27 @@ def parse(text: str, file: str = "<spec>") -> Node:
         width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
         sink.error(code, message, Span(file, line, column, line, column + width), _expected_hint(err))
         sink.raise_if_any()
-    return _ToSyntax(file).transform(tree)
+    syntax = _ToSyntax(file, sink).transform(tree)
+    too_deep = _too_deep(syntax)
+    if too_deep is not None:
+        sink.error("E101", f"this is nested too deeply: more than {MAX_DEPTH} levels of blocks and operators",
+                   too_deep.span, "move part of it into a define or a procedure")
+    sink.raise_if_any()
+    return syntax
+
+
+MAX_DEPTH = 100  # later stages recurse over the syntax tree; the Chocobo spec nests 13 levels
+
+
+def _too_deep(syntax: Node) -> Node | None:
+    """The first node nested deeper than MAX_DEPTH, if any (found without recursion)."""
+    stack = [(syntax, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Node):
+            if depth > MAX_DEPTH:
+                return value
+            stack.extend((child, depth + 1) for child in reversed(value.fields.values()))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((child, depth) for child in reversed(value))
+    return None

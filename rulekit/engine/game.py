@@ -121,6 +121,31 @@ class Game:
         changed = {k: v for k, v in self.options.items() if v != self.model.default_options()[k]}
         return f"<rulekit game {self.name!r} players={self._players} options={changed}>"
 
+    # ---- where things are in a state
+    def zone_index(self, name: str, player: int | None = None) -> int:
+        decl = next((z for z in self.model.zones if z.name == name), None)
+        if decl is None:
+            raise KeyError(f"{self.name} has no zone {name!r}")
+        if decl.per_player != (player is not None) or (player is not None and not 0 <= player < self._players):
+            raise KeyError(f"zone {name!r} is {'per player: give a seat' if decl.per_player else 'shared: give no seat'}")
+        return self._layout.zone_base[name] + (player or 0)
+
+    def var_index(self, name: str, player: int | None = None) -> int:
+        lay = self._layout
+        if name in lay.supply_slot:
+            return lay.supply_slot[name] if player is None else lay.held_base[name] + player
+        decl = next((v for v in self.model.vars if v.name == name), None)
+        if decl is None:
+            raise KeyError(f"{self.name} has no variable or token {name!r}")
+        if decl.per_player != (player is not None) or (player is not None and not 0 <= player < self._players):
+            raise KeyError(f"variable {name!r} is {'per player: give a seat' if decl.per_player else 'shared: give no seat'}")
+        return lay.var_base[name] + (player or 0)
+
+    @property
+    def component_counts(self) -> dict[str, int]:
+        """How many copies of each component this configuration has."""
+        return dict(zip(self._kind_names, self._component_counts))
+
     # ---- names for people
     def player_name(self, p: int) -> str:
         return f"P{p}"

@@ -265,6 +265,15 @@ class State:
         while self.chance is not None:
             self.apply_action(self.sample_chance())
 
+    # ---- the full truth, for tests, tools and referees (players get `observation`)
+    def zone(self, name: str, player: int | None = None) -> list[str]:
+        """The cards in a zone, top last for a stack: `zone("deck")`, `zone("hand", 2)`."""
+        return [self.kind_names[k] for k in self.z[self.game.zone_index(name, player)]]
+
+    def value(self, name: str, player: int | None = None) -> int:
+        """A variable's value, or a token count: `value("Victory", 1)`; `value("Victory")` is the supply."""
+        return self.v[self.game.var_index(name, player)]
+
     # ---- information
     def observation(self, player: int) -> dict:
         return self.game.observe(self, player)

@@ -1,0 +1,47 @@
+"""Shared helpers for the tests: playing games at random and small specs written inline."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import rulekit
+from rulekit.pipeline import Spec
+
+TINY_RULEBOOK = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
+
+
+def play_random(game, seed: int, max_decisions: int = 5000, on_state=None, auto_chance: bool = True):
+    """One seeded random game; `on_state(state)` is called on every state reached."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed=seed, auto_chance=auto_chance)
+    decisions = 0
+    while True:
+        if on_state is not None:
+            on_state(state)
+        if state.is_terminal() or decisions >= max_decisions:
+            return state
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+            continue
+        state.apply_action(rng.choice(state.legal_actions()))
+        decisions += 1
+
+
+def write_spec(tmp_path: Path, text: str, name: str = "tiny", rulebook: str = TINY_RULEBOOK,
+               checks: str | None = None) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "rulebook.txt").write_text(rulebook, encoding="utf-8")
+    path = folder / f"{name}.rules"
+    path.write_text(text, encoding="utf-8")
+    if checks is not None:
+        path.with_suffix(".checks").write_text(checks, encoding="utf-8")
+    return path
+
+
+def load_text(tmp_path: Path, text: str, **kw):
+    return rulekit.load(str(write_spec(tmp_path, text)), **kw)
+
+
+def compile_text(text: str):
+    return Spec(Path("inline.rules"), text=text).model
