@@ -1,0 +1,153 @@
+"""The command line: exit codes, output formats, and errors without tracebacks."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rulekit.cli import main
+from tests.helpers import write_spec
+
+FAST = ["--games", "4", "--variant-games", "1"]
+
+TINY = """
+game tiny "Tiny"
+rulebook "rulebook.txt" source "tiny.txt"
+players 2 to 3
+unmodelled "Tiny Game." because "Title."
+zone box: set, public, initial
+zone hand per player: set, owner
+card Ace x 1 quote "The player with the Ace wins."
+card Two x 2
+var drawn: int 0..3 = 0
+flow {
+  shuffle box
+  for p in players {
+    random c in box quote "Each player draws one card."
+    move c from box to hand(p)
+    add 1 to drawn
+  }
+  for p in players { if exists(c in hand(p) where c == Ace) { win p } }
+  end game quote "The player with the Ace wins."
+}
+"""
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_bundled_spec_is_clean(capsys):
+    code, out, err = run(capsys, "check", "chocobo", *FAST)
+    assert code == 0, out + err
+    assert "Chocobo's Crystal Hunt" in out and "invariant" in out
+
+
+def test_check_json_has_the_documented_shape(capsys):
+    code, out, _ = run(capsys, "check", "chocobo", *FAST, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["rulekit"] and data["games"][0]["game"] == "chocobo"
+    finding = data["games"][0]["findings"][0]
+    for key in ("id", "game", "kind", "severity", "verdict", "method", "bound", "message", "quotes", "location",
+                "witness", "options"):
+        assert key in finding
+
+
+def test_check_a_spec_that_does_not_compile_exits_2_with_a_caret(tmp_path, capsys):
+    path = write_spec(tmp_path, TINY.replace("move c from box", "move c frm box"))
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 2
+    assert "tiny.rules:15:12: E101" in err and "^" in err
+    assert "Traceback" not in err
+
+
+def test_check_unknown_game_exits_2(capsys):
+    code, _, err = run(capsys, "check", "no-such-game")
+    assert code == 2 and "no spec called 'no-such-game'" in err
+
+
+def test_check_refuted_invariant_exits_1_with_a_witness(tmp_path, capsys):
+    checks = 'checks tiny\ninvariant nobody_draws "Nobody has drawn": drawn == 0\n'
+    path = write_spec(tmp_path, TINY, checks=checks)
+    code, out, _ = run(capsys, "check", str(path), *FAST, "--format", "json")
+    assert code == 1
+    findings = json.loads(out)["games"][0]["findings"]
+    broken = next(f for f in findings if f["kind"] == "invariant")
+    assert broken["verdict"] == "refuted" and broken["witness"]
+
+
+def test_expected_finding_does_not_fail_the_run(tmp_path, capsys):
+    checks = ('checks tiny\ninvariant nobody_draws: drawn == 0\n'
+              'expect known "tiny/invariant/nobody_draws" because "drawing is the point"\n')
+    path = write_spec(tmp_path, TINY, checks=checks)
+    code, out, _ = run(capsys, "check", str(path), *FAST)
+    assert code == 0
+    assert "acknowledged" in out
+
+
+def test_bad_quote_is_an_error_with_a_suggestion(tmp_path, capsys):
+    path = write_spec(tmp_path, TINY.replace('quote "Each player draws one card."',
+                                             'quote "Each player draws a card."'))
+    code, out, _ = run(capsys, "check", str(path), *FAST, "--format", "json")
+    assert code == 1
+    quote = next(f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "quote")
+    assert "Each player draws one card." in quote["message"] and quote["location"].endswith("tiny.rules:14:27")
+
+
+def test_simulate_json(capsys):
+    code, out, _ = run(capsys, "simulate", "chocobo", "--games", "20", "--players", "3", "--seed", "4", "--json")
+    stats = json.loads(out)
+    assert code == 0 and stats["finished"] + stats["unfinished"] == 20 and sum(stats["wins_per_seat"]) == stats["finished"]
+    again = json.loads(run(capsys, "simulate", "chocobo", "--games", "20", "--players", "3", "--seed", "4", "--json")[1])
+    assert again == stats
+
+
+def test_simulate_table(capsys):
+    code, out, _ = run(capsys, "simulate", "chocobo", "--games", "5")
+    assert code == 0 and "win rate" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "chocobo", "--option", "win_timing"], "--option takes NAME=VALUE"),
+    (["simulate", "chocobo", "--option", "win_timing=soon"], "has no option 'soon'"),
+    (["simulate", "chocobo", "--players", "9"], "3 to 5 players"),
+    (["simulate", "chocobo", "--games", "0"], "at least 1"),
+    (["play", "chocobo", "--seat", "7"], "--seat must be"),
+])
+def test_usage_errors_exit_2_without_traceback(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_play_reads_numbers_and_quits(monkeypatch, capsys):
+    answers = iter(["x", "99", "1", "q"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    code, out, _ = run(capsys, "play", "chocobo", "--players", "3", "--seed", "5")
+    assert code == 0
+    assert "you are P0" in out and "please type a number" in out and "bye" in out
+
+
+def test_play_to_the_end(monkeypatch, capsys):
+    monkeypatch.setattr("builtins.input", lambda prompt="": "1")
+    code, out, _ = run(capsys, "play", "chocobo", "--players", "3", "--seed", "2")
+    assert code == 0 and "Game over." in out
+
+
+def test_games_lists_bundled_specs(capsys):
+    code, out, _ = run(capsys, "games")
+    assert code == 0 and "chocobo" in out
+
+
+def test_help_explains_exit_codes(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "exit codes" in capsys.readouterr().out
+
+
+def test_module_entry_point_runs():
+    done = subprocess.run([sys.executable, "-m", "rulekit", "games"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "chocobo" in done.stdout
