@@ -118,8 +118,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    out = Console()
-    err = Console(stderr=True, highlight=False)
+    out = Console(soft_wrap=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         if args.command == "check":
             return _check(args, out)

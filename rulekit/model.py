@@ -95,7 +95,8 @@ class ZoneRef(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Builtin(Expr):
-    """current, player_count, size(zone), next(p), previous(p), supply(token), held(token, p), min, max, abs."""
+    """current, player_count, size(zone), next(p), previous(p), seat(n), supply(token), held(token, p),
+    min, max, abs."""
 
     name: str
     args: tuple[Expr, ...]

@@ -6,6 +6,7 @@ The transformer only builds syntax nodes; every semantic check belongs to
 from __future__ import annotations
 
 import ast
+import warnings
 from functools import lru_cache
 
 from lark import (Lark, Token, Transformer_NonRecursive, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
@@ -60,7 +61,9 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         if "\\" not in tok:
             return Text(str(tok)[1:-1], _token_span(self.file, tok))
         try:
-            value = ast.literal_eval(str(tok).replace("\0", "\\x00"))
+            with warnings.catch_warnings():  # an unknown escape such as \q stays as written, on every Python
+                warnings.simplefilter("ignore")
+                value = ast.literal_eval(str(tok).replace("\0", "\\x00"))
         except (SyntaxError, ValueError):  # the grammar allows any \c; Python rejects \N, \x4, ...
             value = str(tok)[1:-1]
             if self.sink is not None:

@@ -578,7 +578,7 @@ class Resolver:
     def e_call(self, n, span, static):
         text, args = n.name.text, n.args
         one = lambda want, what: self.expect(self.expr(args[0], static), want, args[0].span, what)  # noqa: E731
-        builtins = {"size": 1, "next": 1, "previous": 1, "supply": 1, "min": 2, "max": 2, "abs": 1}
+        builtins = {"size": 1, "next": 1, "previous": 1, "supply": 1, "min": 2, "max": 2, "abs": 1, "seat": 1}
         if text in builtins and text not in self.decls:
             if len(args) != builtins[text]:
                 self.error("E203", f"'{text}' takes {builtins[text]} argument(s), not {len(args)}", span)
@@ -587,6 +587,8 @@ class Resolver:
                 return m.Builtin("size", (one(m.ZONE, "a zone"),), m.INT, None, span)
             if text in ("next", "previous"):
                 return m.Builtin(text, (one(m.PLAYER, "a player"),), m.PLAYER, None, span)
+            if text == "seat":
+                return m.Builtin("seat", (one(m.INT, "a seat number"),), m.PLAYER, None, span)
             if text == "supply":
                 if args[0].kind != "name":
                     self.error("E202", "supply(...) takes a token name", span)

@@ -13,6 +13,7 @@ import re
 
 from .. import model as m
 from ..errors import RuleRuntimeError
+from . import runtime
 from .layout import Layout
 
 SUSPEND, FRAMES, HALT = -1, -2, -3
@@ -55,6 +56,8 @@ class Codegen:
         self.frame_size = 0
         self.choice_bases: dict[tuple[int, int], tuple[int, list[int]]] = {}
         self.action_table: list[tuple] = []  # id -> (point, action name, binder names, domain decoders)
+        for fact in _fact_order(game):  # facts are known before play: constants of the program
+            self.consts[f"F_{_py_name(fact.name)}"] = self.static_value(fact.value, f"fact '{fact.name}'")
         self._assign_action_ids()
 
     # ---- action ids: stable across states, one range per action of each choice point
@@ -78,18 +81,42 @@ class Codegen:
             for ai, action in enumerate(c.actions):
                 sizes = [self.domain_size(b.iter) for b in action.binders]
                 self.choice_bases[(c.point, ai)] = (offset, sizes)
+                names = [self.value_names(b.iter) for b in action.binders]
                 for combo in itertools.product(*(range(s) for s in sizes)):
-                    self.action_table.append((c.point, ai, combo))
+                    shown = tuple(n[i] if n is not None else None for n, i in zip(names, combo))
+                    self.action_table.append((c.point, ai, combo, shown))
                 offset += max(1, _prod(sizes))
         self.num_actions = offset
 
-    def static_int(self, e: m.Expr) -> int:
+    def static_value(self, e: m.Expr, what: str) -> int:
+        """The value of an expression that needs no state (facts, literals, player_count)."""
         try:
-            return int(eval(self.ex(e), dict(self.consts)))  # noqa: S307 - our own generated code
+            return int(eval(self.ex(e), {**self.consts, **{n: getattr(runtime, n) for n in runtime.__all_helpers__}}))  # noqa: S307
         except RuleRuntimeError:
             raise
         except Exception as exc:  # noqa: BLE001
-            raise RuleRuntimeError(f"a choice over a range needs bounds known before play ({exc})", getattr(e, "span", None))
+            raise RuleRuntimeError(f"{what} must be known before play ({exc})", getattr(e, "span", None)) from None
+
+    def static_int(self, e: m.Expr) -> int:
+        return self.static_value(e, "the bounds of a choice over a range")
+
+    def value_names(self, it: m.Iter) -> list[str] | None:
+        """How each index of a choice domain reads, for ranges and literal sets."""
+        if it.kind == "range":
+            low = self.static_int(it.low)
+            return [str(low + i) for i in range(self.domain_size(it))]
+        if it.kind == "set":
+            names = []
+            for item in it.items:
+                if isinstance(item, m.Const) and item.name:
+                    names.append(item.name)
+                else:
+                    try:
+                        names.append(str(self.static_value(item, "a set member")))
+                    except RuleRuntimeError:
+                        names.append(f"#{len(names)}")
+            return names
+        return None
 
     # ---- constants
     def const(self, name: str, value) -> str:
@@ -134,6 +161,8 @@ class Codegen:
             return f"(({a[0]}+{self.direction})%{self.n})"
         if e.name == "previous":
             return f"(({a[0]}-{self.direction})%{self.n})"
+        if e.name == "seat":
+            return f"check_range({a[0]}, 0, {self.n - 1}, 'seat', {self.span_const(e.span)})"
         if e.name == "supply":
             return f"s.v[{self.lay.supply_slot[e.token]}]"
         if e.name == "held":
@@ -284,9 +313,18 @@ class Codegen:
             else:
                 put = "put(s, _d, _k, True)"
             return [f"_z = {src}", *take, f"_d = {dst}", put, "s.log.append((_z, _d, _k))"]
+        if src_stack:
+            pred = "None"
+            if sel.cond is not None:
+                var = f"_L{sel.slot}"
+                self.env[sel.slot] = var
+                pred = f"lambda {var}: {self.ex(sel.cond)}"
+            return [f"_z = {src}", f"_d = {dst}",
+                    f"_ks = move_many(s, _z, _d, {pred}, {sel.kind == 'one'}, {st.at_bottom}, {sp})",
+                    "for _k in _ks: s.log.append((_z, _d, _k))"]
         if sel.cond is None:
             take = ["_ks = take_all(s, _z)"]
-        elif sel.kind == "all" and not src_stack:
+        elif sel.kind == "all":
             var = f"_L{sel.slot}"
             self.env[sel.slot] = var
             cond = self.ex(sel.cond)
@@ -295,7 +333,7 @@ class Codegen:
         else:
             var = f"_L{sel.slot}"
             self.env[sel.slot] = var
-            take = [f"_ks = take_where(s, _z, lambda {var}: {self.ex(sel.cond)}, {sel.kind == 'one'})"]
+            take = [f"_ks = take_where(s, _z, lambda {var}: {self.ex(sel.cond)}, True)"]
         if not dst_stack:
             put = ["if _ks:", "    _c = s.z[_d]", "    _c.extend(_ks)", "    _c.sort()"]
         else:
@@ -434,6 +472,9 @@ class Codegen:
         self.jump(head)
         self.place(end)
 
+    def s_Break(self, st):
+        self.jump(self.loop_ends[-1])
+
     def s_Do(self, st):
         proc = self.procs[st.procedure]
         args = "".join(self.ex(a) + ", " for a in st.args)
@@ -497,10 +538,11 @@ class Codegen:
         b = st.binder
         var = f"_L{b.slot}"
         self.env[b.slot] = var
-        guard = f" if {self.ex(b.cond)}" if b.cond is not None else ""
         distinct = b.iter.kind != "cards"
-        self.instr("_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}{guard}:",
-                   f"    _w[{var}] = _w.get({var}, 0) + 1",
+        count = [f"    _w[{var}] = _w.get({var}, 0) + 1"]
+        if b.cond is not None:
+            count = [f"    if {self.ex(b.cond)}:", "    " + count[0]]
+        self.instr("_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}:", *count,
                    f"return s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)")
         self.env.pop(b.slot, None)
 
@@ -550,8 +592,6 @@ class Codegen:
     def module(self) -> tuple[str, dict, int]:
         g = self.g
         out = ["# generated by rulekit from " + g.spec_path, ""]
-        for f in _fact_order(g):
-            out.append(f"F_{_py_name(f.name)} = {self.ex(f.value)}")
         for a in g.attrs:
             default = -1 if a.type.kind == "enum" else 0
             values = []

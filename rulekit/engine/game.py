@@ -37,7 +37,7 @@ class Game:
         self._kind_names = [c.name for c in self.model.components]
         self._is_set = [d.shape == "set" for d in self._layout.zone_decl]
         counts = namespace["COUNTS"]
-        self.facts = {f.name: namespace[f"F_{codegen_name(f.name)}"] for f in self.model.facts}
+        self.facts = {f.name: codegen.consts[f"F_{codegen_name(f.name)}"] for f in self.model.facts}
         initial = [[] for _ in self._layout.zone_names]
         start = self._layout.zone_base[next(z.name for z in self.model.zones if z.initial)] if self.model.zones else None
         for kind, count in enumerate(counts):
@@ -49,13 +49,16 @@ class Game:
         self._initial_zones = initial
         self._component_counts = tuple(counts)
         values = [0] * self._layout.nvars
-        for v in self.model.vars:
+        inits = [(v, codegen.ex(v.init)) for v in self.model.vars]
+        supplies = [(t, codegen.ex(t.count)) for t in self.model.tokens]
+        namespace.update(codegen.consts)
+        for v, code in inits:
             base = self._layout.var_base[v.name]
-            value = int(eval(codegen.ex(v.init), namespace))  # noqa: S307 - generated from the model
+            value = int(eval(code, namespace))  # noqa: S307 - generated from the model
             for p in range(players if v.per_player else 1):
                 values[base + p] = value
-        for t in self.model.tokens:
-            values[self._layout.supply_slot[t.name]] = int(eval(codegen.ex(t.count), namespace))  # noqa: S307
+        for t, code in supplies:
+            values[self._layout.supply_slot[t.name]] = int(eval(code, namespace))  # noqa: S307
         self._initial_vars = values
         self.key = (self.model.name, spec.digest, players, tuple(sorted(self.options.items())))
         self._properties = [(p, namespace[f"PROP{i}"]) for i, p in enumerate(self.model.properties)]
@@ -163,12 +166,14 @@ class Game:
     def describe_action(self, action: int) -> str:
         if not 0 <= action < len(self._action_table):
             return f"<unknown action {action}>"
-        point, ai, combo = self._action_table[action]
+        point, ai, combo, shown = self._action_table[action]
         act = self._chooses[point].actions[ai]
         parts = []
-        for b, index in zip(act.binders, combo):
+        for b, index, name in zip(act.binders, combo, shown):
             it = b.iter
-            if it.kind == "cards":
+            if name is not None:
+                text = name
+            elif it.kind == "cards":
                 text = self.describe_value("card", index)
             elif it.kind == "players":
                 text = self.player_name(index)
@@ -182,7 +187,7 @@ class Game:
         return f"{act.name}({', '.join(parts)})" if parts else act.name
 
     def action_label(self, action: int) -> str | None:
-        point, ai, _ = self._action_table[action]
+        point, ai, _, _ = self._action_table[action]
         return self._chooses[point].actions[ai].label
 
     # ---- observations

@@ -107,6 +107,48 @@ def take_all(s, z) -> list[int]:
     return cards
 
 
+def move_many(s, z, d, pred, only_one: bool, at_bottom: bool, span) -> list[int]:
+    """Move the cards of stack z that `pred` accepts (all when None) to zone d, keeping what is
+    undetermined undetermined: cards taken from z's undetermined block stay unordered in d."""
+    cards, lo, hi = s.z[z], s.lo[z], s.hi[z]
+    taken, keep = [], []
+    from_block = new_lo = new_hi = 0
+    for i, k in enumerate(cards):
+        in_block = lo <= i < hi
+        if (pred is None or pred(k)) and not (only_one and taken):
+            taken.append(k)
+            from_block += in_block
+        else:
+            keep.append(k)
+            new_lo += i < lo
+            new_hi += i < hi
+    s.z[z] = keep
+    s.lo[z], s.hi[z] = (new_lo, new_hi) if new_hi > new_lo else (0, 0)
+    if not taken:
+        return taken
+    if s.is_set[d]:
+        s.z[d].extend(taken)
+        s.z[d].sort()
+        return taken
+    if from_block and from_block != len(taken):
+        fail("cannot move known and undetermined cards of a shuffled stack together onto a stack", span)
+    if from_block and s.hi[d] > s.lo[d]:
+        fail(f"zone '{s.zone_names[d]}' already has shuffled cards; shuffle it after the move instead", span)
+    if at_bottom:
+        s.z[d][:0] = taken
+        if from_block:
+            s.lo[d], s.hi[d] = 0, len(taken)
+        elif s.hi[d] > s.lo[d]:
+            s.lo[d] += len(taken)
+            s.hi[d] += len(taken)
+    else:
+        start = len(s.z[d])
+        s.z[d].extend(taken)
+        if from_block:
+            s.lo[d], s.hi[d] = start, start + len(taken)
+    return taken
+
+
 def put(s, z, kind, at_bottom: bool) -> None:
     cards = s.z[z]
     if s.is_set[z]:
@@ -145,4 +187,4 @@ def check_range(value, low, high, name, span):
 
 
 __all_helpers__ = ("fail", "needs_top", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
-                   "take_all", "put", "put_many", "shuffle", "the", "check_range", "insort")
+                   "take_all", "put", "put_many", "move_many", "shuffle", "the", "check_range", "insort")
