@@ -252,26 +252,30 @@ class Codegen:
 
     # ---- native statements: no decision, no chance, no change of frame. They compile to plain
     # Python, so a whole suspension-free region (ifs, loops, procedure calls) is one instruction.
-    def is_native(self, st: m.Stmt, in_loop: bool = False) -> bool:
-        """`in_loop`: inside a loop that is itself native, so that `break` can be Python's."""
+    def is_native(self, st: m.Stmt, in_loop: bool = False, top: bool = False) -> bool:
+        """`in_loop`: inside a loop that is itself native, so that `break` can be Python's.
+        `top`: in an instruction rather than a procedure's function, so `end` can return its signal."""
         if isinstance(st, m.Break):
             return in_loop
+        if isinstance(st, m.End):
+            return top
         if isinstance(st, (m.Shuffle, m.Assign, m.TokenMove, m.Let, m.Reveal, m.Win, m.Rotate)):
             return True
         if isinstance(st, m.Move):
             return not (st.selector.kind in ("top", "bottom") and self.zone_decls[st.source.zone].shape == "stack")
         if isinstance(st, m.If):
-            return all(self.natives(b, in_loop) for _, b in st.branches) and self.natives(st.orelse, in_loop)
+            return (all(self.natives(b, in_loop, top) for _, b in st.branches)
+                    and self.natives(st.orelse, in_loop, top))
         if isinstance(st, m.Rule):
-            return self.natives(st.body, in_loop)
+            return self.natives(st.body, in_loop, top)
         if isinstance(st, (m.For, m.Loop)):
-            return self.natives(st.body, True)
+            return self.natives(st.body, True, top)
         if isinstance(st, m.Do):
             return self.native_procedure(st.procedure)
         return False
 
-    def natives(self, stmts, in_loop: bool = False) -> bool:
-        return all(self.is_native(st, in_loop) for st in stmts)
+    def natives(self, stmts, in_loop: bool = False, top: bool = False) -> bool:
+        return all(self.is_native(st, in_loop, top) for st in stmts)
 
     def native_procedure(self, name: str) -> bool:
         if name not in self._native_procs:
@@ -388,6 +392,11 @@ class Codegen:
     def n_Break(self, st):
         return ["break"]
 
+    def n_End(self, st):
+        if st.what == "game":
+            return ["s.over = True", "return HALT"]
+        return [f"return s.end_context({st.what!r}, {self.span_const(st.span)})"]
+
     def n_Let(self, st):
         return [f"fr[{st.slot + 1}] = {self.ex(st.value)}"]
 
@@ -415,7 +424,7 @@ class Codegen:
     def block(self, stmts) -> None:
         run: list[m.Stmt] = []
         for st in stmts:
-            if self.is_native(st):
+            if self.is_native(st, top=True):
                 run.append(st)
                 continue
             if run:
@@ -536,6 +545,9 @@ class Codegen:
 
     def s_Random(self, st):
         b = st.binder
+        if b.iter.kind == "cards" and b.iter.every is None and b.cond is None:
+            self.instr(f"return s.chance_card({self.ex(b.iter.zone)}, {b.slot + 1}, {self.span_const(st.span)}, NEXT)")
+            return
         var = f"_L{b.slot}"
         self.env[b.slot] = var
         distinct = b.iter.kind != "cards"
@@ -623,6 +635,25 @@ class Codegen:
             else:
                 self.procedure(p)
         labels = re.compile(r"@[A-Za-z0-9_]+@")
+
+        def only_jump(pc: int) -> int | None:
+            lines = self.instrs[pc] if pc < len(self.instrs) else []
+            if len(lines) != 1 or not lines[0].startswith("return "):
+                return None
+            target = lines[0][7:]
+            if target == "NEXT":
+                return pc + 1
+            return self.labels.get(target)
+
+        def thread(pc: int) -> int:
+            """Where control really goes: past instructions that only jump."""
+            seen = set()
+            while pc not in seen and (nxt := only_jump(pc)) is not None:
+                seen.add(pc)
+                pc = nxt
+            return pc
+
+        self.labels = {label: thread(pc) for label, pc in self.labels.items()}
         targets = set(self.labels.values())
         simple = [_is_straight(lines) for lines in self.instrs]
         stays = [_stays_in_frame(lines) for lines in self.instrs]
@@ -638,7 +669,7 @@ class Codegen:
             for at in range(pc, end + 1):
                 lines = self.instrs[at][:-1] if at < end else self.instrs[at]
                 for line in lines:
-                    line = labels.sub(lambda mt: str(self.labels[mt.group(0)]), line.replace("NEXT", str(at + 1)))
+                    line = labels.sub(lambda mt: str(self.labels[mt.group(0)]), line.replace("NEXT", str(thread(at + 1))))
                     out.append("    " + line)
         return "\n".join(out) + "\n", self.consts, flow_size
 

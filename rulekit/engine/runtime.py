@@ -163,8 +163,14 @@ def put(s, z, kind, at_bottom: bool) -> None:
 
 
 def put_many(s, z, kinds, at_bottom: bool) -> None:
-    for k in kinds:
-        put(s, z, k, at_bottom)
+    if s.is_set[z]:
+        s.z[z].extend(kinds)
+        s.z[z].sort()
+    elif not at_bottom:
+        s.z[z].extend(kinds)
+    else:
+        for k in kinds:
+            put(s, z, k, True)
 
 
 def shuffle(s, z) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import runtime
@@ -96,6 +97,19 @@ class State:
             return next_pc
         self._set_chance(weights, ("random", slot, domain))
         return SUSPEND
+
+    def chance_card(self, zone: int, slot: int, span, next_pc: int) -> int:
+        """A card drawn blindly from a zone: each card equally likely."""
+        cards = self.z[zone]
+        if not cards:
+            raise RuleRuntimeError("a random card is drawn from an empty zone", span)
+        if self.auto:
+            kind = cards[int(splitmix(self.seed, len(self.history)) * len(cards))]
+            if cards.count(kind) != len(cards):
+                self.history.append(kind)
+            self.fr[-1][slot] = kind
+            return next_pc
+        return self.chance_random(Counter(cards), slot, span, "card", next_pc)
 
     def chance_resolve(self, zone: int, top: bool, next_pc: int) -> int:
         if self.auto:
