@@ -26,12 +26,17 @@ class Spec:
 
     @classmethod
     def find(cls, name_or_path: str) -> Spec:
+        """The spec for a bundled game's name, a spec folder or a .rules file; compiled once per version."""
         path = resources.spec_file(str(name_or_path))
         if path is None:
             games = ", ".join(resources.bundled_games()) or "none"
             raise GameNotFoundError(f"no spec called {name_or_path!r}: give a bundled game ({games}), "
                                     "a spec folder or a .rules file")
-        return cls(path)
+        key = (str(path.resolve()), *_stamp(path), *_stamp(path.with_suffix(".checks")),
+               *_stamp(resources.checks_dir() / f"{path.parent.name}.checks"))
+        if key not in _SPECS:
+            _SPECS[key] = cls(path)
+        return _SPECS[key]
 
     @cached_property
     def text(self) -> str:
@@ -90,6 +95,17 @@ class Spec:
     def compile(self) -> m.Game:
         """The model, or SpecError with every diagnostic found."""
         return self.model
+
+
+_SPECS: dict[tuple, Spec] = {}
+
+
+def _stamp(path: Path) -> tuple:
+    try:
+        st = path.stat()
+        return (st.st_mtime_ns, st.st_size)
+    except OSError:
+        return (None, None)
 
 
 def _display(path: Path) -> str:

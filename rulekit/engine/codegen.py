@@ -531,6 +531,20 @@ class Codegen:
             self.jump(end)
         self.place(end)
 
+    def max_chance_value(self) -> int:
+        """The largest chance outcome id a `random` over numbers can produce (0 if none)."""
+        best = 0
+        for st in _walk_all(self.g):
+            if isinstance(st, m.Random) and st.binder.iter.kind in ("range", "set"):
+                it = st.binder.iter
+                try:
+                    values = ([self.static_int(it.high)] if it.kind == "range"
+                              else [self.static_value(i, "a set member") for i in it.items])
+                except RuleRuntimeError:
+                    continue
+                best = max([best, *values])
+        return best
+
     def domain_desc(self, it: m.Iter) -> str:
         return {"cards": "card", "players": "player", "enum": f"enum:{it.enum}"}.get(it.kind, "int")
 

@@ -31,6 +31,7 @@ class Game:
         exec(compile(source, f"<rulekit:{self.model.name}:{players}>", "exec"), namespace)  # noqa: S102
         self._program = Program(source, namespace, flow_size, len(codegen.instrs))
         self._num_actions = codegen.num_actions
+        self._max_chance_value = codegen.max_chance_value()
         self._action_table = codegen.action_table
         self._chooses = {c.point: c for p in (self.model.flow, *self.model.procedures)
                          for c in walk_stmts(p.body) if isinstance(c, m.Choose)}
@@ -86,8 +87,9 @@ class Game:
         return self._num_actions
 
     def max_chance_outcomes(self) -> int:
+        """A bound on chance outcome ids: card kinds, seats, enum members, or the values of a range."""
         enums = max((len(e.members) for e in self.model.enums), default=0)
-        return max(len(self._kind_names), self.model.max_players, enums, 1)
+        return max(len(self._kind_names), self.model.max_players, enums, self._max_chance_value + 1, 1)
 
     def min_utility(self) -> float:
         return float(min(self.model.payoff))
@@ -208,10 +210,16 @@ class Game:
         return f"{kinds[kind] if seen else 'a card'}: {names[src]} -> {names[dst]}"
 
     def observe(self, state: State, player: int) -> dict:
+        """What `player` may see: visible zones card by card ("?" where a shuffled stack's order is
+        not decided yet), hidden zones as a count, every variable, and this turn's events."""
         zones = {}
         for i, name in enumerate(self._layout.zone_names):
             if self._visible(i, player):
-                zones[name] = [self._kind_names[k] for k in state.z[i]]
+                cards = [self._kind_names[k] for k in state.z[i]]
+                lo, hi = state.lo[i], state.hi[i]
+                if hi > lo:
+                    cards[lo:hi] = ["?"] * (hi - lo)
+                zones[name] = cards
             else:
                 zones[name] = len(state.z[i])
         return {
