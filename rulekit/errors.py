@@ -80,7 +80,7 @@ class DiagnosticSink:
         line = None
         if span is not None:
             text = self.text if span.file == self.file else self.others.get(span.file)
-            lines = text.splitlines() if text is not None else []
+            lines = text.split("\n") if text is not None else []  # as Lark counts lines
             if 0 < span.line <= len(lines):
                 line = lines[span.line - 1]
         self.diagnostics.append(Diagnostic(code, message, span, hint, line))

@@ -41,6 +41,7 @@ class Type:
 
 INT, BOOL, PLAYER, CARD, ZONE, TOKEN = (Type(k) for k in ("int", "bool", "player", "card", "zone", "token"))
 PLAYERS, CARDS, INTS = Type("players"), Type("cards"), Type("ints")
+ERROR = Type("error")  # an expression already reported as wrong: no further type errors about it
 
 
 def enum_type(name: str) -> Type:

@@ -6,6 +6,7 @@ The transformer only builds syntax nodes; every semantic check belongs to
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from functools import lru_cache
 
@@ -265,7 +266,9 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return ("defaults", (c[0], c[1].text))
 
     def amb_kind(self, meta, c):
-        return ("kinds", c[0])
+        words = [x for x in c if isinstance(x, Name)]
+        return ("kinds", Name("-".join(w.text for w in words), Span(self.file, words[0].span.line, words[0].span.column,
+                                                                    words[-1].span.end_line, words[-1].span.end_column)))
 
     def checks_decl(self, meta, c):
         return self._node("checks", meta, game=c[0])
@@ -522,6 +525,32 @@ SYNTAX_EXAMPLES: dict[str, tuple[str, list[str]]] = {
 }
 
 
+_STATEMENT_STARTS = {"MOVE", "SHUFFLE", "CHOOSE", "LOOP"}
+_EXPRESSION_STARTS = {"INT", "NAME", "LPAR"}
+_ZONE_PARTS = {"COLON", "COMMA", "PER", "SET", "STACK", "HIDDEN", "OWNER", "PUBLIC"}
+
+
+def _classify(err: UnexpectedInput, text: str) -> str | None:
+    """A friendly code from what the parser expected where it stopped: this works at any depth,
+    where Lark's example matching only recognises the samples' exact parser stack."""
+    if isinstance(err, UnexpectedCharacters):
+        return None  # "unexpected character" says it best
+    expected = set(getattr(err, "expected", None) or ())
+    at_end = isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END")
+    before = text[:getattr(err, "pos_in_stream", None) or len(text)].rstrip()
+    if expected == {"STRING"} and before.endswith("quote"):
+        return "E103"
+    if at_end and "RBRACE" in expected:
+        return "E102"
+    if expected and expected <= _ZONE_PARTS and re.search(r"(^|\s)zone\s+\w+[^\n]*$", before):
+        return "E104"
+    if _EXPRESSION_STARTS <= expected and not expected & _STATEMENT_STARTS:
+        return "E106"
+    if _STATEMENT_STARTS <= expected and not at_end:
+        return "E105"
+    return None
+
+
 def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     def try_parse(sample):
         return parser().parse(sample)
@@ -529,11 +558,14 @@ def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     examples = {code: samples for code, (_, samples) in SYNTAX_EXAMPLES.items()}
     try:
         code = err.match_examples(try_parse, examples, use_accepts=True)
-    except Exception:  # noqa: BLE001 - matching is best effort; fall back to the generic message
+    except Exception:  # noqa: BLE001 - matching is best effort; the classifier below still runs
         code = None
+    code = code or _classify(err, text)
     if code:
         return code, SYNTAX_EXAMPLES[code][0]
     if isinstance(err, UnexpectedCharacters):
+        if text[err.pos_in_stream] == '"':
+            return "E101", "a string is not closed: it needs a '\"' on the same line"
         return "E101", f"unexpected character {text[err.pos_in_stream]!r}"
     if isinstance(err, UnexpectedEOF):
         return "E101", "unexpected end of file"

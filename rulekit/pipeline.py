@@ -43,7 +43,7 @@ class Spec:
         if self._text is not None:
             return self._text
         try:
-            return self.path.read_text(encoding="utf-8")
+            return self.path.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
             raise GameNotFoundError(f"{self.display_path}: not UTF-8 text ({exc.reason})") from None
 
@@ -61,7 +61,7 @@ class Spec:
 
     @cached_property
     def checks_text(self) -> str | None:
-        return self.checks_path.read_text(encoding="utf-8") if self.checks_path else None
+        return self.checks_path.read_text(encoding="utf-8-sig") if self.checks_path else None
 
     @cached_property
     def digest(self) -> str:

@@ -72,7 +72,9 @@ class Resolver:
 
     def expect(self, expr: m.Expr, want: m.Type, span, what="expression") -> m.Expr:
         got = getattr(expr, "type", None)
-        if got is not None and got != want and not (want.kind == "enum" and got.kind == "enum" and want.enum == got.enum):
+        if got is None or m.ERROR in (got, want):
+            return expr  # an error was reported where the placeholder was made
+        if got != want and not (want.kind == "enum" and got.kind == "enum" and want.enum == got.enum):
             self.error("E202", f"{what} should be {want}, not {got}", span)
         return expr
 
@@ -331,7 +333,7 @@ class Resolver:
         decl = self.decls.get(lv.name.text)
         if decl is None or decl.kind != "var":
             self.unknown(lv.name, "variable", [k for k, d in self.decls.items() if d.kind == "var"])
-            return None, None, m.INT
+            return None, None, m.ERROR
         player = None
         if decl.per_player:
             if lv.index is None:
@@ -436,9 +438,11 @@ class Resolver:
         point = self.choice_points
         self.choice_points += 1
         actions = []
-        names = [a.name.text for a in n.actions]
-        for dup in {x for x in names if names.count(x) > 1}:
-            self.error("E200", f"action '{dup}' appears twice in one choice", span)
+        seen = set()
+        for a in n.actions:
+            if a.name.text in seen:
+                self.error("E200", f"action '{a.name.text}' appears twice in one choice", a.name.span)
+            seen.add(a.name.text)
         for a in n.actions:
             self.fn.push()
             binders = tuple(self.binder(b) for b in a.binders)
@@ -543,6 +547,7 @@ class Resolver:
         if text == "current":
             if static:
                 self.error("E204", "'current' has no value here: declarations cannot depend on the game state", span)
+                return _error(span)
             return m.Builtin("current", (), m.PLAYER, None, span)
         if text in self.enum_members:
             enums = self.enum_members[text]
@@ -557,6 +562,7 @@ class Resolver:
                 return m.FactRef(text, m.INT, span)
             if decl.kind in ("var", "zone") and static:
                 self.error("E204", f"'{text}' is part of the game state; declarations cannot depend on it", span)
+                return _error(span)
             if decl.kind == "var":
                 if decl.per_player:
                     self.error("E203", f"'{text}' is per player: name the player, as in {text}(p)", span)
@@ -567,9 +573,11 @@ class Resolver:
                 return m.ZoneRef(text, None, m.ZONE, span)
             if decl.kind == "define":
                 return self._define_call(n.name, [], span)
+            self.error("E202", f"'{text}' is {_article(decl.kind)} {decl.kind}, not a value", span)
+            return _error(span)
         self.unknown(n.name, "name", list(self.decls) + list(self.enum_members) + ["current", "player_count"]
                      + ([x for s in self.fn.scopes for x in s] if self.fn else []))
-        return m.Const(0, m.INT, None, span)
+        return _error(span)
 
     def _define_call(self, name: Name, args, span):
         types, result = self.define_sigs[name.text]
@@ -582,7 +590,7 @@ class Resolver:
         if text in builtins and text not in self.decls:
             if len(args) != builtins[text]:
                 self.error("E203", f"'{text}' takes {builtins[text]} argument(s), not {len(args)}", span)
-                return m.Const(0, m.INT, None, span)
+                return _error(span)
             if text == "size":
                 return m.Builtin("size", (one(m.ZONE, "a zone"),), m.INT, None, span)
             if text in ("next", "previous"):
@@ -592,7 +600,7 @@ class Resolver:
             if text == "supply":
                 if args[0].kind != "name":
                     self.error("E202", "supply(...) takes a token name", span)
-                    return m.Const(0, m.INT, None, span)
+                    return _error(span)
                 token = self._token_name(args[0].name)
                 return m.Builtin("supply", (), m.INT, token, span)
             xs = tuple(self.expect(self.expr(a, static), m.INT, a.span, f"an argument of '{text}'") for a in args)
@@ -600,7 +608,7 @@ class Resolver:
         decl = self.decls.get(text)
         if decl is None:
             self.unknown(n.name, "name", list(self.decls) + list(builtins))
-            return m.Const(0, m.INT, None, span)
+            return _error(span)
         if decl.kind == "define":
             return self._define_call(n.name, args, span)
         if decl.kind in ("zone", "var", "token"):
@@ -609,7 +617,7 @@ class Resolver:
             per_player = decl.kind == "token" or decl.per_player
             if not per_player or len(args) != 1:
                 self.error("E203", f"'{text}' takes {'one player' if per_player else 'no argument'}", span)
-                return m.Const(0, m.INT, None, span)
+                return _error(span)
             player = one(m.PLAYER, "the player")
             if decl.kind == "zone":
                 return m.ZoneRef(text, player, m.ZONE, span)
@@ -617,15 +625,15 @@ class Resolver:
                 return m.Builtin("held", (player,), m.INT, text, span)
             return m.VarRef(text, player, self._type(decl.type), span)
         self.error("E202", f"'{text}' is a {decl.kind}, it cannot be called", span)
-        return m.Const(0, m.INT, None, span)
+        return _error(span)
 
     def e_players(self, n, span, static):
         self.error("E202", "'players' is a set of players; use it after 'in', or use player_count", span)
-        return m.Const(0, m.INT, None, span)
+        return _error(span)
 
     def e_set(self, n, span, static):
         self.error("E202", "a set {...} can only be ranged over, after 'in'", span)
-        return m.Const(0, m.INT, None, span)
+        return _error(span)
 
     def e_binop(self, n, span, static):
         left, right = self.expr(n.left, static), self.expr(n.right, static)
@@ -650,14 +658,16 @@ class Resolver:
     def e_option_is(self, n, span, static):
         if n.ambiguity.kind != "name":
             self.error("E202", "'is' compares an ambiguity with one of its options, as in `rule_x is strict`", span)
-            return m.Const(0, m.BOOL, None, span)
+            return _error(span)
         amb_name = n.ambiguity.name
         amb = self.ambiguities.get(amb_name.text)
         if amb is None:
             self.unknown(amb_name, "ambiguity", self.ambiguities)
-            return m.Const(0, m.BOOL, None, span)
+            return _error(span)
         if n.option.text not in amb.option_names():
-            self.unknown(n.option, f"option of '{amb.name}'", amb.option_names())
+            close = difflib.get_close_matches(n.option.text, amb.option_names(), n=1)
+            self.error("E201", f"ambiguity '{amb.name}' has no option '{n.option.text}'; its options are: "
+                       + ", ".join(amb.option_names()), n.option.span, f"did you mean '{close[0]}'?" if close else None)
         return m.OptionIs(amb.name, n.option.text, m.BOOL, span)
 
     def e_attribute(self, n, span, static):
@@ -665,7 +675,7 @@ class Resolver:
         t = self.attr_types.get(n.name.text)
         if t is None:
             self.unknown(n.name, "attribute", self.attr_types)
-            return m.Const(0, m.INT, None, span)
+            return _error(span)
         return m.Attr(target, n.name.text, t, span)
 
     def e_if_expr(self, n, span, static):
@@ -674,7 +684,14 @@ class Resolver:
         self.expect(orelse, then.type, n.orelse.span, "the 'else' value")
         return m.IfExpr(cond, then, orelse, then.type, span)
 
-    def _quant(self, n, span, kind):
+    def _stateful(self, span, static, what) -> bool:
+        if static:
+            self.error("E204", f"{what}(...) reads the game state; declarations cannot depend on it", span)
+        return static
+
+    def _quant(self, n, span, kind, static=False):
+        if self._stateful(span, static, kind):
+            return _error(span)
         self.fn.push()
         binder = self.binder(n.binder)
         self.fn.pop()
@@ -683,15 +700,17 @@ class Resolver:
         return m.Quant(kind, binder, None, m.INT if kind == "count" else m.BOOL, span)
 
     def e_count(self, n, span, static):
-        return self._quant(n, span, "count")
+        return self._quant(n, span, "count", static)
 
     def e_exists(self, n, span, static):
-        return self._quant(n, span, "exists")
+        return self._quant(n, span, "exists", static)
 
     def e_the(self, n, span, static):
-        return self._quant(n, span, "the")
+        return self._quant(n, span, "the", static)
 
     def e_forall(self, n, span, static, kind="forall", want=m.BOOL):
+        if self._stateful(span, static, kind):
+            return _error(span)
         self.fn.push()
         binder = self.binder(Node("binder", span, dict(var=n.var, iter=n.iter, cond=None)))
         body = self.expect(self.expr(n.body), want, n.body.span, f"the body of '{kind}'")
@@ -700,6 +719,15 @@ class Resolver:
 
     def e_sum(self, n, span, static):
         return self.e_forall(n, span, static, "sum", m.INT)
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
+def _error(span) -> m.Expr:
+    """What an expression becomes once an error has been reported about it."""
+    return m.Const(0, m.ERROR, None, span)
 
 
 def resolve(spec: Node, path: str, text: str, checks: Node | None = None,

@@ -28,7 +28,12 @@ class Game:
         namespace = {name: getattr(runtime, name) for name in runtime.__all_helpers__}
         namespace.update(SUSPEND=SUSPEND, FRAMES=FRAMES, HALT=HALT)
         namespace.update(consts)
-        exec(compile(source, f"<rulekit:{self.model.name}:{players}>", "exec"), namespace)  # noqa: S102
+        try:
+            code = compile(source, f"<rulekit:{self.model.name}:{players}>", "exec")
+        except SyntaxError as exc:  # Python's own limits, such as 20 nested blocks
+            raise RuleRuntimeError(f"the spec is too deeply nested for the engine ({exc.msg}); "
+                                   "move part of it into a procedure", self.model.flow.span) from None
+        exec(code, namespace)  # noqa: S102
         self._program = Program(source, namespace, flow_size, len(codegen.instrs))
         self._num_actions = codegen.num_actions
         self._max_chance_value = codegen.max_chance_value()
