@@ -440,7 +440,7 @@ class Codegen:
     def s_Move(self, st):
         self.instr(f"_z = {self.ex(st.source)}",
                    f"if needs_{st.selector.kind}(s, _z):",
-                   f"    return s.chance_resolve(_z, {st.selector.kind == 'top'}, NEXT)",
+                   f"    return s.chance_resolve(_z, {st.selector.kind == 'top'}, NEXT)  # may suspend",
                    "return NEXT")
         self.instr(*self.n_Move(st), "return NEXT")
 
@@ -560,7 +560,8 @@ class Codegen:
     def s_Random(self, st):
         b = st.binder
         if b.iter.kind == "cards" and b.iter.every is None and b.cond is None:
-            self.instr(f"return s.chance_card({self.ex(b.iter.zone)}, {b.slot + 1}, {self.span_const(st.span)}, NEXT)")
+            self.instr(f"_r = s.chance_card({self.ex(b.iter.zone)}, {b.slot + 1}, {self.span_const(st.span)}, NEXT)",
+                       "if _r < 0:", "    return _r  # may suspend", "return NEXT")
             return
         var = f"_L{b.slot}"
         self.env[b.slot] = var
@@ -569,7 +570,8 @@ class Codegen:
         if b.cond is not None:
             count = [f"    if {self.ex(b.cond)}:", "    " + count[0]]
         self.instr("_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}:", *count,
-                   f"return s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)")
+                   f"_r = s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)",
+                   "if _r < 0:", "    return _r  # may suspend", "return NEXT")
         self.env.pop(b.slot, None)
 
     def s_End(self, st):
@@ -680,17 +682,32 @@ class Codegen:
                    and stays[end + 1]):
                 end += 1
             out.append(f"def i{pc}(s, fr):")
+            body = []
             for at in range(pc, end + 1):
                 lines = self.instrs[at][:-1] if at < end else self.instrs[at]
                 for line in lines:
-                    line = labels.sub(lambda mt: str(self.labels[mt.group(0)]), line.replace("NEXT", str(thread(at + 1))))
-                    out.append("    " + line)
+                    body.append(labels.sub(lambda mt: str(self.labels[mt.group(0)]),
+                                           line.replace("NEXT", str(thread(at + 1)))))
+            last = body[-1]
+            if last.startswith("return ") and last[7:].isdigit():
+                target = self.instrs[int(last[7:])] if int(last[7:]) < len(self.instrs) else None
+                if target is not None and len(target) == 1:
+                    line = labels.sub(lambda mt: str(self.labels[mt.group(0)]),
+                                      target[0].replace("NEXT", str(thread(int(last[7:]) + 1))))
+                    if _CONDITIONAL_JUMP.match(line):
+                        body[-1] = line
+            out += ["    " + line for line in body]
         return "\n".join(out) + "\n", self.consts, flow_size
 
 
 def _is_straight(lines: list[str]) -> bool:
-    """True for an instruction that always goes on to the next one and never suspends."""
-    return lines[-1] == "return NEXT" and not any("return" in line for line in lines[:-1])
+    """True for an instruction that goes on to the next one, unless it suspends before doing
+    anything (a chance guard: on resumption the engine re-enters at the guard's own pc)."""
+    return lines[-1] == "return NEXT" and not any("return" in line and "# may suspend" not in line
+                                                  for line in lines[:-1])
+
+
+_CONDITIONAL_JUMP = re.compile(r"^return \d+ if .* else \d+$")
 
 
 def _stays_in_frame(lines: list[str]) -> bool:
