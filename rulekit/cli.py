@@ -112,6 +112,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--option", action="append", metavar="NAME=VALUE", help="an ambiguity option (repeatable)")
 
     sub.add_parser("games", help="list the bundled games")
+
+    d = sub.add_parser("docs", help="build the documentation site (Sphinx) from the specs",
+                       description="Build the rule docs: one page per game, the language reference, the API.")
+    d.add_argument("--out", default="docs/_build/html", metavar="DIR", help="output folder (default: docs/_build/html)")
     return p
 
 
@@ -129,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
             return _play(args, out)
         if args.command == "games":
             return _games(out)
+        if args.command == "docs":
+            from .docsite import build_site
+            return build_site(args.out, out)
         parser.print_help()
         return EXIT_USAGE
     except SpecError as exc:
