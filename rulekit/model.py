@@ -25,15 +25,16 @@ def _quotes():
 
 @dataclass(frozen=True, slots=True)
 class Type:
-    """`kind` is one of: int, bool, player, card, enum, zone, token, players, cards, enumset, ints, set."""
+    """`kind` is one of: int, bool, player, card, enum, pos (a position of a board), zone, token,
+    players, cards, enumset, ints, set. `enum` names the enum of an enum type or the board of a pos."""
 
     kind: str
     enum: str | None = None
     element: Type | None = None
 
     def __str__(self) -> str:
-        if self.kind == "enum":
-            return self.enum or "enum"
+        if self.kind in ("enum", "pos"):
+            return self.enum or self.kind
         if self.kind == "set" and self.element is not None:
             return f"set of {self.element}"
         return self.kind
@@ -46,6 +47,10 @@ ERROR = Type("error")  # an expression already reported as wrong: no further typ
 
 def enum_type(name: str) -> Type:
     return Type("enum", name)
+
+
+def pos_type(board: str) -> Type:
+    return Type("pos", board)
 
 
 # ---- expressions --------------------------------------------------------------------
@@ -158,7 +163,8 @@ class SetLit(Expr):
 @dataclass(frozen=True, slots=True)
 class Iter:
     """What a binder ranges over: `kind` is cards (distinct kinds in a zone, or in every zone of a
-    per-player family when `every` names it), players, enum, set, range."""
+    per-player family when `every` names it), players, enum, board (its positions, `enum` names it),
+    set, range."""
 
     kind: str
     element: Type
@@ -453,6 +459,17 @@ class TokenDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardDecl:
+    """A grid of positions, `rows` by `columns`; a position has a row and a column from 1."""
+
+    name: str
+    rows: Expr
+    columns: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
 class ZoneDecl:
     name: str
     per_player: bool
@@ -461,6 +478,11 @@ class ZoneDecl:
     initial: bool
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    per_board: str | None = None  # one zone per position of this board
+
+    @property
+    def indexed(self) -> bool:
+        return self.per_player or self.per_board is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,6 +519,21 @@ class Define:
 class Procedure:
     name: str
     params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    nlocals: int
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """Rules that apply as soon as a condition holds: checked whenever the game would next wait for a
+    decision or a chance event; fires once per time the condition becomes true (or once a game)."""
+
+    name: str
+    description: str | None
+    once: bool
+    cond: Expr
     body: tuple[Stmt, ...]
     nlocals: int
     span: Span | None = _span()
@@ -581,6 +618,8 @@ class Game:
     random_points: int
     properties: tuple[Property, ...] = ()
     expected: tuple[Expected, ...] = ()
+    boards: tuple[BoardDecl, ...] = ()
+    triggers: tuple[Trigger, ...] = ()
     spec_path: str = field(default="", compare=False)
     quotes: tuple = _quotes()
 

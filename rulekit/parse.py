@@ -189,16 +189,32 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def per_player(self, meta, c):
         return "per_player"
 
+    def per_board(self, meta, c):
+        return ("per_board", c[0])
+
+    def board_decl(self, meta, c):
+        return self._node("board", meta, name=c[0], rows=c[1], columns=c[2], quotes=c[3:])
+
+    def trigger_decl(self, meta, c):
+        name, *rest = c
+        description = rest.pop(0).text if rest and isinstance(rest[0], Text) else None
+        once = bool(rest and isinstance(rest[0], Token) and rest[0].type == "ONCE")
+        if once:
+            rest.pop(0)
+        return self._node("trigger", meta, name=name, description=description, once=once, cond=rest[0],
+                          quotes=rest[1:-1], body=rest[-1])
+
     def initial(self, meta, c):
         return "initial"
 
     def zone_decl(self, meta, c):
         name, *rest = c
         per_player = "per_player" in rest
+        per_board = next((r[1] for r in rest if isinstance(r, tuple)), None)
         initial = "initial" in rest
-        rest = [r for r in rest if r not in ("per_player", "initial")]
+        rest = [r for r in rest if r not in ("per_player", "initial") and not isinstance(r, tuple)]
         shape, visibility, *quotes = rest
-        return self._node("zone", meta, name=name, per_player=per_player, shape=str(shape),
+        return self._node("zone", meta, name=name, per_player=per_player, per_board=per_board, shape=str(shape),
                           visibility=str(visibility), initial=initial, quotes=quotes)
 
     def var_decl(self, meta, c):
@@ -206,6 +222,9 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         per_player = rest[0] == "per_player"
         if per_player:
             rest = rest[1:]
+        elif isinstance(rest[0], tuple):
+            return self._node("var", meta, name=name, per_player=False, per_board=rest[0][1], type=rest[1],
+                              init=rest[2], quotes=rest[3:])
         return self._node("var", meta, name=name, per_player=per_player, type=rest[0], init=rest[1], quotes=rest[2:])
 
     def int_type(self, meta, c):

@@ -73,14 +73,14 @@ def quote_uses(game: m.Game) -> list[QuoteUse]:
     for group, items in (("enum", game.enums), ("component", game.components), ("fact", game.facts),
                          ("claim", game.claims), ("token", game.tokens), ("zone", game.zones), ("var", game.vars),
                          ("define", game.defines), ("procedure", game.procedures), ("ambiguity", game.ambiguities),
-                         ("property", game.properties)):
+                         ("property", game.properties), ("board", game.boards), ("trigger", game.triggers)):
         for item in items:
             add(item.quotes, f"{group} {item.name}")
     for u in game.unmodelled:
         add(u.quotes, "unmodelled")
-    for proc in (game.flow, *game.procedures):
-        for st in _statements(proc.body):
-            add(getattr(st, "quotes", ()), f"{type(st).__name__.lower()} in {proc.name}")
+    for owner, body in ((p.name, p.body) for p in (game.flow, *game.procedures, *game.triggers)):
+        for st in _statements(body):
+            add(getattr(st, "quotes", ()), f"{type(st).__name__.lower()} in {owner}")
     return uses
 
 

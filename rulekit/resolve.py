@@ -54,6 +54,7 @@ class Resolver:
         self.proc_sigs: dict[str, list[m.Type]] = {}
         self.ambiguities: dict[str, m.Ambiguity] = {}
         self.fn: _Function | None = None
+        self.boards: dict[str, Node] = {}
         self.loop_depth = 0
         self.choice_points = 0
         self.random_points = 0
@@ -104,6 +105,7 @@ class Resolver:
         attrs = tuple(m.AttrDecl(n, t) for n, t in self.attr_types.items())
         facts = tuple(self._fact(i) for i in items if i.kind == "fact")
         tokens = tuple(self._token(i) for i in items if i.kind == "token")
+        boards = tuple(self._board(i) for i in items if i.kind == "board")
         zones = tuple(self._zone(i) for i in items if i.kind == "zone")
         if zones and sum(z.initial for z in zones) != 1:
             self.error("E207", "exactly one zone must be marked 'initial' (where every component starts)",
@@ -118,6 +120,7 @@ class Resolver:
             name=Name("flow", flow_node.span), params=[], quotes=flow_node.quotes, body=flow_node.body)))
         unmodelled = tuple(m.Unmodelled(u.reason, u.span, self.quotes(u)) for u in items if u.kind == "unmodelled")
         properties = tuple(self._property(i) for i in items if i.kind in ("invariant", "reachable"))
+        triggers = tuple(self._trigger(i) for i in items if i.kind == "trigger")
         expected = tuple(m.Expected(i.name.text, i.finding, i.reason, i.span) for i in items if i.kind == "expect")
 
         g, rb, pl = header["game"][0], header["rulebook"][0], header["players"][0]
@@ -133,12 +136,13 @@ class Resolver:
             zones=zones, vars=variables, defines=defines, procedures=procedures, flow=flow,
             ambiguities=ambiguities, unmodelled=unmodelled, choice_points=self.choice_points,
             random_points=self.random_points, properties=properties, expected=expected,
+            boards=boards, triggers=triggers,
             spec_path=path, quotes=game_quotes)
 
     # ---- pass 1: names and signatures
     def _collect(self, items):
         named = ("enum", "component", "fact", "claim", "token", "zone", "var", "define", "procedure", "ambiguity",
-                 "invariant", "reachable")
+                 "invariant", "reachable", "board", "trigger")
         for item in items:
             if item.kind not in named:
                 continue
@@ -155,6 +159,7 @@ class Resolver:
                 self.enums[item.name.text] = m.EnumDecl(item.name.text, tuple(members), item.span, self.quotes(item))
                 for member in members:
                     self.enum_members.setdefault(member, []).append(item.name.text)
+        self.boards = {i.name.text: i for i in items if i.kind == "board"}
         for item in items:
             if item.kind == "ambiguity":
                 self._ambiguity(item)
@@ -192,7 +197,9 @@ class Resolver:
             return BUILTIN_TYPES[name]
         if name.text in self.enums:
             return m.enum_type(name.text)
-        self.unknown(name, "type", list(BUILTIN_TYPES) + list(self.enums))
+        if name.text in self.boards:
+            return m.pos_type(name.text)
+        self.unknown(name, "type", list(BUILTIN_TYPES) + list(self.enums) + list(self.boards))
         return m.INT
 
     # ---- declarations
@@ -242,12 +249,31 @@ class Resolver:
         return m.TokenDecl(node.name.text, node.display, self._static_expr(node.count), cap, node.span, self.quotes(node))
 
     def _zone(self, node):
-        if node.initial and node.per_player:
-            self.error("E207", "the initial zone cannot be per player", node.span)
+        board = node.get("per_board")
+        if board is not None and board.text not in self.boards:
+            self.unknown(board, "board", self.boards)
+            board = None
+        if node.initial and (node.per_player or board is not None):
+            self.error("E207", "the initial zone cannot be per player or per position", node.span)
         return m.ZoneDecl(node.name.text, node.per_player, node.shape, node.visibility, node.initial,
-                          node.span, self.quotes(node))
+                          node.span, self.quotes(node), board.text if board is not None else None)
+
+    def _board(self, node):
+        return m.BoardDecl(node.name.text, self._static_expr(node.rows), self._static_expr(node.columns),
+                           node.span, self.quotes(node))
+
+    def _trigger(self, node):
+        self.fn = _Function()
+        cond = self.expect(self.expr(node.cond), m.BOOL, node.cond.span, "the condition of a trigger")
+        body = self.block(node.body)
+        t = m.Trigger(node.name.text, node.description, node.once, cond, body, self.fn.nlocals, node.span,
+                      self.quotes(node))
+        self.fn = None
+        return t
 
     def _var(self, node):
+        if node.get("per_board") is not None:
+            self.error("E207", "variables can be per player, not per position: use a zone per position", node.span)
         t = self._type(node.type)
         low = high = None
         if node.type.range is not None:
@@ -507,14 +533,17 @@ class Resolver:
             return m.Iter("players", m.PLAYER, start=self.expect(self.expr(n.start), m.PLAYER, n.start.span, "the first player"))
         if n.kind == "iter_every":
             decl = self.decls.get(n.zone.text)
-            if decl is None or decl.kind != "zone" or not decl.per_player:
-                self.unknown(n.zone, "per-player zone", [k for k, d in self.decls.items() if d.kind == "zone" and d.per_player])
+            indexed = lambda d: d.kind == "zone" and (d.per_player or d.get("per_board") is not None)  # noqa: E731
+            if decl is None or not indexed(decl):
+                self.unknown(n.zone, "per-player or per-position zone", [k for k, d in self.decls.items() if indexed(d)])
             return m.Iter("cards", m.CARD, every=n.zone.text)
         e = n.expr
         if e.kind == "players":
             return m.Iter("players", m.PLAYER)
         if e.kind == "name" and e.name.text in self.enums and self.fn.lookup(e.name.text) is None:
             return m.Iter("enum", m.enum_type(e.name.text), enum=e.name.text)
+        if e.kind == "name" and e.name.text in self.boards and self.fn.lookup(e.name.text) is None:
+            return m.Iter("board", m.pos_type(e.name.text), enum=e.name.text)
         if e.kind == "set":
             items = tuple(self.expr(i) for i in e.items)
             t = items[0].type
@@ -568,8 +597,9 @@ class Resolver:
                     self.error("E203", f"'{text}' is per player: name the player, as in {text}(p)", span)
                 return m.VarRef(text, None, self._type(decl.type), span)
             if decl.kind == "zone":
-                if decl.per_player:
-                    self.error("E203", f"'{text}' is per player: name the player, as in {text}(p)", span)
+                if decl.per_player or decl.get("per_board") is not None:
+                    what = "player" if decl.per_player else "position"
+                    self.error("E203", f"'{text}' is per {what}: name the {what}, as in {text}(x)", span)
                 return m.ZoneRef(text, None, m.ZONE, span)
             if decl.kind == "define":
                 return self._define_call(n.name, [], span)
@@ -586,7 +616,8 @@ class Resolver:
     def e_call(self, n, span, static):
         text, args = n.name.text, n.args
         one = lambda want, what: self.expect(self.expr(args[0], static), want, args[0].span, what)  # noqa: E731
-        builtins = {"size": 1, "next": 1, "previous": 1, "supply": 1, "min": 2, "max": 2, "abs": 1, "seat": 1}
+        builtins = {"size": 1, "next": 1, "previous": 1, "supply": 1, "min": 2, "max": 2, "abs": 1, "seat": 1,
+                    "adjacent": 2, "orthogonal": 2}
         if text in builtins and text not in self.decls:
             if len(args) != builtins[text]:
                 self.error("E203", f"'{text}' takes {builtins[text]} argument(s), not {len(args)}", span)
@@ -597,6 +628,13 @@ class Resolver:
                 return m.Builtin(text, (one(m.PLAYER, "a player"),), m.PLAYER, None, span)
             if text == "seat":
                 return m.Builtin("seat", (one(m.INT, "a seat number"),), m.PLAYER, None, span)
+            if text in ("adjacent", "orthogonal"):
+                a, b = (self.expr(x, static) for x in args)
+                if a.type.kind != "pos" and a.type != m.ERROR:
+                    self.error("E202", f"'{text}' compares two positions of a board, not {a.type}", args[0].span)
+                    return _error(span)
+                self.expect(b, a.type, args[1].span, f"the second position of '{text}'")
+                return m.Builtin(text, (a, b), m.BOOL, a.type.enum, span)
             if text == "supply":
                 if args[0].kind != "name":
                     self.error("E202", "supply(...) takes a token name", span)
@@ -615,9 +653,13 @@ class Resolver:
             if static:
                 self.error("E204", f"'{text}' is part of the game state; declarations cannot depend on it", span)
             per_player = decl.kind == "token" or decl.per_player
-            if not per_player or len(args) != 1:
-                self.error("E203", f"'{text}' takes {'one player' if per_player else 'no argument'}", span)
+            board = decl.get("per_board") if decl.kind == "zone" else None
+            if not (per_player or board is not None) or len(args) != 1:
+                wants = "one player" if per_player else "one position" if board is not None else "no argument"
+                self.error("E203", f"'{text}' takes {wants}", span)
                 return _error(span)
+            if board is not None:
+                return m.ZoneRef(text, one(m.pos_type(board.text), f"a position of '{board.text}'"), m.ZONE, span)
             player = one(m.PLAYER, "the player")
             if decl.kind == "zone":
                 return m.ZoneRef(text, player, m.ZONE, span)
@@ -671,7 +713,13 @@ class Resolver:
         return m.OptionIs(amb.name, n.option.text, m.BOOL, span)
 
     def e_attribute(self, n, span, static):
-        target = self.expect(self.expr(n.target, static), m.CARD, n.target.span, "the thing whose attribute is read")
+        target = self.expr(n.target, static)
+        if target.type.kind == "pos":
+            if n.name.text not in ("row", "column"):
+                self.unknown(n.name, "attribute of a position", ["row", "column"])
+                return _error(span)
+            return m.Attr(target, n.name.text, m.INT, span)
+        self.expect(target, m.CARD, n.target.span, "the thing whose attribute is read")
         t = self.attr_types.get(n.name.text)
         if t is None:
             self.unknown(n.name, "attribute", self.attr_types)

@@ -280,3 +280,66 @@ def test_break_out_of_a_loop_that_waits_for_a_decision(tmp_path):
     for name in ("again", "again", "stop"):
         s.apply_action(next(a for a in s.legal_actions() if s.action_to_string(a) == name))
     assert s.is_terminal() and s.value("n") == 3
+
+
+BOARD = """
+board grid: 2 by 3
+zone down per grid: set, hidden
+zone up per grid: set, public
+"""
+
+
+def test_board_zones_adjacency_and_choices_of_positions(tmp_path):
+    extra = BOARD + "var n: int = 0\nvar m: int = 0\n"
+    game, s = run(tmp_path, """
+      move all from box to deck
+      shuffle deck
+      for x in grid { move top from deck to down(x) }
+      choose x in grid where x.row == 2 by current
+      set n = count(y in grid where adjacent(x, y))
+      set m = count(y in grid where orthogonal(x, y))
+      move all from down(x) to up(x)""", extra)
+    while s.is_chance_node():
+        s.apply_action(s.chance_outcomes()[0][0])
+    assert [s.action_to_string(a) for a in s.legal_actions()] == ["x=grid(2,1)", "x=grid(2,2)", "x=grid(2,3)"]
+    s.apply_action(s.legal_actions()[1])
+    assert (s.value("n"), s.value("m")) == (5, 3)
+    assert len(s.zone("up", 4)) == 1 and s.zone("down", 4) == []
+    assert sum(len(s.zone("down", i)) for i in range(6)) == 5
+    assert s.observation(0)["zones"]["down[1,1]"] == 1 and isinstance(s.observation(0)["zones"]["up[2,2]"], list)
+
+
+def test_triggers_fire_before_the_next_decision_once_per_activation(tmp_path):
+    extra = """var n: int = 0
+var fired: int = 0
+var once_fired: int = 0
+trigger at_two "n reached two" when n == 2 { add 1 to fired }
+trigger first_time once when n >= 1 { add 1 to once_fired }
+"""
+    _, s = run(tmp_path, """
+      loop {
+        choose by current {
+          action up { add 1 to n }
+          action down { subtract 1 from n }
+          action stop { break }
+        }
+      }""", extra)
+    for name in ("up", "up", "up", "down", "down", "up"):
+        s.apply_action(next(a for a in s.legal_actions() if s.action_to_string(a) == name))
+    # n went 1, 2, 3, 2, 1, 2: at_two fired at each arrival at 2 after leaving it; first_time once.
+    assert (s.value("n"), s.value("fired"), s.value("once_fired")) == (2, 3, 1)
+
+
+def test_a_trigger_may_ask_for_a_decision(tmp_path):
+    extra = """var n: int = 0
+var bonus: int = 0
+trigger reward when n == 1 {
+  choose by current { action small { add 1 to bonus } action big { add 10 to bonus } }
+}
+"""
+    _, s = run(tmp_path, "loop { choose by current { action up { add 1 to n } action stop { break } } }", extra)
+    s.apply_action(next(a for a in s.legal_actions() if s.action_to_string(a) == "up"))
+    assert [s.action_to_string(a) for a in s.legal_actions()] == ["small", "big"]
+    s.apply_action(s.legal_actions()[1])
+    assert [s.action_to_string(a) for a in s.legal_actions()] == ["up", "stop"]
+    assert s.value("bonus") == 10

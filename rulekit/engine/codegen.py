@@ -16,7 +16,7 @@ from ..errors import RuleRuntimeError
 from . import runtime
 from .layout import Layout
 
-SUSPEND, FRAMES, HALT = -1, -2, -3
+SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
 
 
 class Program:
@@ -34,10 +34,9 @@ def _py_name(name: str) -> str:
 
 
 class Codegen:
-    def __init__(self, game: m.Game, layout: Layout, options: dict[str, str]):
+    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
         self.g = game
-        self.lay = layout
-        self.n = layout.players
+        self.n = players
         self.options = options
         self.kind = {c.name: i for i, c in enumerate(game.components)}
         self.zone_decls = {z.name: z for z in game.zones}
@@ -58,6 +57,13 @@ class Codegen:
         self.action_table: list[tuple] = []  # id -> (point, action name, binder names, domain decoders)
         for fact in _fact_order(game):  # facts are known before play: constants of the program
             self.consts[f"F_{_py_name(fact.name)}"] = self.static_value(fact.value, f"fact '{fact.name}'")
+        self.board_sizes = {}
+        for b in game.boards:
+            rows, columns = (self.static_value(x, f"the size of board '{b.name}'") for x in (b.rows, b.columns))
+            if rows < 1 or columns < 1:
+                raise RuleRuntimeError(f"board '{b.name}' would be {rows} by {columns}", b.span)
+            self.board_sizes[b.name] = (rows, columns)
+        self.lay = Layout.of(game, players, self.board_sizes)
         self._assign_action_ids()
 
     # ---- action ids: stable across states, one range per action of each choice point
@@ -68,6 +74,9 @@ class Codegen:
             return self.g.max_players
         if it.kind == "enum":
             return len(self.enum_decls[it.enum].members)
+        if it.kind == "board":
+            rows, columns = self.board_sizes[it.enum]
+            return rows * columns
         if it.kind == "set":
             return len(it.items)
         low, high = self.static_int(it.low), self.static_int(it.high)
@@ -161,6 +170,8 @@ class Codegen:
             return f"(({a[0]}+{self.direction})%{self.n})"
         if e.name == "previous":
             return f"(({a[0]}-{self.direction})%{self.n})"
+        if e.name in ("adjacent", "orthogonal"):
+            return f"{e.name}({a[0]}, {a[1]}, {self.board_sizes[e.token][1]})"
         if e.name == "seat":
             return f"check_range({a[0]}, 0, {self.n - 1}, 'seat', {self.span_const(e.span)})"
         if e.name == "supply":
@@ -170,6 +181,9 @@ class Codegen:
         return f"{e.name}({', '.join(a)})"
 
     def x_Attr(self, e):
+        if e.target.type.kind == "pos":
+            columns = self.board_sizes[e.target.type.enum][1]
+            return f"({self.ex(e.target)} // {columns} + 1)" if e.attr == "row" else f"({self.ex(e.target)} % {columns} + 1)"
         return f"A_{_py_name(e.attr)}[{self.ex(e.target)}]"
 
     def x_Unary(self, e):
@@ -195,7 +209,7 @@ class Codegen:
         """A Python iterable over the binder's domain, in a deterministic order."""
         if it.kind == "cards" and it.every is not None:
             base = self.lay.zone_base[it.every]
-            z = f"[_k for _zz in s.z[{base}:{base + self.n}] for _k in _zz]"
+            z = f"[_k for _zz in s.z[{base}:{base + self.lay.zone_count[it.every]}] for _k in _zz]"
             return f"sorted(set({z}))" if distinct else z
         if it.kind == "cards":
             z = f"s.z[{self.ex(it.zone)}]"
@@ -206,6 +220,8 @@ class Codegen:
             return f"[({self.ex(it.start)}+{self.direction}*_i)%{self.n} for _i in range({self.n})]"
         if it.kind == "enum":
             return f"range({len(self.enum_decls[it.enum].members)})"
+        if it.kind == "board":
+            return f"range({self.domain_size(it)})"
         if it.kind == "set":
             return "(" + "".join(self.ex(i) + ", " for i in it.items) + ")"
         return f"range({self.ex(it.low)}, {self.ex(it.high)}+1)"
@@ -546,12 +562,13 @@ class Codegen:
         return best
 
     def domain_desc(self, it: m.Iter) -> str:
-        return {"cards": "card", "players": "player", "enum": f"enum:{it.enum}"}.get(it.kind, "int")
+        return {"cards": "card", "players": "player", "enum": f"enum:{it.enum}",
+                "board": f"pos:{it.enum}:{self.board_sizes.get(it.enum, (0, 1))[1]}"}.get(it.kind, "int")
 
     def domain_index(self, b: m.Binder) -> str:
         var = f"_L{b.slot}"
         it = b.iter
-        if it.kind in ("cards", "players", "enum"):
+        if it.kind in ("cards", "players", "enum", "board"):
             return var
         if it.kind == "set":
             return f"{self.iter_src(it, True)}.index({var})"
@@ -637,6 +654,10 @@ class Codegen:
             self.env = {}
             out.append(f"def PROP{i}(s):")
             out.append(f"    return bool({self.ex(prop.expr)})")
+        for i, trig in enumerate(g.triggers):
+            self.env = {}
+            out.append(f"def TRIG{i}(s):")
+            out.append(f"    return bool({self.ex(trig.cond)})")
         for i, claim in enumerate(g.claims):
             self.env = {}
             out.append(f"def CLAIM{i}(s):")
@@ -650,6 +671,14 @@ class Codegen:
                 out += self.native_function(p)
             else:
                 self.procedure(p)
+        triggers = []
+        for i, trig in enumerate(g.triggers):
+            self.env = {}
+            proc = m.Procedure(f"T{i}_{trig.name}", (), trig.body, trig.nlocals, trig.span)
+            entry = len(self.instrs)
+            self.procedure(proc)
+            triggers.append((i, entry, trig.once, self.frame_size))
+        out.append("TRIGGERS = (" + "".join(f"(TRIG{i}, {entry}, {once}, {size}), " for i, entry, once, size in triggers) + ")")
         labels = re.compile(r"@[A-Za-z0-9_]+@")
 
         def only_jump(pc: int) -> int | None:
@@ -712,7 +741,8 @@ _CONDITIONAL_JUMP = re.compile(r"^return \d+ if .* else \d+$")
 
 def _stays_in_frame(lines: list[str]) -> bool:
     """True for an instruction that neither suspends nor changes frames: it only picks the next pc."""
-    return not any(word in line for line in lines for word in ("s.decide", "chance_", "FRAMES", "HALT", "end_context"))
+    return not any(word in line for line in lines for word in ("s.decide", "chance_", "FRAMES", "HALT", "end_context",
+                                                               "TRIGGER"))
 
 
 
@@ -756,8 +786,17 @@ def _fact_refs(e) -> list[str]:
 
 
 def _walk_all(g: m.Game):
-    for p in (g.flow, *g.procedures):
-        yield from walk_stmts(p.body)
+    for body in bodies(g):
+        yield from walk_stmts(body)
+
+
+def bodies(g: m.Game):
+    """Every statement list that runs: the flow, each procedure, each trigger."""
+    yield g.flow.body
+    for p in g.procedures:
+        yield p.body
+    for t in g.triggers:
+        yield t.body
 
 
 def walk_stmts(stmts):

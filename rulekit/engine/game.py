@@ -6,7 +6,7 @@ import json
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from . import runtime
-from .codegen import FRAMES, HALT, SUSPEND, Codegen, Program, walk_stmts
+from .codegen import FRAMES, HALT, SUSPEND, Codegen, Program, bodies, walk_stmts
 from .layout import Layout
 from .state import State
 
@@ -22,8 +22,8 @@ class Game:
         self.model: m.Game = spec.model
         self.options = dict(options)
         self._players = players
-        self._layout = Layout.of(self.model, players)
-        codegen = Codegen(self.model, self._layout, self.options)
+        codegen = Codegen(self.model, players, self.options)
+        self._layout = codegen.lay
         source, consts, flow_size = codegen.module()
         namespace = {name: getattr(runtime, name) for name in runtime.__all_helpers__}
         namespace.update(SUSPEND=SUSPEND, FRAMES=FRAMES, HALT=HALT)
@@ -35,11 +35,12 @@ class Game:
                                    "move part of it into a procedure", self.model.flow.span) from None
         exec(code, namespace)  # noqa: S102
         self._program = Program(source, namespace, flow_size, len(codegen.instrs))
+        self._triggers = namespace["TRIGGERS"]
         self._num_actions = codegen.num_actions
+        self._board_columns = {name: size[1] for name, size in codegen.board_sizes.items()}
         self._max_chance_value = codegen.max_chance_value()
         self._action_table = codegen.action_table
-        self._chooses = {c.point: c for p in (self.model.flow, *self.model.procedures)
-                         for c in walk_stmts(p.body) if isinstance(c, m.Choose)}
+        self._chooses = {c.point: c for body in bodies(self.model) for c in walk_stmts(body) if isinstance(c, m.Choose)}
         self._kind_names = [c.name for c in self.model.components]
         self._is_set = [d.shape == "set" for d in self._layout.zone_decl]
         counts = namespace["COUNTS"]
@@ -132,13 +133,24 @@ class Game:
         return f"<rulekit game {self.name!r} players={self._players} options={changed}>"
 
     # ---- where things are in a state
-    def zone_index(self, name: str, player: int | None = None) -> int:
+    def zone_index(self, name: str, index: int | None = None) -> int:
+        """Where zone `name` is in a state; `index` is the seat, or the position, of an indexed zone."""
         decl = next((z for z in self.model.zones if z.name == name), None)
         if decl is None:
             raise KeyError(f"{self.name} has no zone {name!r}")
-        if decl.per_player != (player is not None) or (player is not None and not 0 <= player < self._players):
-            raise KeyError(f"zone {name!r} is {'per player: give a seat' if decl.per_player else 'shared: give no seat'}")
-        return self._layout.zone_base[name] + (player or 0)
+        count = self._layout.zone_count[name]
+        if decl.indexed != (index is not None) or (index is not None and not 0 <= index < count):
+            raise KeyError(f"zone {name!r} is {'indexed: give a seat or position below ' + str(count) if decl.indexed else 'shared: give no index'}")
+        return self._layout.zone_base[name] + (index or 0)
+
+    def zone_instances(self) -> list[tuple[str, m.ZoneDecl, int]]:
+        """Every zone of a state in order: its name (as `hand[2]`), declaration and owner seat (-1: none)."""
+        lay = self._layout
+        return list(zip(lay.zone_names, lay.zone_decl, lay.zone_owner))
+
+    def variable_names(self) -> list[str]:
+        """Every variable slot of a state in order, tokens included (as `supply(Fear)`, `Fear[1]`)."""
+        return list(self._layout.var_names)
 
     def var_index(self, name: str, player: int | None = None) -> int:
         lay = self._layout
@@ -165,6 +177,10 @@ class Game:
             return self._kind_names[value] if 0 <= value < len(self._kind_names) else str(value)
         if domain == "player":
             return self.player_name(value)
+        if domain.startswith("pos:"):
+            _, board, columns = domain.split(":")
+            row, column = divmod(value, int(columns))
+            return f"{board}({row + 1},{column + 1})"
         if domain.startswith("enum:"):
             members = next(e.members for e in self.model.enums if e.name == domain[5:])
             return members[value] if 0 <= value < len(members) else str(value)
@@ -186,6 +202,8 @@ class Game:
                 text = self.player_name(index)
             elif it.kind == "enum":
                 text = self.describe_value(f"enum:{it.enum}", index)
+            elif it.kind == "board":
+                text = self.describe_value(f"pos:{it.enum}:{self._board_columns[it.enum]}", index)
             else:
                 text = f"#{index}"
             parts.append(f"{b.name}={text}")

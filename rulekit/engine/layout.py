@@ -12,7 +12,8 @@ class Layout:
     zone_base: dict[str, int]
     zone_names: list[str]  # per zone instance, e.g. "hand[2]"
     zone_decl: list[m.ZoneDecl]  # per zone instance
-    zone_owner: list[int]  # per zone instance; -1 when shared
+    zone_owner: list[int]  # per zone instance; -1 when shared or per position
+    zone_count: dict[str, int]  # instances of each declared zone
     var_base: dict[str, int]
     var_names: list[str]
     supply_slot: dict[str, int]
@@ -20,14 +21,22 @@ class Layout:
     nvars: int
 
     @classmethod
-    def of(cls, game: m.Game, players: int) -> Layout:
-        zone_base, zone_names, zone_decl, zone_owner = {}, [], [], []
+    def of(cls, game: m.Game, players: int, board_sizes: dict[str, tuple[int, int]]) -> Layout:
+        zone_base, zone_names, zone_decl, zone_owner, zone_count = {}, [], [], [], {}
         for z in game.zones:
             zone_base[z.name] = len(zone_names)
-            for p in range(players if z.per_player else 1):
-                zone_names.append(f"{z.name}[{p}]" if z.per_player else z.name)
-                zone_decl.append(z)
-                zone_owner.append(p if z.per_player else -1)
+            if z.per_player:
+                names, owners = [f"{z.name}[{p}]" for p in range(players)], list(range(players))
+            elif z.per_board is not None:
+                rows, columns = board_sizes[z.per_board]
+                names = [f"{z.name}[{r + 1},{c + 1}]" for r in range(rows) for c in range(columns)]
+                owners = [-1] * len(names)
+            else:
+                names, owners = [z.name], [-1]
+            zone_names += names
+            zone_owner += owners
+            zone_decl += [z] * len(names)
+            zone_count[z.name] = len(names)
         var_base, var_names = {}, []
         for v in game.vars:
             var_base[v.name] = len(var_names)
@@ -38,5 +47,5 @@ class Layout:
             var_names.append(f"supply({t.name})")
             held_base[t.name] = len(var_names)
             var_names.extend(f"{t.name}[{p}]" for p in range(players))
-        return cls(players, zone_base, zone_names, zone_decl, zone_owner, var_base, var_names,
+        return cls(players, zone_base, zone_names, zone_decl, zone_owner, zone_count, var_base, var_names,
                    supply_slot, held_base, len(var_names))

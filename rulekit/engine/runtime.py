@@ -180,6 +180,20 @@ def shuffle(s, z) -> None:
         s.hi[z] = len(s.z[z])
 
 
+def adjacent(a: int, b: int, columns: int) -> bool:
+    """Next to each other on a grid, diagonals included."""
+    ra, ca = divmod(a, columns)
+    rb, cb = divmod(b, columns)
+    return a != b and abs(ra - rb) <= 1 and abs(ca - cb) <= 1
+
+
+def orthogonal(a: int, b: int, columns: int) -> bool:
+    """Next to each other on a grid, in the same row or column."""
+    ra, ca = divmod(a, columns)
+    rb, cb = divmod(b, columns)
+    return abs(ra - rb) + abs(ca - cb) == 1
+
+
 def the(value, what, span):
     if value is None:
         fail(f"the({what}) found nothing", span)
@@ -193,4 +207,4 @@ def check_range(value, low, high, name, span):
 
 
 __all_helpers__ = ("fail", "needs_top", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
-                   "take_all", "put", "put_many", "move_many", "shuffle", "the", "check_range", "insort")
+                   "take_all", "put", "put_many", "move_many", "shuffle", "the", "check_range", "insort", "adjacent", "orthogonal")

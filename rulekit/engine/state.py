@@ -7,7 +7,7 @@ from collections import Counter
 
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import runtime
-from .codegen import FRAMES, SUSPEND
+from .codegen import FRAMES, SUSPEND, TRIGGER
 
 CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -4
@@ -25,7 +25,8 @@ def splitmix(seed: int, step: int) -> float:
 
 class State:
     __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
-                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "auto",
+                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "auto", "armed",
+                 "triggers",
                  "zone_names", "kind_names", "is_set")
 
     def __init__(self, game, seed: int | None, auto_chance: bool = False):
@@ -55,6 +56,8 @@ class State:
         self.resume: tuple | None = None
         self.history: list[int] = []
         self.seed = seed
+        self.triggers = game._triggers
+        self.armed = [True] * len(self.triggers)
         self._run()
 
     # ---- the virtual machine: signals from compiled instructions
@@ -72,13 +75,31 @@ class State:
                     break
                 fr = frames[-1]
                 pc = fr[0]
+            elif r == TRIGGER:  # a trigger's frame was pushed; then this instruction runs again
+                fr[0] = pc
+                fr = frames[-1]
+                pc = fr[0]
             else:
                 fr[0] = pc
                 break
         if self.over:
             self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
 
+    def _fire_trigger(self) -> bool:
+        """Start the first armed trigger whose condition holds; re-arm those whose condition is false."""
+        for i, (holds, entry, once, size) in enumerate(self.triggers):
+            if self.armed[i]:
+                if holds(self):
+                    self.armed[i] = False
+                    self.fr.append([entry] + [None] * size)
+                    return True
+            elif not once and not holds(self):
+                self.armed[i] = True
+        return False
+
     def decide(self, player: int, options: dict) -> int:
+        if self.triggers and self._fire_trigger():
+            return TRIGGER
         self.pending = options
         self.legal = sorted(options)
         self.chance = None
@@ -87,6 +108,8 @@ class State:
 
     # A chance event with a single outcome is no event: it is carried out at once, unrecorded.
     def chance_random(self, weights: dict, slot: int, span, domain: str, next_pc: int) -> int:
+        if self.triggers and self._fire_trigger():
+            return TRIGGER
         if len(weights) == 1:
             self.fr[-1][slot] = next(iter(weights))
             return next_pc
@@ -100,6 +123,8 @@ class State:
 
     def chance_card(self, zone: int, slot: int, span, next_pc: int) -> int:
         """A card drawn blindly from a zone: each card equally likely."""
+        if self.triggers and self._fire_trigger():
+            return TRIGGER
         cards = self.z[zone]
         if not cards:
             raise RuleRuntimeError("a random card is drawn from an empty zone", span)
@@ -112,6 +137,8 @@ class State:
         return self.chance_random(Counter(cards), slot, span, "card", next_pc)
 
     def chance_resolve(self, zone: int, top: bool, next_pc: int) -> int:
+        if self.triggers and self._fire_trigger():
+            return TRIGGER
         if self.auto:
             # Sampling a position of the block is sampling a kind weighted by its copies.
             cards, lo, hi = self.z[zone], self.lo[zone], self.hi[zone]
@@ -252,6 +279,7 @@ class State:
         other.chance, other.resume = self.chance, self.resume
         other.history = self.history[:]
         other.seed, other.auto = self.seed, self.auto
+        other.triggers, other.armed = self.triggers, self.armed[:]
         return other
 
     def child(self, action: int) -> State:
@@ -304,7 +332,7 @@ class State:
     # ---- serialization and identity
     def _content(self) -> tuple:
         return (self.z, self.lo, self.hi, self.v, self.cur, self.fr, self.ctx, sorted(self.winners), self.over,
-                self.history, self.seed, self.auto)
+                self.history, self.seed, self.auto, self.armed)
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self._content(), default=list).encode()).hexdigest()
