@@ -92,8 +92,11 @@ class ObservationEncoder:
         self.kinds = list(game.component_counts)
         self.kind_index = {name: i for i, name in enumerate(self.kinds)}
         self.total = max(sum(game.component_counts.values()), 1)
-        self.zones = [(z, p if z.per_player else None) for z in game.model.zones
-                      for p in range(n if z.per_player else 1)]
+        instances = game.zone_instances()
+        base = {}
+        for i, (_, decl, _) in enumerate(instances):
+            base.setdefault(decl.name, i)
+        self.zones = [(decl, i - base[decl.name] if decl.indexed else None) for i, (_, decl, _) in enumerate(instances)]
         first = game.new_initial_state().observation(0)
         self.zone_names = list(first["zones"])
         self.var_names = list(first["vars"])
