@@ -336,10 +336,14 @@ class Choose(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class Random(Stmt):
+    """A chance event: uniform over the binder's values (cards weighted by their copies), or weighted
+    by `weight`, an int expression of the value (0 excludes a value)."""
+
     point: int
     binder: Binder
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    weight: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)

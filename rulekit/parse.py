@@ -408,7 +408,7 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("pick", meta, binder=c[0], by=c[1])
 
     def random_stmt(self, meta, c):
-        return self._node("random", meta, binder=c[0])
+        return self._node("random", meta, binder=c[0], weight=c[1] if len(c) > 1 else None)
 
     def binder(self, meta, c):
         return self._node("binder", meta, var=c[0], iter=c[1], cond=c[2] if len(c) > 2 else None)

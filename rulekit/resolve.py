@@ -489,10 +489,11 @@ class Resolver:
     def s_random(self, n, span, q):
         point = self.random_points
         self.random_points += 1
-        binder = self.binder(n.binder)
-        if binder.iter.kind == "range" and binder.cond is None:
-            pass
-        return m.Random(point, binder, span, q)
+        binder = self.binder(n.binder)  # bound in the enclosing scope: the drawn value is used after the draw
+        weight = None
+        if n.get("weight") is not None:
+            weight = self.expect(self.expr(n.weight), m.INT, n.weight.span, "a weight")
+        return m.Random(point, binder, span, q, weight)
 
     def s_reveal(self, n, span, q):
         zone = self.zone_expr(n.zone)

@@ -343,3 +343,16 @@ trigger reward when n == 1 {
     s.apply_action(s.legal_actions()[1])
     assert [s.action_to_string(a) for a in s.legal_actions()] == ["up", "stop"]
     assert s.value("bonus") == 10
+
+
+def test_weighted_random(tmp_path):
+    extra = "var hit: bool = false\nfact odds = 6\n"
+    _, s = run(tmp_path, "random h in {true, false} weighted (if h then 1 else odds - 1)\nset hit = h", extra)
+    assert sorted(p for _, p in s.chance_outcomes()) == pytest.approx([1 / 6, 5 / 6])
+    s.apply_action(next(a for a, p in s.chance_outcomes() if p < 0.5))
+    assert s.value("hit") == 1
+
+
+def test_a_value_of_weight_zero_is_never_drawn(tmp_path):
+    _, s = run(tmp_path, "random d in 1..6 weighted (if d % 2 == 0 then 1 else 0)", "")
+    assert [a for a, _ in s.chance_outcomes()] == [2, 4, 6]

@@ -576,7 +576,7 @@ class Codegen:
 
     def s_Random(self, st):
         b = st.binder
-        if b.iter.kind == "cards" and b.iter.every is None and b.cond is None:
+        if b.iter.kind == "cards" and b.iter.every is None and b.cond is None and st.weight is None:
             self.instr(f"_r = s.chance_card({self.ex(b.iter.zone)}, {b.slot + 1}, {self.span_const(st.span)}, NEXT)",
                        "if _r < 0:", "    return _r  # may suspend", "return NEXT")
             return
@@ -584,8 +584,12 @@ class Codegen:
         self.env[b.slot] = var
         distinct = b.iter.kind != "cards"
         count = [f"    _w[{var}] = _w.get({var}, 0) + 1"]
+        if st.weight is not None:
+            count = [f"    _n = {self.ex(st.weight)}", "    if _n < 0:",
+                     f"        fail('a weight is negative', {self.span_const(st.span)})",
+                     "    if _n:", f"        _w[{var}] = _w.get({var}, 0) + _n"]
         if b.cond is not None:
-            count = [f"    if {self.ex(b.cond)}:", "    " + count[0]]
+            count = [f"    if {self.ex(b.cond)}:", *("    " + line for line in count)]
         self.instr("_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}:", *count,
                    f"_r = s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)",
                    "if _r < 0:", "    return _r  # may suspend", "return NEXT")
