@@ -10,8 +10,12 @@ from .errors import RulekitError
 
 
 def docs_dir() -> Path:
-    """The project's docs/ folder (a checkout's; the site is not shipped in the wheel)."""
-    return resources._CHECKOUT / "docs"
+    """The project's docs/ folder: the checkout's that rulekit runs from, else ./docs (the site is not
+    shipped in the wheel, so an installed rulekit builds the checkout it is run in)."""
+    for candidate in (resources._CHECKOUT / "docs", Path.cwd() / "docs"):
+        if (candidate / "conf.py").is_file():
+            return candidate
+    return Path.cwd() / "docs"
 
 
 def build_site(out_dir: str, console, source_dir: str | Path | None = None, quiet: bool = False) -> int:

@@ -24,12 +24,14 @@ from rulekit.docsite import build_site  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site") / "html"
     log = io.StringIO()
-    code = build_site(str(out), Console(file=log, width=200, color_system=None), quiet=True)
+    code = build_site(str(out), Console(file=log, width=200, color_system=None), source_dir=DOCS, quiet=True)
     assert code == 0, log.getvalue()
     return out
 

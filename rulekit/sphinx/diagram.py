@@ -155,7 +155,14 @@ class FlowGraph:
             return [(head, "stop")] if breaks and head is not None else []
         if isinstance(s, m.Choose):
             who = e.text(s.by)
-            node = self.node(f"{who[:1].upper() + who[1:]} chooses", "choice")
+            who = who[:1].upper() + who[1:]
+            acts = s.actions
+            if len(acts) == 1 and len(acts[0].binders) == 1 and acts[0].name == acts[0].binders[0].name:
+                # the short form `choose x in ... by p`: one decision, no named actions
+                node = self.node(_short(f"{who} chooses {e.text_binder(acts[0].binders[0])}", 80), "choice")
+                self.link(entries, node)
+                return self.walk(acts[0].body, [(node, "")], ctx)
+            node = self.node(f"{who} chooses", "choice")
             self.link(entries, node)
             exits = []
             for a in s.actions:

@@ -260,7 +260,9 @@ class GamePage:
             items = nodes.bullet_list()
             for label, item in others:
                 li = nodes.list_item()
-                li += para(f"{label}: ", self.english.generic(item))
+                shown = self.english.generic(item)
+                li += para(strong(f"{label.replace(' decl', '')} {getattr(item, 'name', '')}".strip() + ": "),
+                           shown.split(" (", 1)[1].rstrip(")") if " (" in shown else shown)
                 li += quote_nodes(getattr(item, "quotes", ()))
                 items += li
             out.append(items)

@@ -84,6 +84,12 @@ class English:
     def text(self, e) -> str:
         return plain(self.expr(e))
 
+    def text_binder(self, b: m.Binder) -> str:
+        try:
+            return plain(self.binder(b))
+        except Exception:  # noqa: BLE001
+            return getattr(b, "name", "")
+
     def _expr(self, e, context: int) -> list[Part]:
         if e is None:
             return ["nothing"]
@@ -220,7 +226,7 @@ class English:
             art = "an" if article == "a" and b.iter.enum[:1].lower() in "aeiou" else article
             out: list[Part] = [f"{art} {b.iter.enum} {b.name}"]
             return out + ([" where ", *self.expr(b.cond)] if b.cond is not None else [])
-        noun = {"cards": "card", "players": "player"}.get(b.iter.kind, "")
+        noun = {"cards": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
         where = self.iter(b.iter)
         head = f"{article} {noun} {b.name}" if noun else f"{article} {b.name}"
         out: list[Part] = [head, " in " if noun == "card" else " among ", *where]
@@ -396,7 +402,7 @@ class English:
         return [self._generic_stmt(s)]
 
     def _each(self, b: m.Binder) -> list[Part]:
-        noun = {"cards": "card", "players": "player"}.get(b.iter.kind, "")
+        noun = {"cards": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
         out: list[Part] = [f"{noun} {b.name}" if noun else b.name, " in ", *self.iter(b.iter)]
         if b.cond is not None:
             out += [" where ", *self.expr(b.cond)]
