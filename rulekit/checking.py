@@ -1,13 +1,28 @@
-"""`rulekit check` for one spec: quotes, coverage, claims, ambiguities, and seeded random play.
+"""`rulekit check` for one spec: every method, and one finding per question with its strongest honest verdict.
 
-Random play gives honest, bounded verdicts: an invariant that held in every
-state of N games is `bounded` (never `proven`); a reachability target that a
-game reached is `proven`, with that game as its witness.
+Methods, cheapest first:
+
+- static: quotes verbatim in the rulebook, coverage, declared ambiguities;
+- Z3 (`verify.smt`): the facts, counts and claims are consistent for every player count, or a minimal
+  unsat core mapped back to its quotes; invariants and dead conditions over the sound abstraction
+  "counts per card kind per zone";
+- seeded random play (a fast pass over every player count and every option), and, when a run of it
+  breaks something, Hypothesis (`verify.strategies`) to shrink the failure to a minimal witness;
+- explicit-state exploration (`verify.explore`), breadth first, so its witnesses are shortest; it
+  decides invariants, deadlocks, reachability and dead actions exactly when it completes, and gives
+  `bounded` verdicts when the state budget, time limit or depth stops it;
+- networkx (`verify.graphs`): play that can go on forever (states from which no end is reachable) in
+  the explored state graph, and the turn-structure graph.
+
+Verdicts: `proven` only from a complete exploration, a Z3 proof, or a witness (a reachability target
+met; a witness is replayed in the engine before it is reported); `refuted` with a witness; `bounded`
+when only a bounded search supports the claim; `unknown` otherwise.
 """
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 from . import model as m
 from . import quotes as q
@@ -23,6 +38,15 @@ class PlayBounds:
     variant_games: int = 25  # per player count, under each non-default option
     max_steps: int = 5000  # decisions per game before it counts as not ending
     seed: int = 0
+    max_states: int = 20_000  # explorer: states per configuration
+    time_limit: float = 3.0  # explorer: seconds per configuration
+    depth: int | None = None  # explorer: steps from the start
+    all_options: bool = False  # explore (and prove) under every option, and compare the verdicts
+    solver_timeout: float = 5.0  # seconds per Z3 query
+    shrink: bool = True  # shrink random-play failures with Hypothesis
+
+
+CheckBounds = PlayBounds
 
 
 def _loc(span) -> str | None:
@@ -33,17 +57,77 @@ def _quote_texts(node) -> list[str]:
     return [x.text for x in getattr(node, "quotes", ())]
 
 
-def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None) -> GameReport:
+def _desc(prop) -> str:
+    return f": {prop.description}" if getattr(prop, "description", None) else ""
+
+
+class WitnessError(AssertionError):
+    """A witness that does not replay in the engine: a rulekit bug, never a spec problem."""
+
+
+def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None) -> GameReport:
     """All findings for one spec; a spec that does not compile raises SpecError."""
     bounds = bounds or PlayBounds()
     game = spec.model
     report = GameReport(game.name, game.title, spec.display_path,
                         list(range(game.min_players, game.max_players + 1)), game.default_options())
-    _static_findings(spec, game, report)
-    _random_play(spec, game, report, bounds, progress)
+    timings = timings if timings is not None else {}
+    clock = _Clock(timings)
+    with clock("static"):
+        _static_findings(spec, game, report)
+    with clock("z3-unsat-core"):
+        _consistency(spec, game, report, bounds)
+    variants = _variants(game)
+    explored_variants = variants if bounds.all_options else variants[:1]
+    with clock("z3-abstraction"):
+        proofs = {_key(o): _abstraction(game, o, bounds) for o in variants}
+    with clock("random-play"):
+        tallies = _random_play(spec, game, variants, bounds, progress)
+    with clock("explicit-state"):
+        explorations = {_key(o): _explore(spec, game, o, bounds) for o in explored_variants}
+    verdicts = {}
+    for options in variants:
+        k = _key(options)
+        with clock("graph"):
+            found = _judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds)
+        verdicts[k] = found
+        default = options == variants[0]
+        for f in found:
+            if default or f.severity != "info":
+                report.add(f)
+    if bounds.all_options:
+        _variant_analysis(game, variants, verdicts, report)
+    with clock("graph"):
+        _turn_structure(game, report)
     _acknowledge(game, report)
+    report.stats = {"timings": dict(timings), "explored": [
+        {"players": x.players, "options": _changed(x.options, game), "states": x.states, "transitions": x.transitions,
+         "complete": x.complete, "stopped_by": x.stopped_by, "depth": x.depth, "seconds": round(x.seconds, 3),
+         "symmetry": x.symmetry} for xs in explorations.values() for x in xs]}
     return report
 
+
+class _Clock:
+    def __init__(self, timings: dict):
+        self.timings = timings
+
+    def __call__(self, name: str):
+        clock = self
+
+        class _Span:
+            def __enter__(self):
+                self.t = time.perf_counter()
+
+            def __exit__(self, *exc):
+                clock.timings[name] = clock.timings.get(name, 0.0) + time.perf_counter() - self.t
+        return _Span()
+
+
+def _key(options: dict) -> tuple:
+    return tuple(sorted(options.items()))
+
+
+# ---- static ------------------------------------------------------------------------------
 
 def _static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
     rulebook = spec.rulebook_text
@@ -66,21 +150,81 @@ def _static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
                            f"{a.title} {a.question} Options: {options}. Default: {a.default}, because {a.reason}",
                            quotes=_quote_texts(a), location=_loc(a.span), options={a.name: a.default},
                            acknowledged_by=a.name))
-    for players in range(game.min_players, game.max_players + 1):
-        try:
-            loaded = Game(spec, players, game.default_options())
-        except RuleRuntimeError as exc:
-            report.add(Finding(f"{game.name}/runtime/setup-{players}", game.name, "runtime", "error", "refuted",
-                               "static", f"with {players} players the set-up cannot be built: {exc}",
-                               location=_loc(exc.span)))
-            continue
-        for claim, holds in loaded.claims():
-            if not holds:
-                report.add(Finding(f"{game.name}/contradiction/{claim.name}/{players}", game.name, "contradiction",
-                                   "error", "refuted", "static",
-                                   f"claim {claim.name} is false in the set-up with {players} players",
-                                   quotes=_quote_texts(claim), location=_loc(claim.span)))
 
+
+def _consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds) -> None:
+    """Z3: the facts, component counts, token supplies and claims together, per player count."""
+    from .verify import smt
+
+    options = game.default_options()
+    counts = list(range(game.min_players, game.max_players + 1))
+    consistent, unknown = [], []
+    for players in counts:
+        result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000))
+        if result.result == "sat":
+            consistent.append(players)
+            _claims_in_engine(spec, game, report, players, cross_check=True)
+        elif result.result == "unknown":
+            unknown.append((players, result.reason))
+            _claims_in_engine(spec, game, report, players, cross_check=False)
+        else:
+            names = ", ".join(t.label for t in result.core)
+            quotes = [text for t in result.core for text in t.quotes]
+            claims = [t for t in result.core if t.what == "claim"]
+            where = claims[0].decl if claims else result.core[0].decl
+            ack = _ambiguity_for(game, quotes)
+            report.add(Finding(
+                f"{game.name}/contradiction/{'+'.join(t.name for t in claims) or 'facts'}/{players}", game.name,
+                "contradiction", "error", "refuted", "z3-unsat-core",
+                f"with {players} players these declarations cannot all hold (minimal unsat core of "
+                f"{len(result.core)} of {result.assertions}): {names}",
+                bound={"players": players}, quotes=list(dict.fromkeys(quotes)), location=_loc(getattr(where, "span", None)),
+                acknowledged_by=ack))
+    if consistent and game.facts + game.claims:
+        report.add(Finding(f"{game.name}/contradiction/consistent", game.name, "contradiction", "info", "proven",
+                           "z3-unsat-core", f"the {len(game.facts)} facts, component counts, token supplies and "
+                           f"{len(game.claims)} claims are consistent (Z3) with {_players(consistent)} players",
+                           bound={"players": consistent}))
+    for players, reason in unknown:
+        report.add(Finding(f"{game.name}/contradiction/unknown/{players}", game.name, "contradiction", "info",
+                           "unknown", "z3-unsat-core", f"Z3 could not decide the declared numbers with {players} "
+                           f"players ({reason}); the claims were evaluated in the engine instead",
+                           bound={"players": players}))
+
+
+def _claims_in_engine(spec: Spec, game: m.Game, report: GameReport, players: int, cross_check: bool) -> None:
+    try:
+        loaded = Game(spec, players, game.default_options())
+    except RuleRuntimeError as exc:
+        report.add(Finding(f"{game.name}/runtime/setup-{players}", game.name, "runtime", "error", "refuted",
+                           "static", f"with {players} players the set-up cannot be built: {exc}",
+                           location=_loc(exc.span)))
+        return
+    for claim, holds in loaded.claims():
+        if holds:
+            continue
+        if cross_check:  # Z3 found the claims satisfiable together, the engine says one is false
+            raise AssertionError(f"rulekit bug: Z3 and the engine disagree on claim {claim.name} "
+                                 f"with {players} players")
+        report.add(Finding(f"{game.name}/contradiction/{claim.name}/{players}", game.name, "contradiction",
+                           "error", "refuted", "static", f"claim {claim.name} is false in the set-up with {players} "
+                           "players", quotes=_quote_texts(claim), location=_loc(claim.span)))
+
+
+def _ambiguity_for(game: m.Game, quotes: list[str]) -> str | None:
+    """The ambiguity declaration that resolves a contradiction: one that quotes the same rulebook text."""
+    wanted = set(quotes)
+    for a in game.ambiguities:
+        if a.kind == "contradiction" and wanted & set(_quote_texts(a)):
+            return a.name
+    return None
+
+
+def _players(counts: list[int]) -> str:
+    return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+
+
+# ---- variants --------------------------------------------------------------------------------
 
 def _variants(game: m.Game) -> list[dict[str, str]]:
     """The default options, then each non-default option on its own (a covering set of single changes)."""
@@ -98,6 +242,12 @@ def _changed(options: dict, game: m.Game) -> dict:
     return {k: v for k, v in options.items() if default.get(k) != v}
 
 
+def _suffix(options: dict, game: m.Game) -> str:
+    return "".join(f"/{k}={v}" for k, v in sorted(_changed(options, game).items()))
+
+
+# ---- witnesses -----------------------------------------------------------------------------------
+
 def witness(state) -> list[dict]:
     """The steps of a game, for people: who did what. Chance outcomes are listed as chance."""
     replay = state.game.new_initial_state(state.seed)
@@ -109,101 +259,382 @@ def witness(state) -> list[dict]:
     return steps
 
 
+def replayed(loaded: Game, path: list[int], holds, what: str) -> list[dict]:
+    """Replay a witness in the engine and check that it shows what it claims; the steps for people."""
+    try:
+        state = loaded.replay(path)
+    except Exception as exc:  # noqa: BLE001 - any failure here is a rulekit bug
+        raise WitnessError(f"rulekit bug: the witness for {what} does not replay: {exc}") from exc
+    if not holds(state):
+        raise WitnessError(f"rulekit bug: the witness for {what} replays, but does not show it")
+    return witness(state)
+
+
+# ---- random play -------------------------------------------------------------------------------
+
+@dataclass
 class _Tally:
-    def __init__(self, game: m.Game):
-        self.game = game
-        self.broken: dict[str, Finding] = {}
-        self.reached: dict[str, Finding] = {}
-        self.unfinished: dict[tuple, int] = {}  # changed options -> games that had not ended
-        self.played = 0
-        self.steps = 0
+    """What seeded random play saw under one choice of options, over every player count."""
+
+    broken: dict = field(default_factory=dict)  # invariant name -> (loaded, history)
+    reached: dict = field(default_factory=dict)  # target name -> (loaded, history)
+    deadlocks: list = field(default_factory=list)  # (loaded, history)
+    errors: dict = field(default_factory=dict)  # message -> (loaded, history, span)
+    unfinished: int = 0
+    played: int = 0
+    steps: int = 0
+    fired: set = field(default_factory=set)
 
 
-def _random_play(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds, progress) -> None:
-    variants = _variants(game)
+def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBounds, progress) -> dict:
     counts = range(game.min_players, game.max_players + 1)
     plan = [(options, players, bounds.games if i == 0 else bounds.variant_games)
             for i, options in enumerate(variants) for players in counts]
-    total = sum(n for _, _, n in plan)
     if progress is not None:
-        progress.start(game.name, total)
-    tally = _Tally(game)
+        progress.start(game.name, sum(n for _, _, n in plan))
+    tallies = {_key(o): _Tally() for o in variants}
     for options, players, games in plan:
-        loaded = Game(spec, players, options)
+        tally = tallies[_key(options)]
+        try:
+            loaded = Game(spec, players, options)
+        except RuleRuntimeError as exc:
+            tally.errors.setdefault(f"the set-up cannot be built with {players} players: {exc}", (None, [], exc.span))
+            continue
         for g in range(games):
-            _play_one(loaded, options, bounds, bounds.seed + g, tally)
+            _play_one(loaded, bounds, bounds.seed + g, tally)
             if progress is not None:
                 progress.advance()
-    bound = {"games": tally.played, "max_steps": bounds.max_steps, "variants": len(variants)}
-    for prop in game.properties:
-        if prop.kind == "invariant" and prop.name not in tally.broken:
-            report.add(Finding(f"{game.name}/invariant/{prop.name}", game.name, "invariant", "info", "bounded",
-                               "random-play", f"{prop.name} held in every state of {tally.played} random games "
-                               f"({tally.steps} states)" + (f": {prop.description}" if prop.description else ""),
-                               bound=bound, quotes=_quote_texts(prop), location=_loc(prop.span)))
-        if prop.kind == "reachable" and prop.name not in tally.reached:
-            report.add(Finding(f"{game.name}/reachability/{prop.name}", game.name, "reachability", "warning",
-                               "unknown", "random-play", f"{prop.name} was not reached in {tally.played} random games"
-                               + (f": {prop.description}" if prop.description else ""), bound=bound,
-                               quotes=_quote_texts(prop), location=_loc(prop.span)))
-    for f in (*tally.broken.values(), *tally.reached.values()):
-        report.add(f)
-    for changed, count in sorted(tally.unfinished.items()):
-        suffix = "".join(f"/{k}={v}" for k, v in changed)
-        where = (" under " + ", ".join(f"{k}={v}" for k, v in changed)) if changed else " under the default options"
-        report.add(Finding(f"{game.name}/termination/random-play{suffix}", game.name, "termination", "warning",
-                           "unknown", "random-play", f"{count} random game(s){where} had not ended after "
-                           f"{bounds.max_steps} decisions", bound=bound, options=dict(changed)))
+    return tallies
 
 
-def _play_one(loaded: Game, options: dict, bounds: PlayBounds, seed: int, tally: _Tally) -> None:
-    game = tally.game
+def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: _Tally) -> None:
     rng = random.Random(seed)
     tally.played += 1
-    changed = _changed(options, game)
-    suffix = "".join(f"/{k}={v}" for k, v in sorted(changed.items()))
+    table = loaded._action_table
+    invariants, targets = loaded.properties("invariant"), loaded.properties("reachable")
+    state = loaded.new_initial_state(seed=seed, auto_chance=True)
+    decisions = 0
     try:
-        state = loaded.new_initial_state(seed=seed, auto_chance=True)
-        decisions = 0
         while True:
             tally.steps += 1
-            for prop in loaded.violated_invariants(state):
-                key = prop.name + suffix
-                if key not in tally.broken:
-                    tally.broken[key] = Finding(
-                        f"{game.name}/invariant/{key}", game.name, "invariant", "error", "refuted", "random-play",
-                        f"{prop.name} is false after {len(state.history)} steps with {loaded.num_players()} players"
-                        + (f": {prop.description}" if prop.description else ""),
-                        quotes=_quote_texts(prop), location=_loc(prop.span), witness=witness(state), options=changed)
-                return
-            for prop, test in loaded.properties("reachable"):
+            for prop, test in invariants:
+                if not test(state):
+                    tally.broken.setdefault(prop.name, (loaded, list(state.history)))
+                    return
+            for prop, test in targets:
                 if prop.name not in tally.reached and test(state):
-                    tally.reached[prop.name] = Finding(
-                        f"{game.name}/reachability/{prop.name}", game.name, "reachability", "info", "proven",
-                        "random-play", f"{prop.name} is reached, with {loaded.num_players()} players"
-                        + (f": {prop.description}" if prop.description else ""),
-                        quotes=_quote_texts(prop), location=_loc(prop.span), witness=witness(state), options=changed)
+                    tally.reached[prop.name] = (loaded, list(state.history))
             if state.is_terminal():
                 return
             if state.is_stuck():
-                key = f"deadlock{suffix}"
-                tally.broken.setdefault(key, Finding(
-                    f"{game.name}/deadlock/{len(tally.broken)}{suffix}", game.name, "deadlock", "error", "refuted",
-                    "random-play", f"the game is not over, yet {loaded.player_name(state.current_player())} has no "
-                    f"legal move ({loaded.num_players()} players)", witness=witness(state), options=changed))
+                tally.deadlocks.append((loaded, list(state.history)))
                 return
             if decisions >= bounds.max_steps:
-                key = tuple(sorted(changed.items()))
-                tally.unfinished[key] = tally.unfinished.get(key, 0) + 1
+                tally.unfinished += 1
                 return
-            state.apply_action(rng.choice(state.legal_actions()))
+            action = rng.choice(state.legal)
+            tally.fired.add(table[action][:2])
+            state.apply_action(action)
             decisions += 1
     except RuleRuntimeError as exc:
-        key = f"runtime:{exc}{suffix}"
-        tally.broken.setdefault(key, Finding(
-            f"{game.name}/runtime/{len(tally.broken)}{suffix}", game.name, "runtime", "error", "refuted",
-            "random-play", f"a rule could not be carried out ({loaded.num_players()} players): {exc}",
-            location=_loc(exc.span), witness=witness(state) if "state" in locals() else None, options=changed))
+        tally.errors.setdefault(str(exc), (loaded, list(state.history), exc.span))
+
+
+def _shrunk(loaded: Game, history: list[int], fails, bounds: PlayBounds) -> tuple[list[int], str]:
+    """A shorter history that still fails, by Hypothesis when it is installed; with the method used."""
+    if not bounds.shrink:
+        return history, "random-play"
+    try:
+        from .verify import strategies
+    except ImportError:
+        return history, "random-play"
+    shorter = strategies.shrink(loaded, history, fails)
+    return (shorter, "hypothesis") if shorter is not None else (history, "random-play")
+
+
+# ---- exploration ------------------------------------------------------------------------------------
+
+def _explore(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list:
+    from .verify.explore import Limits, explore
+
+    limits = Limits(max_states=bounds.max_states, time_limit=bounds.time_limit, depth=bounds.depth)
+    out = []
+    if bounds.max_states <= 0:
+        return out
+    for players in range(game.min_players, game.max_players + 1):
+        try:
+            loaded = Game(spec, players, options)
+        except RuleRuntimeError:
+            continue
+        try:
+            result = explore(loaded, limits)
+        except RuleRuntimeError:
+            continue
+        result.loaded = loaded
+        out.append(result)
+    return out
+
+
+_ABSTRACTION_CACHE: dict = {}
+
+
+def _abstraction(game: m.Game, options: dict, bounds: PlayBounds) -> dict:
+    """Z3 over the counts abstraction; the answer depends only on the options that the declarations,
+    definitions and properties read, so variants that differ elsewhere share one computation."""
+    from .verify import smt
+    from .verify.graphs import _children
+
+    read = set()
+    stack = [*game.facts, *game.components, *game.tokens, *game.vars, *game.defines, *game.properties]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, m.OptionIs):
+            read.add(node.ambiguity)
+        stack.extend(_children(node))
+    key = (id(game), bounds.solver_timeout, tuple(sorted((k, v) for k, v in options.items() if k in read)))
+    cached = _ABSTRACTION_CACHE.get(key)
+    if cached is None or cached[0] is not game:
+        if len(_ABSTRACTION_CACHE) > 256:
+            _ABSTRACTION_CACHE.clear()
+        cached = _ABSTRACTION_CACHE[key] = (game, smt.abstraction_proofs(game, options, int(bounds.solver_timeout * 1000)))
+    return cached[1]
+
+
+# ---- judging: one finding per question, the strongest verdict the evidence supports -------------------
+
+def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | None, proofs: dict | None,
+           bounds: PlayBounds) -> list[Finding]:
+    explored = explored or []
+    proofs = proofs or {}
+    suffix = _suffix(options, game)
+    changed = _changed(options, game)
+    complete = bool(explored) and all(x.complete for x in explored) and \
+        len(explored) == game.max_players - game.min_players + 1
+    states = sum(x.states for x in explored)
+    search = (f"{tally.played} random games ({tally.steps} states)" +
+              (f" and {states} explored states ({_explored_text(explored)})" if explored else ""))
+    bound = {"games": tally.played, "max_steps": bounds.max_steps}
+    if explored:
+        bound.update(states=states, complete=complete, depth=min(x.depth for x in explored),
+                     stopped_by=sorted({x.stopped_by for x in explored if x.stopped_by}))
+    found: list[Finding] = []
+    by_name = {p.name: p for p in game.properties}
+
+    for prop in game.properties:
+        fid = f"{game.name}/{'invariant' if prop.kind == 'invariant' else 'reachability'}/{prop.name}{suffix}"
+        if prop.kind == "invariant":
+            hit = next(((x, x.violated[prop.name]) for x in explored if prop.name in x.violated), None)
+            test = _test(prop)
+            if hit is not None:
+                x, index = hit
+                steps = replayed(x.loaded, x.path(index), lambda s, t=test: not t(s), f"invariant {prop.name}")
+                found.append(Finding(fid, game.name, "invariant", "error", "refuted", "explicit-state",
+                                     f"{prop.name} is false in a state {len(steps)} steps from the start, with "
+                                     f"{x.players} players (a shortest witness){_desc(prop)}", bound=bound,
+                                     quotes=_quote_texts(prop), location=_loc(prop.span), witness=steps, options=changed))
+            elif prop.name in tally.broken:
+                loaded, history = tally.broken[prop.name]
+                fails = (lambda s, t=test: not t(s))
+                history, method = _shrunk(loaded, history, fails, bounds)
+                steps = replayed(loaded, history, fails, f"invariant {prop.name}")
+                found.append(Finding(fid, game.name, "invariant", "error", "refuted", method,
+                                     f"{prop.name} is false after {len(steps)} steps with {loaded.num_players()} "
+                                     f"players{_desc(prop)}", bound=bound, quotes=_quote_texts(prop),
+                                     location=_loc(prop.span), witness=steps, options=changed))
+            elif complete:
+                found.append(Finding(fid, game.name, "invariant", "info", "proven", "explicit-state",
+                                     f"{prop.name} holds in every reachable state ({_explored_text(explored)}){_desc(prop)}",
+                                     bound=bound, quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
+            elif prop.name in proofs and proofs[prop.name][0] == "proven":
+                found.append(Finding(fid, game.name, "invariant", "info", "proven", proofs[prop.name][2],
+                                     f"{prop.name} holds in every reachable state: {proofs[prop.name][1]}{_desc(prop)}",
+                                     bound={**bound, **proofs[prop.name][3]}, quotes=_quote_texts(prop),
+                                     location=_loc(prop.span), options=changed))
+            else:
+                found.append(Finding(fid, game.name, "invariant", "info", "bounded", "random-play" if not explored
+                                     else "explicit-state", f"{prop.name} held in every state of {search}{_desc(prop)}",
+                                     bound=bound, quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
+        elif prop.kind == "reachable":
+            hit = min(((x.path(x.reached[prop.name]), x) for x in explored if prop.name in x.reached),
+                      key=lambda t: len(t[0]), default=None)
+            test = _test(prop)
+            if hit is not None:
+                path, x = hit
+                steps = replayed(x.loaded, path, lambda s, t=test: t(s), f"target {prop.name}")
+                found.append(Finding(fid, game.name, "reachability", "info", "proven", "explicit-state",
+                                     f"{prop.name} is reached in {len(steps)} steps with {x.players} players "
+                                     f"(a shortest witness){_desc(prop)}", bound=bound, quotes=_quote_texts(prop),
+                                     location=_loc(prop.span), witness=steps, options=changed))
+            elif prop.name in tally.reached:
+                loaded, history = tally.reached[prop.name]
+                steps = replayed(loaded, history, lambda s, t=test: t(s), f"target {prop.name}")
+                found.append(Finding(fid, game.name, "reachability", "info", "proven", "random-play",
+                                     f"{prop.name} is reached, with {loaded.num_players()} players{_desc(prop)}",
+                                     bound=bound, quotes=_quote_texts(prop), location=_loc(prop.span), witness=steps,
+                                     options=changed))
+            elif complete or (prop.name in proofs and proofs[prop.name][0] == "refuted"):
+                how = (f"no reachable state meets it ({_explored_text(explored)})" if complete
+                       else proofs[prop.name][1])
+                found.append(Finding(fid, game.name, "reachability", "warning", "refuted",
+                                     "explicit-state" if complete else proofs[prop.name][2],
+                                     f"{prop.name} can never be reached: {how}{_desc(prop)}", bound=bound,
+                                     quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
+            else:
+                found.append(Finding(fid, game.name, "reachability", "warning", "unknown",
+                                     "explicit-state" if explored else "random-play",
+                                     f"{prop.name} was not reached in {search}{_desc(prop)}", bound=bound,
+                                     quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
+
+    # deadlocks
+    stuck = next(((x, i) for x in explored for i in x.deadlocks[:1]), None)
+    if stuck is not None:
+        x, index = stuck
+        steps = replayed(x.loaded, x.path(index), lambda s: s.is_stuck(), "a deadlock")
+        who = x.loaded.player_name(max(0, x.loaded.replay(x.path(index)).current_player()))
+        found.append(Finding(f"{game.name}/deadlock/{x.players}{suffix}", game.name, "deadlock", "error", "refuted",
+                             "explicit-state", f"the game is not over, yet {who} has no legal move, {len(steps)} steps "
+                             f"from the start with {x.players} players (a shortest witness)", bound=bound,
+                             witness=steps, options=changed))
+    elif tally.deadlocks:
+        loaded, history = tally.deadlocks[0]
+        history, method = _shrunk(loaded, history, lambda s: s.is_stuck(), bounds)
+        steps = replayed(loaded, history, lambda s: s.is_stuck(), "a deadlock")
+        found.append(Finding(f"{game.name}/deadlock/{loaded.num_players()}{suffix}", game.name, "deadlock", "error",
+                             "refuted", method, f"the game is not over, yet no one has a legal move "
+                             f"({loaded.num_players()} players)", bound=bound, witness=steps, options=changed))
+    else:
+        found.append(Finding(f"{game.name}/deadlock/none{suffix}", game.name, "deadlock", "info",
+                             "proven" if complete else "bounded", "explicit-state" if explored else "random-play",
+                             ("no reachable state is stuck" if complete else "no stuck state in " + search),
+                             bound=bound, options=changed))
+
+    # runtime errors
+    errors = [(msg, v) for msg, v in tally.errors.items()]
+    errors += [(msg, (x.loaded, x.path(i) + [a], None)) for x in explored for i, a, msg in x.errors[:1]]
+    for i, (msg, (loaded, history, span)) in enumerate(errors[:5]):
+        steps = None
+        if loaded is not None and history:
+            try:
+                steps = witness(loaded.replay(history[:-1]))
+            except RuleRuntimeError:
+                steps = None
+        found.append(Finding(f"{game.name}/runtime/{i}{suffix}", game.name, "runtime", "error", "refuted",
+                             "random-play", f"a rule could not be carried out: {msg}", location=_loc(span),
+                             witness=steps, options=changed))
+
+    # termination
+    if tally.unfinished:
+        where = (" under " + ", ".join(f"{k}={v}" for k, v in sorted(changed.items()))) if changed else \
+            " under the default options"
+        found.append(Finding(f"{game.name}/termination/random-play{suffix}", game.name, "termination", "warning",
+                             "unknown", "random-play", f"{tally.unfinished} random game(s){where} had not ended after "
+                             f"{bounds.max_steps} decisions", bound=bound, options=changed))
+    for x in explored:
+        if not x.complete or x.edges is None:
+            continue
+        from .verify import graphs
+
+        trapped = graphs.trapped(x)
+        if trapped is None:
+            continue
+        index, cycle_states, scc_count = trapped
+        steps = replayed(x.loaded, x.path(index), lambda s: not s.is_terminal(), "endless play")
+        found.append(Finding(f"{game.name}/termination/graph/{x.players}{suffix}", game.name, "termination",
+                             "warning", "refuted", "graph",
+                             f"with {x.players} players play can go on forever: {cycle_states} reachable states "
+                             f"({scc_count} strongly connected component(s) with a cycle) have no way out to an end; "
+                             f"the witness leads into one", bound=bound, witness=steps, options=changed))
+
+    # dead actions: never enabled and taken by random play or the explorer
+    fired = set(tally.fired).union(*(x.fired for x in explored)) if explored else set(tally.fired)
+    for point, choose in sorted(_chooses(game).items()):
+        for ai, action in enumerate(choose.actions):
+            if (point, ai) in fired:
+                continue
+            verdict = "proven" if complete else "bounded"
+            found.append(Finding(f"{game.name}/dead-rule/{action.name}{suffix}", game.name, "dead-rule", "warning",
+                                 verdict, "explicit-state" if complete else "random-play",
+                                 f"action {action.name} is never taken: "
+                                 + (f"it is not legal in any reachable state ({_explored_text(explored)})" if complete
+                                    else f"it was never legal in {search}"),
+                                 bound=bound, quotes=_quote_texts(action), location=_loc(action.span), options=changed))
+    for name, (verdict, text, method, extra) in sorted(proofs.items()):
+        if name in by_name:
+            continue
+        if verdict == "dead":
+            found.append(Finding(f"{game.name}/dead-rule/{name}{suffix}", game.name, "dead-rule", "warning", "proven",
+                                 method, text, bound=extra, options=changed))
+    return found
+
+
+def _test(prop):
+    """The compiled test of a property, looked up lazily by name in the state's own game."""
+    def test(state):
+        for p, t in state.game.properties(prop.kind):
+            if p.name == prop.name:
+                return t(state)
+        raise KeyError(prop.name)
+    return test
+
+
+def _explored_text(explored: list) -> str:
+    parts = []
+    for x in explored:
+        how = "complete" if x.complete else f"stopped by the {x.stopped_by} limit at depth {x.depth}"
+        sym = ", up to renaming the players" if x.symmetry else ""
+        parts.append(f"{x.players} players: {x.states} states{sym}, {how}")
+    return "; ".join(parts)
+
+
+def _chooses(game: m.Game) -> dict:
+    from .engine.codegen import walk_stmts
+
+    return {c.point: c for p in (game.flow, *game.procedures) for c in walk_stmts(p.body) if isinstance(c, m.Choose)}
+
+
+def _variant_analysis(game: m.Game, variants: list[dict], verdicts: dict, report: GameReport) -> None:
+    """Which options change which verdicts, relative to the default options."""
+    def table(findings):
+        out = {}
+        for f in findings:
+            base = f.id
+            for k, v in sorted(f.options.items()):
+                base = base.replace(f"/{k}={v}", "")
+            out[base] = f.verdict
+        return out
+
+    default = table(verdicts[_key(variants[0])])
+    for options in variants[1:]:
+        changed = _changed(options, game)
+        mine = table(verdicts[_key(options)])
+        diffs = [(k, default.get(k, "absent"), mine.get(k, "absent")) for k in sorted(set(default) | set(mine))
+                 if default.get(k) != mine.get(k)]
+        label = ", ".join(f"{k}={v}" for k, v in changed.items())
+        if diffs:
+            text = "; ".join(f"{k.split('/', 1)[1]}: {a} -> {b}" for k, a, b in diffs)
+            message = f"under {label}: {len(diffs)} verdict(s) change: {text}"
+        else:
+            message = f"under {label}: no verdict changes"
+        report.add(Finding(f"{game.name}/ambiguity/{'/'.join(f'{k}={v}' for k, v in changed.items())}/variant",
+                           game.name, "ambiguity", "info" if not diffs else "warning", "proven" if not diffs else "refuted",
+                           "static", message, options=changed, acknowledged_by=next(iter(changed), None),
+                           bound={"changes": [{"finding": k, "default": a, "option": b} for k, a, b in diffs]}))
+
+
+def _turn_structure(game: m.Game, report: GameReport) -> None:
+    try:
+        from .verify import graphs
+    except ImportError:
+        return
+    info = graphs.turn_structure(game)
+    report.add(Finding(f"{game.name}/dead-rule/turn-structure", game.name, "dead-rule", "info", "proven", "graph",
+                       f"turn structure: {info['nodes']} steps, actions and procedures, {info['edges']} links; "
+                       f"{len(info['unreachable'])} never reached from the flow"
+                       + (": " + ", ".join(info["unreachable"]) if info["unreachable"] else ""),
+                       bound={"nodes": info["nodes"], "edges": info["edges"]}))
+    for name in info["unreachable"]:
+        report.add(Finding(f"{game.name}/dead-rule/{name}", game.name, "dead-rule", "warning", "proven", "graph",
+                           f"{name} is never called from the flow, so it can never fire"))
 
 
 def _acknowledge(game: m.Game, report: GameReport) -> None:

@@ -14,7 +14,7 @@ from . import __version__, load, resources
 from .checking import PlayBounds, check_spec
 from .errors import RulekitError, SpecError
 from .pipeline import Spec
-from .report import render_text, to_json
+from .report import render_text, to_json, to_sarif
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
                        description="Validate specs against their rulebooks and their claimed properties.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("specs", nargs="*", metavar="SPEC|GAME", help="what to check (default: every bundled spec)")
-    c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    c.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default: text)")
     c.add_argument("--games", type=int, default=PlayBounds.games, metavar="N",
                    help=f"random games per player count under the default options (default: {PlayBounds.games})")
     c.add_argument("--variant-games", type=int, default=PlayBounds.variant_games, metavar="N",
@@ -89,6 +89,17 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
                    help=f"decisions before a game counts as not ending (default: {PlayBounds.max_steps})")
     c.add_argument("--seed", type=int, default=0, help="seed of the random games (default: 0)")
+    c.add_argument("--max-states", type=int, default=PlayBounds.max_states, metavar="N",
+                   help=f"explorer: states per configuration before its verdicts are only bounded "
+                   f"(default: {PlayBounds.max_states}; 0 turns the explorer off)")
+    c.add_argument("--time-limit", type=float, default=PlayBounds.time_limit, metavar="SECONDS",
+                   help=f"explorer: seconds per configuration (default: {PlayBounds.time_limit:g})")
+    c.add_argument("--depth", type=int, default=None, metavar="N",
+                   help="explorer: steps from the start (default: no limit)")
+    c.add_argument("--solver-timeout", type=float, default=PlayBounds.solver_timeout, metavar="SECONDS",
+                   help=f"Z3: seconds per query; a timeout is an unknown verdict (default: {PlayBounds.solver_timeout:g})")
+    c.add_argument("--all-options", action="store_true",
+                   help="explore under every option of every ambiguity and report which options change which verdicts")
     c.add_argument("-v", "--verbose", action="store_true", help="also list notes (ambiguities) in full")
 
     s = sub.add_parser("simulate", help="random playouts with statistics",
@@ -150,11 +161,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args, out: Console) -> int:
-    for name in ("games", "variant_games", "max_steps"):
+    for name in ("games", "variant_games", "max_steps", "max_states", "time_limit", "solver_timeout"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
+    if args.depth is not None and args.depth < 0:
+        raise RulekitError("--depth must not be negative")
     targets = args.specs or resources.bundled_games()
-    bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed)
+    bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed, max_states=args.max_states,
+                        time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
+                        solver_timeout=args.solver_timeout)
     reports, broken = [], []
     with _Progress(sys.stderr.isatty()) as progress:
         for target in targets:
@@ -167,6 +182,8 @@ def _check(args, out: Console) -> int:
         print(exc.render(), file=sys.stderr)
     if args.format == "json":
         print(to_json(reports, __version__))
+    elif args.format == "sarif":
+        print(to_sarif(reports, __version__))
     else:
         render_text(reports, out, args.verbose)
     if broken:

@@ -7,7 +7,8 @@ KINDS = ("contradiction", "invariant", "reachability", "deadlock", "termination"
          "quote", "ambiguity", "runtime")
 SEVERITIES = ("error", "warning", "info")
 VERDICTS = ("proven", "refuted", "bounded", "unknown")
-METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "hypothesis", "graph", "static", "random-play")
+METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "z3-abstraction", "hypothesis", "graph", "static",
+           "random-play", "explicit-state")
 
 # Kinds whose refutation breaks the rules themselves: they fail a run unless acknowledged.
 FAILING_KINDS = ("contradiction", "invariant", "deadlock", "quote", "runtime")
@@ -52,10 +53,11 @@ class GameReport:
     players: list[int]
     options: dict
     findings: list[Finding] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)  # time per method, explored configurations
 
     def add(self, finding: Finding) -> None:
         self.findings.append(finding)
 
     def to_json(self) -> dict:
         return {"game": self.game, "title": self.title, "spec": self.spec, "players": self.players,
-                "options": self.options, "findings": [f.to_json() for f in self.findings]}
+                "options": self.options, "findings": [f.to_json() for f in self.findings], "stats": self.stats}

@@ -16,6 +16,42 @@ def to_json(reports: list[GameReport], version: str) -> str:
     return json.dumps({"rulekit": version, "games": [r.to_json() for r in reports]}, indent=2, ensure_ascii=False)
 
 
+def to_sarif(reports: list[GameReport], version: str) -> str:
+    """SARIF 2.1.0, for code-scanning tools: one result per finding of error or warning severity."""
+    rules, results = {}, []
+    level = {"error": "error", "warning": "warning", "info": "note"}
+    for r in reports:
+        for f in r.findings:
+            if f.severity == "info":
+                continue
+            rule = f"{f.kind}/{f.method}"
+            rules.setdefault(rule, {"id": rule, "name": f.kind, "shortDescription": {"text": f"{f.kind} ({f.method})"}})
+            result = {"ruleId": rule, "level": level[f.severity], "message": {"text": f.message},
+                      "properties": {"id": f.id, "game": f.game, "verdict": f.verdict, "options": f.options,
+                                     "acknowledged_by": f.acknowledged_by}}
+            if f.acknowledged_by:
+                result["suppressions"] = [{"kind": "inSource", "justification": f.acknowledged_by}]
+            loc = _sarif_location(f.location or r.spec)
+            if loc:
+                result["locations"] = [loc]
+            results.append(result)
+    run = {"tool": {"driver": {"name": "rulekit", "version": version, "informationUri": "https://github.com/",
+                               "rules": list(rules.values())}}, "results": results}
+    return json.dumps({"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]},
+                      indent=2, ensure_ascii=False)
+
+
+def _sarif_location(where: str) -> dict | None:
+    parts = where.rsplit(":", 2)
+    region = {}
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        where, region = parts[0], {"startLine": int(parts[1]), "startColumn": max(1, int(parts[2]))}
+    loc = {"physicalLocation": {"artifactLocation": {"uri": where}}}
+    if region:
+        loc["physicalLocation"]["region"] = region
+    return loc
+
+
 def render_text(reports: list[GameReport], console: Console, verbose: bool = False) -> None:
     for r in reports:
         console.print(f"[bold]{escape(r.title)}[/] ({escape(r.game)}, {escape(r.spec)}, "

@@ -1,0 +1,307 @@
+"""Explicit-state exploration of one game configuration, through the engine.
+
+Breadth first from the initial state, branching over every legal action and every chance outcome,
+so the first path found to a state is a shortest one. Only suspended states are visited (a player
+to decide, a chance event, or the end): the instructions between two suspensions run as one step
+of the engine, and the properties are tested at these points, as random play does.
+
+A state is identified by a compact key: its zones, undetermined blocks, variables, seat to move,
+VM frames and contexts, winners and end flag, without the history and the event log (which only
+record how the state was reached). Frame slots that the pending decision or chance event is about
+to overwrite are dead and are left out, so two states that differ only in a stale choice compare
+equal. The key is marshalled to bytes.
+
+Symmetry reduction (players interchangeable) is applied only when the model never tells seats
+apart: see `seat_symmetry`. Then a state's key lists the per-player parts (per-player zones,
+variables and token holdings, and being a winner) as a sorted multiset, so the states that differ
+only by a renaming of the seats share one key. States whose frames hold live values (which might
+be seats) keep their plain key: fewer merges, never a wrong one.
+
+The exploration stops at a state budget, a time limit or a depth; it is then `complete=False`
+and every verdict drawn from it is `bounded`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from .. import model as m
+from ..engine.state import State
+from ..errors import RuleRuntimeError
+
+
+@dataclass
+class Limits:
+    max_states: int = 20_000
+    time_limit: float = 5.0  # seconds per configuration
+    depth: int | None = None  # steps (decisions and chance outcomes) from the start
+    symmetry: bool = True
+    keep_edges: bool = True  # needed for the termination analysis (SCCs); costs memory
+
+
+@dataclass
+class Exploration:
+    players: int
+    options: dict
+    states: int = 0
+    transitions: int = 0
+    complete: bool = False
+    stopped_by: str = ""  # states, time, depth, or "" when complete
+    depth: int = 0  # the deepest level fully expanded
+    seconds: float = 0.0
+    symmetry: bool = False
+    symmetry_reason: str = ""
+    terminal: list[int] = field(default_factory=list)
+    violated: dict[str, int] = field(default_factory=dict)  # invariant name -> first state breaking it
+    reached: dict[str, int] = field(default_factory=dict)  # reachability target -> first state meeting it
+    deadlocks: list[int] = field(default_factory=list)
+    errors: list[tuple[int, int, str]] = field(default_factory=list)  # (state, action, message)
+    fired: set = field(default_factory=set)  # (choice point, action index) taken at least once
+    parent: list[int] = field(default_factory=list)
+    via: list[int] = field(default_factory=list)
+    edges: list[list[int]] | None = None
+
+    def path(self, index: int) -> list[int]:
+        """The actions (chance outcomes included) from the start to state `index`: a shortest path."""
+        out = []
+        while index > 0:
+            out.append(self.via[index])
+            index = self.parent[index]
+        return out[::-1]
+
+    @property
+    def states_per_second(self) -> float:
+        return self.states / self.seconds if self.seconds else 0.0
+
+
+# ---- symmetry: can seats be renamed without changing the game?
+
+_SEAT_BUILTINS = ("seat", "next", "previous")
+_KNOWN = {cls for cls in vars(m).values() if isinstance(cls, type) and dataclasses.is_dataclass(cls)}
+
+
+def _flat(value):
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _flat(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        yield value
+
+
+def _children(node):
+    """The model nodes directly inside a node, however deeply nested in tuples (an `if`'s branches)."""
+    for f in dataclasses.fields(node):
+        yield from _flat(getattr(node, f.name))
+
+
+def seat_symmetry(game: m.Game) -> tuple[bool, str]:
+    """(True, why) when every permutation of the seats maps the game's transitions onto themselves.
+
+    Conservative: seats are interchangeable only if no rule or property names a seat (`seat(n)`), the
+    seat order (`next`, `previous`, turns, `rotate`, players iterated from a start), the first seat
+    meeting a condition (`the` over players), iterates over the players in order with effects
+    (`for p in players`), or reads `current` other than as the one who decides. Any model node this
+    analysis does not know makes the answer no.
+    """
+    roots = [game.flow, *game.procedures, *game.defines, *game.properties]
+    stack = [(r, None) for r in roots]
+    while stack:
+        node, parent = stack.pop()
+        cls = type(node)
+        if cls not in _KNOWN:
+            return False, f"the model has a construct ({cls.__name__}) the symmetry analysis does not know"
+        if isinstance(node, m.Builtin):
+            if node.name in _SEAT_BUILTINS:
+                return False, f"the rules use {node.name}(), which tells seats apart"
+            if node.name == "current" and not (isinstance(parent, m.Choose) and parent.by is node):
+                return False, "the rules read `current` other than as the player who decides"
+        if isinstance(node, (m.Turns, m.Rotate)):
+            return False, "the rules have a seat order (turns or rotate)"
+        if isinstance(node, m.Iter) and node.kind == "players" and node.start is not None:
+            return False, "the rules iterate over the players from a given seat"
+        if isinstance(node, m.Quant) and node.kind == "the" and node.binder.iter.kind == "players":
+            return False, "the rules pick the first player meeting a condition"
+        if isinstance(node, m.For) and node.binder.iter.kind == "players":
+            return False, "the rules go through the players in seat order (`for p in players`)"
+        if isinstance(node, m.Iter) and node.kind not in ("cards", "players", "enum", "set", "range"):
+            return False, f"the rules iterate over {node.kind}, which the symmetry analysis does not know"
+        stack.extend((child, node) for child in _children(node))
+    return True, "no rule or property tells the seats apart"
+
+
+_KNOWN_FIELDS = {"game", "code", "zone_names", "kind_names", "is_set", "log", "turn_start", "history", "seed", "auto",
+                 "pending", "legal", "chance", "resume", "to_move", "z", "lo", "hi", "v", "cur", "fr", "ctx", "winners",
+                 "over"}
+
+
+def _plain(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(x) for x in value)
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted(value))
+    if isinstance(value, dict):
+        return tuple(sorted((k, _plain(v)) for k, v in value.items()))
+    return value
+
+
+class _Keyer:
+    """Compact, canonical state keys for one loaded game."""
+
+    def __init__(self, game, symmetric: bool):
+        lay = game._layout
+        n = game.num_players()
+        self.symmetric = symmetric and n > 1
+        per_zone = [z.name for z in game.model.zones if z.per_player]
+        per_var = [v.name for v in game.model.vars if v.per_player]
+        self.player_zones = [[lay.zone_base[z] + p for z in per_zone] for p in range(n)]
+        self.player_vars = [[lay.var_base[v] + p for v in per_var] + [lay.held_base[t.name] + p for t in game.model.tokens]
+                            for p in range(n)]
+        flat_z = {i for zs in self.player_zones for i in zs}
+        flat_v = {i for vs in self.player_vars for i in vs}
+        self.shared_zones = [i for i in range(len(lay.zone_names)) if i not in flat_z]
+        self.shared_vars = [i for i in range(lay.nvars) if i not in flat_v]
+        self.n = n
+        # At a decision, the binder slots of every action of that choice point are written before
+        # they are read: whatever they hold is dead.
+        self.table = game._action_table
+        self.dead = {point: sorted({b.slot + 1 for a in c.actions for b in a.binders})
+                     for point, c in game._chooses.items()}
+        # Engine fields this keyer does not know are part of the key, unless every state shares them.
+        probe = game.new_initial_state(seed=0)
+        twin = probe.clone()
+        self.extra = [name for name in State.__slots__ if name not in _KNOWN_FIELDS
+                      and getattr(twin, name) is not getattr(probe, name)]
+
+    def frames(self, s: State) -> tuple:
+        frames = [list(f) for f in s.fr]
+        if frames:
+            top = frames[-1]
+            if s.chance is not None:
+                if s.resume is not None and s.resume[0] == "random":
+                    top[s.resume[1]] = None
+            elif s.pending:
+                point = self.table[next(iter(s.pending))][0]
+                for slot in self.dead[point]:
+                    if slot < len(top):
+                        top[slot] = None
+        return tuple(tuple(f) for f in frames)
+
+    def key(self, s: State) -> bytes:
+        frames = self.frames(s)
+        ctx = tuple(tuple(c) for c in s.ctx)
+        if self.symmetric and all(x is None for f in frames for x in f[1:]):
+            z, lo, hi, v, w = s.z, s.lo, s.hi, s.v, s.winners
+            players = sorted((tuple((tuple(z[i]), lo[i], hi[i]) for i in zs), tuple(v[i] for i in vs), p in w)
+                             for p, (zs, vs) in enumerate(zip(self.player_zones, self.player_vars)))
+            shared = (tuple((tuple(z[i]), lo[i], hi[i]) for i in self.shared_zones),
+                      tuple(v[i] for i in self.shared_vars))
+            content = (1, shared, tuple(players), s.cur, frames, ctx, s.over, s.to_move)
+        else:
+            content = (0, tuple(map(tuple, s.z)), tuple(s.lo), tuple(s.hi), tuple(s.v), s.cur, frames, ctx,
+                       tuple(sorted(s.winners)), s.over, s.to_move)
+        if self.extra:
+            content = (content, tuple(_plain(getattr(s, name)) for name in self.extra))
+        return marshal.dumps(content)
+
+
+def fork(s: State) -> State:
+    """A copy of a state without its history and event log: the explorer keeps paths itself."""
+    o = s.clone()
+    o.history, o.log, o.turn_start = [], [], 0
+    return o
+
+
+def explore(loaded, limits: Limits | None = None) -> Exploration:
+    """Breadth-first exploration of a loaded game (`rulekit.engine.Game`)."""
+    limits = limits or Limits()
+    symmetric, why = seat_symmetry(loaded.model) if limits.symmetry else (False, "symmetry reduction switched off")
+    keyer = _Keyer(loaded, symmetric)
+    out = Exploration(loaded.num_players(), dict(loaded.options), symmetry=keyer.symmetric,
+                      symmetry_reason=why if loaded.num_players() > 1 else "one player")
+    invariants = loaded.properties("invariant")
+    targets = loaded.properties("reachable")
+    table = loaded._action_table
+    start = time.perf_counter()
+    deadline = start + limits.time_limit
+    root = fork(loaded.new_initial_state(seed=0))
+    seen = {keyer.key(root): 0}
+    parent, via = [0], [-1]
+    edges: list[list[int]] | None = [[]] if limits.keep_edges else None
+    frontier = deque([(root, 0, 0)])
+
+    def visit(s: State, index: int) -> None:
+        for prop, test in invariants:
+            if prop.name not in out.violated:
+                try:
+                    ok = test(s)
+                except RuleRuntimeError:
+                    ok = False
+                if not ok:
+                    out.violated[prop.name] = index
+        for prop, test in targets:
+            if prop.name not in out.reached:
+                try:
+                    if test(s):
+                        out.reached[prop.name] = index
+                except RuleRuntimeError:
+                    pass
+        if s.over:
+            out.terminal.append(index)
+        elif not s.legal:
+            out.deadlocks.append(index)
+
+    visit(root, 0)
+    level, stopped, expanded = 0, "", 0
+    while frontier:
+        s, index, d = frontier.popleft()
+        if d > level:
+            level = d
+        if limits.depth is not None and d >= limits.depth:
+            if s.legal:
+                stopped = "depth"
+            continue
+        if len(seen) >= limits.max_states:
+            stopped = "states"
+            break
+        expanded += 1
+        if (expanded & 63) == 0 and time.perf_counter() > deadline:
+            stopped = "time"
+            break
+        succ = [] if edges is not None else None
+        chance = s.chance is not None
+        for action in s.legal:
+            child = fork(s)
+            out.transitions += 1
+            try:
+                child.apply_action(action)
+            except RuleRuntimeError as exc:
+                out.errors.append((index, action, str(exc)))
+                continue
+            if not chance:
+                point, ai = table[action][0], table[action][1]
+                out.fired.add((point, ai))
+            k = keyer.key(child)
+            j = seen.get(k)
+            if j is None:
+                j = len(parent)
+                seen[k] = j
+                parent.append(index)
+                via.append(action)
+                if edges is not None:
+                    edges.append([])
+                visit(child, j)
+                frontier.append((child, j, d + 1))
+            if succ is not None:
+                succ.append(j)
+        if edges is not None:
+            edges[index] = succ
+    out.states = len(parent)
+    out.complete = not frontier and not stopped
+    out.stopped_by = "" if out.complete else (stopped or "states")
+    out.depth = level if out.complete else max(0, level - 1)
+    out.parent, out.via, out.edges = parent, via, edges
+    out.seconds = time.perf_counter() - start
+    return out

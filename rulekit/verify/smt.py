@@ -1,0 +1,531 @@
+"""The Z3 backend: the consistency of a spec's declared numbers, derived from the model.
+
+Every fact, component count, token supply and claim becomes one *tracked* assertion for a given
+player count and choice of options. Facts and counts are equations (`fact == its expression`),
+claims are evaluated on the initial position (every component in the initial zone, variables at
+their initial values, tokens in the supply, `current` = seat 0), symbolically over the facts. An
+unsat answer has an unsat core, which is shrunk to a minimal one (deletion: each member is needed)
+and mapped back to the declarations' quotes. A construct the encoder does not know raises
+`Unsupported`; a solver timeout is `unknown`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from .. import model as m
+from . import Unsupported
+
+
+@dataclass
+class Tracked:
+    """One tracked assertion: what it is (fact, count, token, claim), its declaration and its quotes."""
+
+    label: str
+    what: str
+    name: str
+    decl: object
+    quotes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Consistency:
+    players: int
+    options: dict
+    result: str  # sat, unsat, unknown
+    core: list[Tracked] = field(default_factory=list)
+    reason: str = ""
+    assertions: int = 0
+
+
+def _quotes(decl) -> list[str]:
+    return [q.text for q in getattr(decl, "quotes", ())]
+
+
+class Encoder:
+    """Symbolic values of model expressions in a game's initial position, for one configuration."""
+
+    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
+        self.g, self.n, self.options = game, players, options
+        self.facts = {f.name: z3.Int(f"fact:{f.name}") for f in game.facts}
+        self.counts = [z3.Int(f"count:{c.name}") for c in game.components]
+        self.tokens = {t.name: z3.Int(f"token:{t.name}") for t in game.tokens}
+        self.comp_index = {c.name: i for i, c in enumerate(game.components)}
+        self.defines = {d.name: d for d in game.defines}
+        self.zones = {z.name: z for z in game.zones}
+        self.vars = {v.name: v for v in game.vars}
+        self.enums = {e.name: e for e in game.enums}
+        self.initial = next((z.name for z in game.zones if z.initial), None)
+        self.depth = 0
+        self.claims = True
+
+    # ---- values bound to locals: ("int", z3 term) / ("bool", z3 term) / ("card", index) / ("player", int)
+    def ev(self, e: m.Expr, env: dict):
+        method = getattr(self, "e_" + type(e).__name__, None)
+        if method is None:
+            raise Unsupported(f"expression {type(e).__name__}")
+        return method(e, env)
+
+    def e_Const(self, e, env):
+        if e.type == m.CARD:
+            if e.name not in self.comp_index:
+                raise Unsupported(f"card constant {e.name}")
+            return ("card", self.comp_index[e.name])
+        if e.type == m.BOOL:
+            return z3.BoolVal(bool(e.value))
+        return z3.IntVal(int(e.value))
+
+    def e_Local(self, e, env):
+        if e.slot not in env:
+            raise Unsupported(f"local {e.name}")
+        v = env[e.slot]
+        return v[1] if isinstance(v, tuple) and v[0] in ("int", "bool") else v
+
+    def e_FactRef(self, e, env):
+        return self.facts[e.fact]
+
+    def e_VarRef(self, e, env):
+        decl = self.vars.get(e.var)
+        if decl is None:
+            raise Unsupported(f"variable {e.var}")
+        return self.ev(decl.init, {})
+
+    def e_ZoneRef(self, e, env):
+        if e.player is not None:
+            self.ev(e.player, env)  # only to reject what cannot be encoded
+        return ("zone", e.zone, e.player is not None)
+
+    def _size(self, zone) -> z3.ArithRef:
+        _, name, _per_player = zone
+        if name != self.initial:
+            return z3.IntVal(0)
+        return z3.Sum([*self.counts, z3.IntVal(0)])
+
+    def e_Builtin(self, e, env):
+        name = e.name
+        if name == "player_count":
+            return z3.IntVal(self.n)
+        if name == "current":
+            return ("player", 0)
+        if name == "size":
+            return self._size(self.ev(e.args[0], env))
+        if name == "supply":
+            return self.tokens[e.token]
+        if name == "held":
+            return z3.IntVal(0)
+        if name in ("min", "max"):
+            a, b = (self.ev(x, env) for x in e.args)
+            return z3.If(a <= b, a, b) if name == "min" else z3.If(a >= b, a, b)
+        if name == "abs":
+            a = self.ev(e.args[0], env)
+            return z3.If(a >= 0, a, -a)
+        if name in ("next", "previous", "seat"):
+            p = self.ev(e.args[0], env)
+            if name == "seat":
+                if not z3.is_int_value(z3.simplify(p)):
+                    raise Unsupported("seat() of a symbolic number")
+                return ("player", z3.simplify(p).as_long() % self.n)
+            if not (isinstance(p, tuple) and p[0] == "player"):
+                raise Unsupported(f"{name}() of a symbolic player")
+            step = 1 if (self.g.order == "clockwise") == (name == "next") else -1
+            return ("player", (p[1] + step) % self.n)
+        raise Unsupported(f"builtin {name}")
+
+    def _attr(self, comp: int, attr: str):
+        for name, value in self.g.components[comp].attrs:
+            if name == attr:
+                return self.ev(value, {})
+        raise Unsupported(f"attribute {attr} of {self.g.components[comp].name}")
+
+    def e_Attr(self, e, env):
+        target = self.ev(e.target, env)
+        if not (isinstance(target, tuple) and target[0] == "card"):
+            raise Unsupported(f"attribute {e.attr} of a non-card")
+        return self._attr(target[1], e.attr)
+
+    def e_Unary(self, e, env):
+        x = self.ev(e.operand, env)
+        return z3.Not(x) if e.op == "not" else -x
+
+    def _eq(self, a, b):
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("card", "player"):
+                return z3.BoolVal(a[1] == b[1])
+            raise Unsupported("comparison of non-numbers")
+        return a == b
+
+    def e_Binary(self, e, env):
+        a, b = self.ev(e.left, env), self.ev(e.right, env)
+        op = e.op
+        if op == "and":
+            return z3.And(a, b)
+        if op == "or":
+            return z3.Or(a, b)
+        if op == "==":
+            return self._eq(a, b)
+        if op == "!=":
+            return z3.Not(self._eq(a, b))
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            raise Unsupported(f"operator {op} on non-numbers")
+        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b, "%": lambda: a % b,
+               "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}
+        if op not in ops:
+            raise Unsupported(f"operator {op}")
+        return ops[op]()
+
+    def e_IfExpr(self, e, env):
+        c, t, o = self.ev(e.cond, env), self.ev(e.then, env), self.ev(e.orelse, env)
+        if isinstance(t, tuple) or isinstance(o, tuple):
+            raise Unsupported("conditional of non-numbers")
+        return z3.If(c, t, o)
+
+    def e_OptionIs(self, e, env):
+        return z3.BoolVal(self.options.get(e.ambiguity) == e.option)
+
+    def e_DefineCall(self, e, env):
+        d = self.defines.get(e.define)
+        if d is None:
+            raise Unsupported(f"definition {e.define}")
+        self.depth += 1
+        if self.depth > 50:
+            raise Unsupported("recursive definition")
+        try:
+            inner = {p.slot: self._bind(self.ev(a, env)) for p, a in zip(d.params, e.args)}
+            return self.ev(d.body, inner)
+        finally:
+            self.depth -= 1
+
+    @staticmethod
+    def _bind(value):
+        if isinstance(value, tuple):
+            return value
+        return ("bool", value) if z3.is_bool(value) else ("int", value)
+
+    # ---- quantifiers: over the cards of the initial position, players, enum members, sets, ranges
+    def _domain(self, it: m.Iter, env) -> list[tuple]:
+        """(value to bind, multiplicity term or None for 1) for every element of the domain."""
+        if it.kind == "cards":
+            zone = (None, it.every, True) if it.every is not None else self.ev(it.zone, env)
+            if not (isinstance(zone, tuple) and zone[0] == "zone"):
+                raise Unsupported("cards of a non-zone")
+            if zone[1] != self.initial:
+                return []
+            return [(("card", k), self.counts[k]) for k in range(len(self.counts))]
+        if it.kind == "players":
+            start = 0
+            if it.start is not None:
+                s = self.ev(it.start, env)
+                if not (isinstance(s, tuple) and s[0] == "player"):
+                    raise Unsupported("players from a symbolic seat")
+                start = s[1]
+            step = 1 if self.g.order == "clockwise" else -1
+            return [(("player", (start + step * i) % self.n), None) for i in range(self.n)]
+        if it.kind == "enum":
+            return [(("int", z3.IntVal(i)), None) for i in range(len(self.enums[it.enum].members))]
+        if it.kind == "set":
+            return [(self._bind(self.ev(x, env)), None) for x in it.items]
+        if it.kind == "range":
+            lo, hi = z3.simplify(self.ev(it.low, env)), z3.simplify(self.ev(it.high, env))
+            if not (z3.is_int_value(lo) and z3.is_int_value(hi)):
+                raise Unsupported("a range with symbolic bounds")
+            return [(("int", z3.IntVal(i)), None) for i in range(lo.as_long(), hi.as_long() + 1)]
+        raise Unsupported(f"iteration over {it.kind}")
+
+    def e_Quant(self, e, env):
+        b = e.binder
+        terms = []
+        for value, mult in self._domain(b.iter, env):
+            inner = {**env, b.slot: value}
+            cond = self.ev(b.cond, inner) if b.cond is not None else z3.BoolVal(True)
+            present = cond if mult is None else z3.And(cond, mult > 0)
+            terms.append((inner, cond, present, mult))
+        if e.kind == "count":
+            return z3.Sum([z3.IntVal(0)] + [z3.If(c, mult if mult is not None else z3.IntVal(1), 0)
+                                            for _, c, _, mult in terms])
+        if e.kind == "exists":
+            return z3.Or([z3.BoolVal(False)] + [p for _, _, p, _ in terms])
+        if e.kind == "forall":
+            return z3.And([z3.BoolVal(True)] + [z3.Implies(p, self.ev(e.body, inner)) for inner, _, p, _ in terms])
+        if e.kind == "sum":
+            return z3.Sum([z3.IntVal(0)] + [z3.If(c, self.ev(e.body, inner), 0) for inner, c, _, _ in terms])
+        raise Unsupported(f"quantifier {e.kind}")
+
+    # ---- the tracked assertions of this configuration
+    def assertions(self) -> list[tuple[Tracked, z3.BoolRef]]:
+        out = []
+        for f in self.g.facts:
+            out.append((Tracked(f"fact {f.name}", "fact", f.name, f, _quotes(f)),
+                        self.facts[f.name] == self._int(self.ev(f.value, {}))))
+        for i, c in enumerate(self.g.components):
+            out.append((Tracked(f"count {c.name}", "count", c.name, c, _quotes(c)),
+                        self.counts[i] == self._int(self.ev(c.count, {}))))
+        for t in self.g.tokens:
+            out.append((Tracked(f"token {t.name}", "token", t.name, t, _quotes(t)),
+                        self.tokens[t.name] == self._int(self.ev(t.count, {}))))
+        for c in self.g.claims if self.claims else ():
+            value = self.ev(c.expr, {})
+            if not z3.is_bool(value):
+                raise Unsupported(f"claim {c.name} is not a condition")
+            out.append((Tracked(f"claim {c.name}", "claim", c.name, c, _quotes(c)), value))
+        return out
+
+    @staticmethod
+    def _int(value):
+        if isinstance(value, tuple) or not z3.is_int(value):
+            raise Unsupported("a declared number that is not an integer")
+        return value
+
+
+def consistency(game: m.Game, players: int, options: dict[str, str], timeout_ms: int = 5000) -> Consistency:
+    """Are the facts, counts, token supplies and claims satisfiable together for this configuration?"""
+    try:
+        tracked = Encoder(game, players, options).assertions()
+    except Unsupported as exc:
+        return Consistency(players, options, "unknown", reason=f"unsupported: {exc}")
+    except z3.Z3Exception as exc:
+        return Consistency(players, options, "unknown", reason=f"Z3: {exc}")
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    labels = [z3.Bool(f"track:{i}") for i in range(len(tracked))]
+    for label, (_, formula) in zip(labels, tracked):
+        solver.add(z3.Implies(label, formula))
+    result = solver.check(*labels)
+    if result == z3.sat:
+        return Consistency(players, options, "sat", assertions=len(tracked))
+    if result == z3.unknown:
+        return Consistency(players, options, "unknown", reason=f"Z3: {solver.reason_unknown()}",
+                           assertions=len(tracked))
+    core = [lab for lab in labels if any(z3.eq(lab, c) for c in solver.unsat_core())]
+    # Deletion-based minimisation: drop each member in turn; keep it only if the rest is satisfiable.
+    i = 0
+    while i < len(core):
+        trial = core[:i] + core[i + 1:]
+        if solver.check(*trial) == z3.unsat:
+            core = [lab for lab in trial if any(z3.eq(lab, c) for c in solver.unsat_core())] or trial
+            i = 0 if len(core) < len(trial) else i
+        else:
+            i += 1
+    index = {str(lab): k for k, lab in enumerate(labels)}
+    members = [tracked[index[str(lab)]][0] for lab in core]
+    return Consistency(players, options, "unsat", core=members, assertions=len(tracked))
+
+
+# ---- the counts abstraction: every reachable state, as counts per card kind per zone ------------------
+
+class StateEncoder(Encoder):
+    """Symbolic values of model expressions in an *arbitrary reachable* state, over a sound abstraction.
+
+    A state is abstracted to: how many copies of each card kind each zone holds (order forgotten, so
+    hidden hands and long decks cost one integer per kind and zone), every variable within its declared
+    range, every token count within 0..cap, and `current` any seat. The abstraction's constraints hold in
+    every reachable state, because moves only move cards (never create or destroy them), the engine
+    refuses a variable outside its range, and take/return are clamped. So a property that holds in every
+    abstract state holds in every reachable one, and a condition no abstract state meets is never met.
+    Ordered facts (the top of a stack), seat order, turn progress and history are not represented: an
+    expression that needs them is `Unsupported`.
+    """
+
+    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
+        super().__init__(game, players, options)
+        self.claims = False  # claims are about the initial position, not an arbitrary state
+        for z in game.zones:
+            if any(getattr(z, f, None) not in (None, False) for f in ("per_board", "board")):
+                raise Unsupported(f"zone {z.name} is laid out on a board")
+        self.x = {}
+        for z in game.zones:
+            for p in range(players if z.per_player else 1):
+                for k, c in enumerate(game.components):
+                    self.x[(z.name, p, k)] = z3.Int(f"x:{z.name}:{p}:{c.name}")
+        self.v = {}
+        for v in game.vars:
+            for p in range(players if v.per_player else 1):
+                sym = z3.Bool(f"v:{v.name}:{p}") if v.type == m.BOOL else z3.Int(f"v:{v.name}:{p}")
+                self.v[(v.name, p)] = sym
+        self.supply = {t.name: z3.Int(f"supply:{t.name}") for t in game.tokens}
+        self.held = {(t.name, p): z3.Int(f"held:{t.name}:{p}") for t in game.tokens for p in range(players)}
+        self.cur = z3.Int("current")
+
+    def constraints(self) -> list:
+        g, n = self.g, self.n
+        out = [self.cur >= 0, self.cur < n]
+        for (_, _, _), x in self.x.items():
+            out.append(x >= 0)
+        for k in range(len(g.components)):
+            out.append(z3.Sum([x for (zn, p, kk), x in self.x.items() if kk == k]) == self.counts[k])
+        for v in g.vars:
+            if v.type == m.BOOL or v.low is None or v.high is None:
+                continue
+            low, high = self._int(self.ev(v.low, {})), self._int(self.ev(v.high, {}))
+            for p in range(n if v.per_player else 1):
+                out += [self.v[(v.name, p)] >= low, self.v[(v.name, p)] <= high]
+        for t in g.tokens:
+            held = [self.held[(t.name, p)] for p in range(n)]
+            out += [self.supply[t.name] >= 0, *(h >= 0 for h in held),
+                    self.supply[t.name] + z3.Sum(held) == self.tokens[t.name]]
+            if t.cap is not None:
+                cap = self._int(self.ev(t.cap, {}))
+                out += [h <= cap for h in held]
+        return out
+
+    def _seat(self, e, env):
+        p = self.ev(e, env)
+        if isinstance(p, tuple) and p[0] == "player":
+            return p[1]
+        if isinstance(p, tuple) and p[0] == "int":
+            return p[1]
+        if isinstance(p, tuple):
+            raise Unsupported("a seat that is not a player")
+        return p  # a symbolic seat (current)
+
+    def _pick(self, table: dict, name: str, seat):
+        """table[(name, seat)] for a concrete or symbolic seat."""
+        if isinstance(seat, int):
+            return table[(name, seat % self.n)]
+        out = table[(name, self.n - 1)]
+        for p in range(self.n - 2, -1, -1):
+            out = z3.If(seat == p, table[(name, p)], out)
+        return out
+
+    def e_VarRef(self, e, env):
+        if e.var not in self.vars:
+            raise Unsupported(f"variable {e.var}")
+        seat = 0 if e.player is None else self._seat(e.player, env)
+        return self._pick(self.v, e.var, seat)
+
+    def e_ZoneRef(self, e, env):
+        if e.zone not in self.zones:
+            raise Unsupported(f"zone {e.zone}")
+        seat = 0 if e.player is None else self._seat(e.player, env)
+        if not isinstance(seat, int):
+            raise Unsupported("a zone of a symbolic player")
+        return ("zone", e.zone, seat)
+
+    def _size(self, zone):
+        _, name, seat = zone
+        return z3.Sum([self.x[(name, seat, k)] for k in range(len(self.g.components))])
+
+    def e_Builtin(self, e, env):
+        if e.name == "current":
+            return self.cur
+        if e.name == "supply":
+            return self.supply[e.token]
+        if e.name == "held":
+            return self._pick(self.held, e.token, self._seat(e.args[0], env))
+        if e.name in ("next", "previous", "seat"):
+            raise Unsupported(f"{e.name}() over an abstract state")
+        return super().e_Builtin(e, env)
+
+    def _eq(self, a, b):
+        if isinstance(a, tuple) and a[0] == "player" and not isinstance(b, tuple):
+            return z3.IntVal(a[1]) == b
+        if isinstance(b, tuple) and b[0] == "player" and not isinstance(a, tuple):
+            return a == z3.IntVal(b[1])
+        return super()._eq(a, b)
+
+    def _domain(self, it: m.Iter, env) -> list[tuple]:
+        if it.kind == "cards":
+            if it.every is not None:
+                zones = [(it.every, p) for p in range(self.n)]
+            else:
+                zone = self.ev(it.zone, env)
+                if not (isinstance(zone, tuple) and zone[0] == "zone"):
+                    raise Unsupported("cards of a non-zone")
+                zones = [(zone[1], zone[2])]
+            ks = range(len(self.g.components))
+            return [(("card", k), z3.Sum([self.x[(zn, p, k)] for zn, p in zones])) for k in ks]
+        return super()._domain(it, env)
+
+    def e_Quant(self, e, env):
+        if e.kind == "the":
+            raise Unsupported("the(...) over an abstract state")
+        return super().e_Quant(e, env)
+
+
+_STATE_NODES = {"Move", "Shuffle", "Assign", "TokenMove", "If", "For", "Loop", "Break", "Let", "Do", "Choose",
+                "Random", "Reveal", "Win", "End", "Rotate", "Rounds", "Turns", "Rule"}
+
+
+def _only_known_statements(game: m.Game) -> str | None:
+    """The abstraction is sound only if no statement creates or destroys cards: refuse unknown ones."""
+    from .graphs import _children
+
+    stack = [game.flow, *game.procedures]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, m.Stmt) and type(node).__name__ not in _STATE_NODES:
+            return type(node).__name__
+        if not isinstance(node, m.Expr):
+            stack.extend(_children(node))
+    for f in ("triggers", "boards"):
+        if getattr(game, f, ()):
+            return f
+    return None
+
+
+def abstraction_proofs(game: m.Game, options: dict[str, str], timeout_ms: int = 5000) -> dict:
+    """Over the counts abstraction, for every allowed player count:
+
+    - invariant -> ("proven", text, method, bound) when no abstract state breaks it;
+    - reachability target -> ("refuted", ...) when no abstract state meets it;
+    - boolean definition -> ("dead", ...) when no abstract state, for no player, makes it true.
+    Nothing is returned for what the abstraction cannot decide (it is then left to the other methods).
+    """
+    unknown = _only_known_statements(game)
+    if unknown is not None:
+        return {}
+    counts = list(range(game.min_players, game.max_players + 1))
+    status: dict[str, list] = {}
+    for players in counts:
+        try:
+            enc = StateEncoder(game, players, options)
+            base = [f for t, f in enc.assertions() if t.what != "claim"] + enc.constraints()
+        except (Unsupported, z3.Z3Exception):
+            return {}
+        solver = z3.Solver()
+        solver.set("timeout", timeout_ms)
+        solver.add(*base)
+        for prop in game.properties:
+            try:
+                value = enc.ev(prop.expr, {})
+            except (Unsupported, z3.Z3Exception):
+                status.setdefault(prop.name, []).append("unknown")
+                continue
+            goal = z3.Not(value) if prop.kind == "invariant" else value
+            r = solver.check(goal)
+            status.setdefault(prop.name, []).append("no" if r == z3.unsat else "yes" if r == z3.sat else "unknown")
+        for d in game.defines:
+            if d.type != m.BOOL or any(p.type.kind != "player" for p in d.params):
+                continue
+            seats = [()] if not d.params else [tuple(("player", p) for _ in d.params) for p in range(players)]
+            verdicts = []
+            for args in seats:
+                try:
+                    env = {p.slot: a for p, a in zip(d.params, args)}
+                    value = enc.ev(d.body, env)
+                except (Unsupported, z3.Z3Exception):
+                    verdicts.append("unknown")
+                    continue
+                r = solver.check(value)
+                verdicts.append("no" if r == z3.unsat else "yes" if r == z3.sat else "unknown")
+            status.setdefault(f"define {d.name}", []).append(
+                "no" if all(v == "no" for v in verdicts) else "unknown" if "unknown" in verdicts else "yes")
+    out = {}
+    where = f"{counts[0]} to {counts[-1]} players" if len(counts) > 1 else f"{counts[0]} players"
+    bound = {"abstraction": "counts per card kind per zone, variables in their ranges, tokens conserved",
+             "players": counts}
+    kinds = {p.name: p.kind for p in game.properties}
+    for name, verdicts in status.items():
+        if len(verdicts) != len(counts) or any(v != "no" for v in verdicts):
+            continue
+        if name.startswith("define "):
+            out[name[7:]] = ("dead", f"definition {name[7:]} can never be true: no state, over the sound "
+                             f"abstraction (counts per card kind per zone), makes it true, with {where}",
+                             "z3-abstraction", bound)
+        elif kinds[name] == "invariant":
+            out[name] = ("proven", f"it follows from card and token conservation and the declared ranges "
+                         f"(Z3 over counts per card kind per zone, {where})", "z3-abstraction", bound)
+        else:
+            out[name] = ("refuted", f"no state meets it, even over the abstraction counts per card kind per zone "
+                         f"(Z3, {where})", "z3-abstraction", bound)
+    return out

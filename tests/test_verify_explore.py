@@ -1,0 +1,122 @@
+"""The explicit-state explorer: exact counts, symmetry, budgets, shortest witnesses replayed in the engine."""
+from __future__ import annotations
+
+import json
+
+from rulekit import load
+from rulekit.checking import PlayBounds, check_spec
+from rulekit.cli import main
+from rulekit.pipeline import Spec
+from rulekit.verify import graphs, strategies
+from rulekit.verify.explore import Limits, explore, seat_symmetry
+from tests.helpers import TINY_RULEBOOK, write_spec
+
+TOKENS = "benchmarks/tokens/tokens.rules"
+
+COUNTER = """
+game counter "Counter"
+rulebook "rulebook.txt" source "counter.txt"
+players 2 to 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+zone box: set, public, initial
+var n: int 0..3 = 0
+flow {
+  loop {
+    choose by current {
+      action up when n < 3 "Count up." { add 1 to n }
+      action never when n > 5 "Never legal." { set n = 0 }
+    }
+  }
+}
+"""
+
+
+def test_token_model_state_counts_are_exact():
+    for players, plain, symmetric in ((2, 36, 21), (3, 216, 56), (4, 1296, 126)):
+        game = load(TOKENS, players=players)
+        a = explore(game, Limits(symmetry=False))
+        b = explore(game, Limits())
+        assert a.complete and a.states == plain and not a.symmetry
+        assert b.complete and b.states == symmetric and b.symmetry
+        assert not a.violated and not a.deadlocks
+
+
+def test_symmetry_reaches_the_1205_orbits_of_the_benchmark():
+    game = load(TOKENS, players=8)
+    r = explore(game, Limits(max_states=5000, time_limit=30))
+    assert r.complete and r.states == 1205
+    path = r.path(r.reached["supply_empty"])
+    assert len(path) == 30  # shortest: thirty takes
+    assert game.replay(path).value("Chip") == 0
+
+
+def test_seat_order_disables_symmetry():
+    ok, why = seat_symmetry(Spec.find("chocobo").model)
+    assert not ok and "turns" in why
+
+
+def test_budget_gives_an_honest_incomplete_exploration():
+    r = explore(load("chocobo", players=3), Limits(max_states=500))
+    assert not r.complete and r.stopped_by == "states" and r.states >= 500
+
+
+def test_deadlock_dead_action_and_shortest_witness(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, COUNTER, name="counter")))
+    report = check_spec(spec, PlayBounds(games=3, variant_games=0, max_steps=50))
+    by_kind = {}
+    for f in report.findings:
+        by_kind.setdefault(f.kind, []).append(f)
+    dead = by_kind["deadlock"][0]
+    assert dead.verdict == "refuted" and dead.method == "explicit-state" and len(dead.witness) == 3
+    never = [f for f in by_kind["dead-rule"] if "never" in f.id]
+    assert never and never[0].verdict == "proven"
+
+
+def test_termination_cycle_is_found_and_acknowledged():
+    spec = Spec.find(TOKENS)
+    report = check_spec(spec, PlayBounds(games=2, variant_games=0, max_steps=20))
+    cycles = [f for f in report.findings if f.kind == "termination" and f.method == "graph"]
+    assert len(cycles) == 8 and all(f.verdict == "refuted" and f.acknowledged_by for f in cycles)
+    inv = {f.id: f for f in report.findings if f.kind == "invariant"}
+    assert inv["tokens/invariant/within_cap"].verdict == "proven"
+
+
+def test_trapped_is_none_when_every_state_can_end(tmp_path):
+    r = explore(load("benchmarks/tokens/tokens.rules", players=1), Limits())
+    assert graphs.trapped(r) is not None
+    r.terminal = list(range(r.states))
+    assert graphs.trapped(r) is None
+
+
+def test_turn_graph_reaches_every_procedure_of_chocobo():
+    info = graphs.turn_structure(Spec.find("chocobo").model)
+    assert info["unreachable"] == [] and info["nodes"] > 10
+
+
+def test_hypothesis_shrinks_a_failure():
+    game = load(TOKENS, players=3)
+    fails = lambda s: s.value("Chip", 2) >= 2  # noqa: E731
+    long = []
+    state = game.new_initial_state()
+    for action in [0, 3, 1, 4, 2, 2, 5, 2]:  # wander, then take twice for seat 2
+        if fails(state):
+            break
+        state.apply_action(action if action in state.legal else state.legal[0])
+        long.append(state.history[-1])
+    assert fails(game.replay(long))
+    short = strategies.shrink(game, long, fails)
+    assert short is not None and len(short) == 2 and fails(game.replay(short))
+
+
+def test_cli_all_options_and_sarif(tmp_path, capsys):
+    path = write_spec(tmp_path, COUNTER, name="counter", rulebook=TINY_RULEBOOK)
+    code = main(["check", str(path), "--games", "2", "--variant-games", "1", "--format", "sarif"])
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert code == 1 and data["version"] == "2.1.0"
+    assert any(r["ruleId"].startswith("deadlock") for r in data["runs"][0]["results"])
+    code = main(["check", "chocobo", "--games", "2", "--variant-games", "0", "--max-states", "100",
+                 "--all-options", "--format", "json"])
+    findings = json.loads(capsys.readouterr().out)["games"][0]["findings"]
+    variants = [f for f in findings if f["id"].endswith("/variant")]
+    assert code == 0 and len(variants) == 7
