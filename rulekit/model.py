@@ -532,7 +532,8 @@ class Procedure:
 @dataclass(frozen=True, slots=True)
 class Trigger:
     """Rules that apply as soon as a condition holds: checked whenever the game would next wait for a
-    decision or a chance event; fires once per time the condition becomes true (or once a game)."""
+    player's decision (a quiet moment: no effect is half done); fires once per time the condition
+    becomes true (or once a game)."""
 
     name: str
     description: str | None

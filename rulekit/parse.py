@@ -147,7 +147,7 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return -c[1] if len(c) == 2 else c[0]
 
     def payoff_decl(self, meta, c):
-        return self._node("payoff", meta, win=c[0], lose=c[1])
+        return self._node("payoff", meta, win=c[0], lose=c[1], quotes=c[2:])
 
     def unmodelled_decl(self, meta, c):
         return self._node("unmodelled", meta, quotes=[Quote(t.text, t.span) for t in c[:-1]], reason=c[-1].text)

@@ -128,7 +128,8 @@ class Resolver:
             self.error("E207", f"player counts {pl.low} to {pl.high} are not a range of at least one player", pl.span)
         payoff = (header["payoff"][0].win, header["payoff"][0].lose) if header["payoff"] else (1, -1)
         order = header["order"][0].direction if header["order"] else "clockwise"
-        game_quotes = self.quotes(g) + self.quotes(pl) + (self.quotes(header["order"][0]) if header["order"] else ())
+        game_quotes = (self.quotes(g) + self.quotes(pl) + (self.quotes(header["order"][0]) if header["order"] else ())
+                       + (self.quotes(header["payoff"][0]) if header["payoff"] else ()))
         return m.Game(
             name=g.name.text, title=g.title, rulebook=rb.path.text, source=rb.source.text,
             min_players=pl.low, max_players=pl.high, order=order, payoff=payoff,

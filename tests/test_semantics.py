@@ -356,3 +356,13 @@ def test_weighted_random(tmp_path):
 def test_a_value_of_weight_zero_is_never_drawn(tmp_path):
     _, s = run(tmp_path, "random d in 1..6 weighted (if d % 2 == 0 then 1 else 0)", "")
     assert [a for a, _ in s.chance_outcomes()] == [2, 4, 6]
+
+
+def test_an_endless_loop_without_decisions_is_a_rule_error_not_a_hang(tmp_path):
+    with pytest.raises(rulekit.RuleRuntimeError, match="endless loop"):
+        run(tmp_path, "loop { set n = 1 }", "var n: int = 0\n")
+
+
+def test_turns_that_never_wait_are_a_rule_error_not_a_hang(tmp_path):
+    with pytest.raises(rulekit.RuleRuntimeError, match="endless loop"):
+        run(tmp_path, "turns from current { if size(box) > 100 { choose by current { action a { } } } }")

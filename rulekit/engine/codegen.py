@@ -17,6 +17,7 @@ from . import runtime
 from .layout import Layout
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
+LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as endless
 
 
 class Program:
@@ -403,7 +404,10 @@ class Codegen:
 
     def n_Loop(self, st):
         head = "while True:" if st.cond is None else f"while {self.ex(st.cond)}:"
-        return [head, *self.indent(self.n_block(st.body))]
+        guard = self.label_count.__next__()
+        return [f"_g{guard} = 0", head, f"    _g{guard} += 1", f"    if _g{guard} > {LOOP_LIMIT}:",
+                f"        fail('a loop ran {LOOP_LIMIT:,} times without waiting for anything (an endless loop?)', "
+                f"{self.span_const(st.span)})", *self.indent(self.n_block(st.body))]
 
     def n_Break(self, st):
         return ["break"]

@@ -10,6 +10,7 @@ from . import runtime
 from .codegen import FRAMES, SUSPEND, TRIGGER
 
 CHANCE_PLAYER = -1
+STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
 TERMINAL_PLAYER = -4
 
 _MASK64 = (1 << 64) - 1
@@ -65,7 +66,12 @@ class State:
         code, frames = self.code, self.fr
         fr = frames[-1]
         pc = fr[0]
+        budget = STEP_LIMIT
         while True:
+            budget -= 1
+            if not budget:
+                raise RuleRuntimeError(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
+                                       f"event (an endless loop?); instruction {pc} was running")
             r = code[pc](self, fr)
             if r >= 0:
                 pc = r
@@ -108,8 +114,6 @@ class State:
 
     # A chance event with a single outcome is no event: it is carried out at once, unrecorded.
     def chance_random(self, weights: dict, slot: int, span, domain: str, next_pc: int) -> int:
-        if self.triggers and self._fire_trigger():
-            return TRIGGER
         if len(weights) == 1:
             self.fr[-1][slot] = next(iter(weights))
             return next_pc
@@ -123,8 +127,6 @@ class State:
 
     def chance_card(self, zone: int, slot: int, span, next_pc: int) -> int:
         """A card drawn blindly from a zone: each card equally likely."""
-        if self.triggers and self._fire_trigger():
-            return TRIGGER
         cards = self.z[zone]
         if not cards:
             raise RuleRuntimeError("a random card is drawn from an empty zone", span)
@@ -137,8 +139,6 @@ class State:
         return self.chance_random(Counter(cards), slot, span, "card", next_pc)
 
     def chance_resolve(self, zone: int, top: bool, next_pc: int) -> int:
-        if self.triggers and self._fire_trigger():
-            return TRIGGER
         if self.auto:
             # Sampling a position of the block is sampling a kind weighted by its copies.
             cards, lo, hi = self.z[zone], self.lo[zone], self.hi[zone]
