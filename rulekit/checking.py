@@ -93,7 +93,8 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
         verdicts[k] = found
         default = options == variants[0]
         for f in found:
-            if default or f.severity != "info":
+            # Under another option, report what breaks; not what a few games merely did not reach.
+            if default or (f.severity != "info" and f.verdict != "unknown") or f.kind == "termination":
                 report.add(f)
     if bounds.all_options:
         _variant_analysis(game, variants, verdicts, report)
