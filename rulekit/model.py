@@ -6,7 +6,8 @@ different places compare equal.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields, is_dataclass
 
 from .errors import Span
 
@@ -633,3 +634,48 @@ class Game:
 
     def default_options(self) -> dict[str, str]:
         return {a.name: a.default for a in self.ambiguities}
+
+
+# ---- walking the model ------------------------------------------------------------
+
+def children(node) -> Iterator:
+    """The model nodes directly inside a node, however deeply nested in tuples (an `if`'s branches)."""
+    for f in fields(node):
+        yield from _flat(getattr(node, f.name))
+
+
+def _flat(value) -> Iterator:
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _flat(item)
+    elif is_dataclass(value) and not isinstance(value, type):
+        yield value
+
+
+def bodies(game: Game) -> Iterator[tuple[Stmt, ...]]:
+    """Every statement list that runs: the flow, each procedure, each trigger."""
+    yield game.flow.body
+    for p in game.procedures:
+        yield p.body
+    for t in game.triggers:
+        yield t.body
+
+
+def walk(stmts, actions: bool = False) -> Iterator:
+    """Every statement below `stmts`, depth first; with `actions`, each choice's actions too."""
+    for st in stmts:
+        yield st
+        if isinstance(st, If):
+            for _, body in st.branches:
+                yield from walk(body, actions)
+            yield from walk(st.orelse, actions)
+        elif isinstance(st, Choose):
+            for a in st.actions:
+                if actions:
+                    yield a
+                yield from walk(a.body, actions)
+        elif isinstance(st, Turns):
+            yield from walk(st.body, actions)
+            yield from walk(st.then, actions)
+        elif isinstance(getattr(st, "body", None), tuple):
+            yield from walk(st.body, actions)

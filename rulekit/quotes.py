@@ -79,27 +79,9 @@ def quote_uses(game: m.Game) -> list[QuoteUse]:
     for u in game.unmodelled:
         add(u.quotes, "unmodelled")
     for owner, body in ((p.name, p.body) for p in (game.flow, *game.procedures, *game.triggers)):
-        for st in _statements(body):
+        for st in m.walk(body, actions=True):
             add(getattr(st, "quotes", ()), f"{type(st).__name__.lower()} in {owner}")
     return uses
-
-
-def _statements(stmts):
-    for st in stmts:
-        yield st
-        if isinstance(st, m.If):
-            for _, body in st.branches:
-                yield from _statements(body)
-            yield from _statements(st.orelse)
-        elif isinstance(st, m.Choose):
-            for a in st.actions:
-                yield a
-                yield from _statements(a.body)
-        elif isinstance(st, m.Turns):
-            yield from _statements(st.body)
-            yield from _statements(st.then)
-        elif hasattr(st, "body"):
-            yield from _statements(st.body)
 
 
 @dataclass(frozen=True)

@@ -45,3 +45,12 @@ def load_text(tmp_path: Path, text: str, **kw):
 
 def compile_text(text: str):
     return Spec(Path("inline.rules"), text=text).model
+
+
+def option_variants(game: str) -> list[dict[str, str]]:
+    """The default options ({}), then each non-default option of each ambiguity on its own."""
+    model = Spec.find(game).model
+    out: list[dict[str, str]] = [{}]
+    for a in model.ambiguities:
+        out += [{a.name: o.name} for o in a.options if o.name != a.default]
+    return out

@@ -9,21 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulekit
+from tests.helpers import option_variants
 
 GAME = "chocobo"
 CARD_ZONES = ("box", "removed", "deck", "discard", "hunting", "drawn")
 MARKERS = {"FireMarker", "WaterMarker", "WindMarker", "EarthMarker", "ChocoboMarker"}
 
 
-def _variants():
-    model = rulekit.Spec.find(GAME).model
-    out = [{}]
-    for a in model.ambiguities:
-        out += [{a.name: o.name} for o in a.options if o.name != a.default]
-    return out
-
-
-VARIANTS = _variants()
+VARIANTS = option_variants(GAME)
 
 
 def assert_invariants(state) -> None:

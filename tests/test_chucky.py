@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulekit
+from tests.helpers import option_variants
 
 GAME = "chucky"
 
@@ -24,15 +25,7 @@ GRID = [
 ]
 
 
-def _variants():
-    model = rulekit.Spec.find(GAME).model
-    out = [{}]
-    for a in model.ambiguities:
-        out += [{a.name: o.name} for o in a.options if o.name != a.default]
-    return out
-
-
-VARIANTS = _variants()
+VARIANTS = option_variants(GAME)
 
 
 def chance(state, text: str) -> None:

@@ -798,28 +798,5 @@ def _walk_all(g: m.Game):
         yield from walk_stmts(body)
 
 
-def bodies(g: m.Game):
-    """Every statement list that runs: the flow, each procedure, each trigger."""
-    yield g.flow.body
-    for p in g.procedures:
-        yield p.body
-    for t in g.triggers:
-        yield t.body
-
-
-def walk_stmts(stmts):
-    """Every statement, depth first, including those nested in blocks and actions."""
-    for st in stmts:
-        yield st
-        if isinstance(st, m.If):
-            for _, body in st.branches:
-                yield from walk_stmts(body)
-            yield from walk_stmts(st.orelse)
-        elif isinstance(st, m.Choose):
-            for a in st.actions:
-                yield from walk_stmts(a.body)
-        elif isinstance(st, m.Turns):
-            yield from walk_stmts(st.body)
-            yield from walk_stmts(st.then)
-        elif hasattr(st, "body"):
-            yield from walk_stmts(st.body)
+bodies = m.bodies
+walk_stmts = m.walk

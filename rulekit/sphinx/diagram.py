@@ -200,23 +200,7 @@ class FlowGraph:
         return [(node, "")]
 
 
-def _walk(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, m.If):
-            for _, body in s.branches:
-                yield from _walk(body)
-            yield from _walk(s.orelse)
-        elif isinstance(s, m.Choose):
-            for a in s.actions:
-                yield from _walk(a.body)
-        elif isinstance(s, m.Turns):
-            yield from _walk(s.body)
-            yield from _walk(s.then)
-        else:
-            body = getattr(s, "body", None)
-            if isinstance(body, tuple):
-                yield from _walk(body)
+_walk = m.walk
 
 
 def _structural(s) -> bool:

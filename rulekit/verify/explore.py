@@ -83,18 +83,7 @@ _SEAT_BUILTINS = ("seat", "next", "previous")
 _KNOWN = {cls for cls in vars(m).values() if isinstance(cls, type) and dataclasses.is_dataclass(cls)}
 
 
-def _flat(value):
-    if isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _flat(item)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        yield value
-
-
-def _children(node):
-    """The model nodes directly inside a node, however deeply nested in tuples (an `if`'s branches)."""
-    for f in dataclasses.fields(node):
-        yield from _flat(getattr(node, f.name))
+_children = m.children
 
 
 def seat_symmetry(game: m.Game) -> tuple[bool, str]:

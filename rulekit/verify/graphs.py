@@ -72,18 +72,7 @@ def _label(node) -> str | None:
     return None
 
 
-def _flat(value):
-    if isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _flat(item)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        yield value
-
-
-def _children(node):
-    """The model nodes directly inside a node, however deeply nested in tuples (an `if`'s branches)."""
-    for f in dataclasses.fields(node):
-        yield from _flat(getattr(node, f.name))
+_children = m.children
 
 
 def turn_graph(game: m.Game) -> nx.DiGraph:
