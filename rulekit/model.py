@@ -6,7 +6,6 @@ different places compare equal.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 
 from .errors import Span
@@ -638,13 +637,13 @@ class Game:
 
 # ---- walking the model ------------------------------------------------------------
 
-def children(node) -> Iterator:
+def children(node):
     """The model nodes directly inside a node, however deeply nested in tuples (an `if`'s branches)."""
     for f in fields(node):
         yield from _flat(getattr(node, f.name))
 
 
-def _flat(value) -> Iterator:
+def _flat(value):
     if isinstance(value, (tuple, list)):
         for item in value:
             yield from _flat(item)
@@ -652,7 +651,7 @@ def _flat(value) -> Iterator:
         yield value
 
 
-def bodies(game: Game) -> Iterator[tuple[Stmt, ...]]:
+def bodies(game: Game):
     """Every statement list that runs: the flow, each procedure, each trigger."""
     yield game.flow.body
     for p in game.procedures:
@@ -661,7 +660,7 @@ def bodies(game: Game) -> Iterator[tuple[Stmt, ...]]:
         yield t.body
 
 
-def walk(stmts, actions: bool = False) -> Iterator:
+def walk(stmts, actions: bool = False):
     """Every statement below `stmts`, depth first; with `actions`, each choice's actions too."""
     for st in stmts:
         yield st
