@@ -17,6 +17,7 @@ from . import runtime
 from .layout import Layout
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
+INLINE_DEPTH = 3  # definitions inlined into their callers, this many levels deep
 LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as endless
 
 
@@ -45,6 +46,9 @@ class Codegen:
         self.token_decls = {t.name: t for t in game.tokens}
         self.enum_decls = {e.name: e for e in game.enums}
         self.procs = {p.name: p for p in game.procedures}
+        self.defines = {d.name: d for d in game.defines}
+        self.prefix = "_L"  # of the Python names of bound variables
+        self.inlining = 0
         self._native_procs: dict[str, bool] = {}
         self.direction = 1 if game.order == "clockwise" else -1
         self.instrs: list[list[str]] = []
@@ -201,7 +205,21 @@ class Codegen:
         return "True" if self.options[e.ambiguity] == e.option else "False"
 
     def x_DefineCall(self, e):
-        return f"D_{_py_name(e.define)}(s{''.join(', ' + self.ex(a) for a in e.args)})"
+        args = [self.ex(a) for a in e.args]
+        if self.inlining >= INLINE_DEPTH:
+            return f"D_{_py_name(e.define)}(s{''.join(', ' + a for a in args)})"
+        # Inline the definition: its parameters become the argument expressions (expressions have no
+        # side effects), and its own bound variables get a fresh prefix so nothing is captured.
+        d = self.defines[e.define]
+        saved = self.env, self.prefix
+        self.env = {p.slot: f"({a})" for p, a in zip(d.params, args)}
+        self.prefix = f"_D{next(self.label_count)}_"
+        self.inlining += 1
+        try:
+            return f"({self.ex(d.body)})"
+        finally:
+            self.inlining -= 1
+            self.env, self.prefix = saved
 
     def x_SetLit(self, e):
         return "(" + "".join(self.ex(i) + ", " for i in e.items) + ")"
@@ -229,7 +247,7 @@ class Codegen:
 
     def x_Quant(self, e):
         b = e.binder
-        var = f"_L{b.slot}"
+        var = f"{self.prefix}{b.slot}"
         self.env[b.slot] = var
         cond = self.ex(b.cond) if b.cond is not None else None
         if e.kind == "count":
