@@ -176,7 +176,13 @@ class Codegen:
         if e.name == "previous":
             return f"(({a[0]}-{self.direction})%{self.n})"
         if e.name in ("adjacent", "orthogonal"):
-            return f"{e.name}({a[0]}, {a[1]}, {self.board_sizes[e.token][1]})"
+            table = f"{e.name.upper()}_{_py_name(e.token)}"
+            if table not in self.consts:  # each position's neighbours, looked up instead of computed
+                rows, columns = self.board_sizes[e.token]
+                test = getattr(runtime, e.name)
+                self.consts[table] = tuple(frozenset(b for b in range(rows * columns) if test(a, b, columns))
+                                           for a in range(rows * columns))
+            return f"({a[1]} in {table}[{a[0]}])"
         if e.name == "seat":
             return f"check_range({a[0]}, 0, {self.n - 1}, 'seat', {self.span_const(e.span)})"
         if e.name == "supply":
