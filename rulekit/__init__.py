@@ -1,7 +1,7 @@
 """rulekit: tabletop rulebooks made formal, executable and checked.
 
     >>> import rulekit
-    >>> game = rulekit.load("chocobo", players=4)
+    >>> game = rulekit.load("mygame", players=4)  # a bundled game, a spec folder or a .rules file
     >>> state = game.new_initial_state(seed=7)
 """
 from __future__ import annotations

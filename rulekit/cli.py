@@ -32,9 +32,9 @@ acknowledges; 2 bad usage, or a spec that does not compile.
 
 examples:
   rulekit check                         check every bundled spec
-  rulekit check chocobo --format json   findings as JSON, for CI
-  rulekit simulate chocobo --games 1000 --players 4 --seed 1
-  rulekit play chocobo --players 3      play in the terminal against random players
+  rulekit check GAME --format json      findings as JSON, for CI
+  rulekit simulate GAME --games 1000 --players 4 --seed 1
+  rulekit play GAME --players 3         play in the terminal against random players
 """
 
 

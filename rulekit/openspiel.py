@@ -1,12 +1,12 @@
 """Any rulekit game as an OpenSpiel game (a registered `pyspiel` Python game).
 
     >>> from rulekit import openspiel
-    >>> game = openspiel.load_game("chocobo", players=3)     # a pyspiel.Game
+    >>> game = openspiel.load_game("mygame", players=3)      # a pyspiel.Game
     >>> state = game.new_initial_state()                     # a pyspiel.State
     >>> pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 
 Importing this module registers every bundled game as `python_rulekit_<game>`, so
-`pyspiel.load_game("python_rulekit_chocobo(players=4)")` works too; `register(path)`
+`pyspiel.load_game("python_rulekit_mygame(players=4)")` works too; `register(path)`
 registers a spec of your own. Everything here is derived from the game's model:
 
 * game type: sequential; explicit stochastic when the spec shuffles or draws at random
@@ -576,7 +576,7 @@ def load_game(name_or_path: str, players: int | None = None, options: dict[str, 
 
 
 def game_string(name_or_path: str, **params) -> str:
-    """The OpenSpiel game string, e.g. `python_rulekit_chocobo(players=4)`."""
+    """The OpenSpiel game string, e.g. `python_rulekit_mygame(players=4)`."""
     short = register(name_or_path)
     inner = ",".join(f"{k}={v}" for k, v in params.items())
     return f"{short}({inner})" if inner else short

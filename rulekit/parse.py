@@ -627,7 +627,7 @@ def parse(text: str, file: str = "<spec>") -> Node:
     return syntax
 
 
-MAX_DEPTH = 100  # later stages recurse over the syntax tree; the Chocobo spec nests 13 levels
+MAX_DEPTH = 100  # later stages recurse over the syntax tree; real specs nest about 15 levels
 
 
 def _too_deep(syntax: Node) -> Node | None:

@@ -1,7 +1,7 @@
 """Any rulekit game as a PettingZoo AEC environment.
 
     >>> from rulekit.pettingzoo import env
-    >>> e = env("chocobo", players=4)
+    >>> e = env("mygame", players=4)   # a bundled game's name, a spec folder or a .rules file
     >>> e.reset(seed=7)
     >>> for agent in e.agent_iter():
     ...     obs, reward, terminated, truncated, info = e.last()

@@ -2,14 +2,14 @@
 
 Add ``"rulekit.sphinx"`` to ``extensions`` in a Sphinx project's conf.py, then::
 
-    .. rulekit-game:: chocobo            (a whole page: every section below)
+    .. rulekit-game:: mygame             (a whole page: every section below)
 
-    .. rulekit-overview:: chocobo        players, components with counts, zones, set-up
-    .. rulekit-turns:: chocobo           the turn structure as a diagram (SVG, made offline)
-    .. rulekit-rules:: chocobo           the rules in English beside the rulebook quotes
-    .. rulekit-ambiguities:: chocobo     the ambiguity register and what the checks report per option
-    .. rulekit-checks:: chocobo          verdicts with method and bound, witnesses step by step
-    .. rulekit-statistics:: chocobo      simulated game length and outcomes per seat, with plots
+    .. rulekit-overview:: mygame         players, components with counts, zones, set-up
+    .. rulekit-turns:: mygame            the turn structure as a diagram (SVG, made offline)
+    .. rulekit-rules:: mygame            the rules in English beside the rulebook quotes
+    .. rulekit-ambiguities:: mygame      the ambiguity register and what the checks report per option
+    .. rulekit-checks:: mygame           verdicts with method and bound, witnesses step by step
+    .. rulekit-statistics:: mygame       simulated game length and outcomes per seat, with plots
     .. rulekit-ambiguity-index::         every ambiguity of every bundled game (or of the games named)
 
 GAME is a bundled game's name, a spec folder or a .rules file (relative to the document). Code blocks

@@ -49,7 +49,7 @@ def plain(parts) -> str:
 
 
 def humanize(name: str) -> str:
-    """`win_round` -> "win round", `FatChocobo` -> "Fat Chocobo" (spec names read as words)."""
+    """`end_of_turn` -> "end of turn", `RedCard` -> "Red Card" (spec names read as words)."""
     words = name.replace("_", " ")
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", words)
     return " ".join(words.split())
