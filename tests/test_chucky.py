@@ -342,3 +342,14 @@ def test_the_wound_supply_runs_out_with_five_players(option):
     provoke(s, [True])
     assert s.is_terminal() == (option == "count_anyway")
     assert s.value("wounds", 0) == (2 if option == "count_anyway" else 1)
+
+
+def test_the_text_view_shows_the_grid_as_a_player_sees_it():
+    s = start()
+    act(s, "no_peek")
+    act(s, "x=shop(1,1)")                          # a Void, face up for everyone
+    view = s.observation_string(1)
+    assert "shop (? is a card you cannot see" in view
+    row1 = next(line for line in view.splitlines() if line.strip().startswith("1 Void"))
+    assert row1.split()[1:] == ["Void", "?", "?", "?", "?"]
+    assert "outcome=playing" in view and "down[" not in view

@@ -37,6 +37,7 @@ class Game:
         self._program = Program(source, namespace, flow_size, len(codegen.instrs))
         self._triggers = namespace["TRIGGERS"]
         self._num_actions = codegen.num_actions
+        self._board_sizes = dict(codegen.board_sizes)
         self._board_columns = {name: size[1] for name, size in codegen.board_sizes.items()}
         self._max_chance_value = codegen.max_chance_value()
         self._action_table = codegen.action_table
@@ -255,21 +256,49 @@ class Game:
             "terminal": state.over,
         }
 
+    def _view_lines(self, obs: dict) -> list[str]:
+        """What a player sees, for people: non-empty zones, each board as a grid, the variables."""
+        lines = [f"you are {self.player_name(obs['player'])}; turn of {self.player_name(obs['turn'])}"]
+        for name, decl, _ in self.zone_instances():
+            content = obs["zones"][name]
+            if decl.per_board is None and content:
+                lines.append(f"  {name}: " + (", ".join(content) if isinstance(content, list)
+                                              else f"{content} hidden card(s)"))
+        for board, (rows, columns) in self._board_sizes.items():
+            families = [z.name for z in self.model.zones if z.per_board == board]
+            cells = []
+            for r in range(1, rows + 1):
+                for c in range(1, columns + 1):
+                    parts = []
+                    for family in families:
+                        content = obs["zones"][f"{family}[{r},{c}]"]
+                        parts += content if isinstance(content, list) else ["?"] * content
+                    cells.append("/".join(parts) or ".")
+            width = max(len(cell) for cell in cells)
+            lines.append(f"  {board} (? is a card you cannot see, . an empty place):")
+            lines.append("       " + " ".join(f"{c:<{width}}" for c in range(1, columns + 1)))
+            for r in range(rows):
+                lines.append(f"    {r + 1:>2} " + " ".join(f"{cell:<{width}}" for cell in cells[r * columns:(r + 1) * columns]))
+        lines.append("  " + ", ".join(f"{k}={self._show_value(k, v)}" for k, v in obs["vars"].items()))
+        return lines
+
+    def _show_value(self, slot: str, value: int) -> str:
+        decl = next((v for v in self.model.vars if v.name == slot.split("[")[0]), None)
+        if decl is not None and decl.type.kind == "enum":
+            return self.describe_value(f"enum:{decl.type.enum}", value)
+        if decl is not None and decl.type.kind == "player":
+            return self.player_name(value)
+        if decl is not None and decl.type.kind == "bool":
+            return "yes" if value else "no"
+        return str(value)
+
     def observation_text(self, state: State, player: int) -> str:
         obs = self.observe(state, player)
-        lines = [f"you are {self.player_name(player)}; turn of {self.player_name(obs['turn'])}"]
-        for name, content in obs["zones"].items():
-            shown = ", ".join(content) if isinstance(content, list) else f"{content} hidden card(s)"
-            if isinstance(content, list) and not content and name not in ("",):
-                shown = "-"
-            lines.append(f"  {name}: {shown}")
-        lines.append("  " + ", ".join(f"{k}={v}" for k, v in obs["vars"].items()))
-        lines += [f"  > {e}" for e in obs["events"]]
-        return "\n".join(lines)
+        return "\n".join(self._view_lines(obs) + [f"  > {e}" for e in obs["events"]])
 
     def information_text(self, state: State, player: int) -> str:
-        obs = self.observation_text(state, player).splitlines()[:-len(state.log[state.turn_start:]) or None]
-        return "\n".join(obs + [f"  > {self._event(e, player)}" for e in state.log])
+        obs = self.observe(state, player)
+        return "\n".join(self._view_lines(obs) + [f"  > {self._event(e, player)}" for e in state.log])
 
     def describe_state(self, state: State) -> str:
         lines = [f"{self.name}: turn of {self.player_name(state.cur)}, "
