@@ -276,9 +276,10 @@ class Game:
                     cells.append("/".join(parts) or ".")
             width = max(len(cell) for cell in cells)
             lines.append(f"  {board} (? is a card you cannot see, . an empty place):")
-            lines.append("       " + " ".join(f"{c:<{width}}" for c in range(1, columns + 1)))
+            lines.append(("       " + " ".join(f"{c:<{width}}" for c in range(1, columns + 1))).rstrip())
             for r in range(rows):
-                lines.append(f"    {r + 1:>2} " + " ".join(f"{cell:<{width}}" for cell in cells[r * columns:(r + 1) * columns]))
+                row = " ".join(f"{cell:<{width}}" for cell in cells[r * columns:(r + 1) * columns])
+                lines.append(f"    {r + 1:>2} {row}".rstrip())
         lines.append("  " + ", ".join(f"{k}={self._show_value(k, v)}" for k, v in obs["vars"].items()))
         return lines
 
