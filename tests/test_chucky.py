@@ -221,7 +221,8 @@ def test_hammer_attacks_up_to_two_cards_in_its_line():
     assert s.value("Fear", 0) == 0, "attacked Terror cards have no effect"
 
 
-def test_scissors_stronger_attack_reaches_any_card_and_chucky_becomes_enraged():
+def _enraged():
+    """Scissors' stronger attack on Chucky; the Enraged Chucky is dealt to (4,3), the Scissors to (1,3)."""
     s = start()
     act(s, "no_peek")
     act(s, "x=shop(2,2)")                        # the Scissors
@@ -242,12 +243,16 @@ def test_scissors_stronger_attack_reaches_any_card_and_chucky_becomes_enraged():
             chance(s, choice)
         dealt[(r, c)] = card(s, r, c)
     assert all(face == "down" for face, _ in dealt.values())
-    assert card(s, 4, 3) == ("down", "EnragedChucky")
     return s
 
 
+def test_scissors_stronger_attack_reaches_any_card_and_chucky_becomes_enraged():
+    s = _enraged()
+    assert card(s, 4, 3) == ("down", "EnragedChucky") and card(s, 1, 3) == ("down", "Scissors")
+
+
 def test_attacking_the_enraged_chucky_wins_for_everyone():
-    s = test_scissors_stronger_attack_reaches_any_card_and_chucky_becomes_enraged()
+    s = _enraged()
     act(s, "no_peek")                             # P1
     act(s, "x=shop(1,3)")                         # the Scissors again, now at (1,3)
     act(s, "stronger")
