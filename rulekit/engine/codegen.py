@@ -682,18 +682,12 @@ class Codegen:
             params = "".join(f", _L{p.slot}" for p in d.params)
             out.append(f"def D_{_py_name(d.name)}(s{params}):")
             out.append(f"    return {self.ex(d.body)}")
-        for i, prop in enumerate(g.properties):
-            self.env = {}
-            out.append(f"def PROP{i}(s):")
-            out.append(f"    return bool({self.ex(prop.expr)})")
-        for i, trig in enumerate(g.triggers):
-            self.env = {}
-            out.append(f"def TRIG{i}(s):")
-            out.append(f"    return bool({self.ex(trig.cond)})")
-        for i, claim in enumerate(g.claims):
-            self.env = {}
-            out.append(f"def CLAIM{i}(s):")
-            out.append(f"    return bool({self.ex(claim.expr)})")
+        tests = (("PROP", [p.expr for p in g.properties]), ("TRIG", [t.cond for t in g.triggers]),
+                 ("CLAIM", [c.expr for c in g.claims]))
+        for prefix, exprs in tests:  # conditions tested on a whole state
+            for i, expr in enumerate(exprs):
+                self.env = {}
+                out += [f"def {prefix}{i}(s):", f"    return bool({self.ex(expr)})"]
         self.env = {}
         self.procedure(g.flow)
         flow_size = self.frame_size

@@ -7,7 +7,6 @@ from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from . import runtime
 from .codegen import FRAMES, HALT, SUSPEND, Codegen, Program, bodies, walk_stmts
-from .layout import Layout
 from .state import State
 
 STATE_FORMAT = "rulekit-state"
