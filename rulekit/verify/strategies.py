@@ -41,15 +41,7 @@ def play(loaded, choices: list[int], max_steps: int, fails) -> list[int] | None:
 def shrink(loaded, history: list[int], fails, max_examples: int = 300) -> list[int] | None:
     """A history no longer than `history` on which `fails` holds, found and shrunk by Hypothesis;
     None when Hypothesis finds nothing shorter."""
-    limit = len(history)
-    # The known failure, as choice indices: a starting point Hypothesis may shrink towards zero.
-    strategy = st.lists(st.integers(min_value=0, max_value=63), max_size=limit)
-    try:
-        best = find(strategy, lambda cs: play(loaded, cs, limit, fails) is not None,
-                    settings=settings(max_examples=max_examples, **_SETTINGS))
-    except (NoSuchExample, Unsatisfiable):
-        return None
-    found = play(loaded, best, limit, fails)
+    found = _find_failing(loaded, fails, len(history), max_examples)
     if found is None or len(found) >= len(history):
         return None
     return found
@@ -57,10 +49,15 @@ def shrink(loaded, history: list[int], fails, max_examples: int = 300) -> list[i
 
 def search(loaded, fails, max_steps: int = 200, max_examples: int = 100) -> list[int] | None:
     """Hypothesis-driven play looking for a state where `fails` holds; the shrunk history, or None."""
-    strategy = st.lists(st.integers(min_value=0, max_value=63), max_size=max_steps)
+    return _find_failing(loaded, fails, max_steps, max_examples)
+
+
+def _find_failing(loaded, fails, limit: int, max_examples: int) -> list[int] | None:
+    """The history of the smallest list of choice indices (at most `limit`) on which `fails` holds."""
+    strategy = st.lists(st.integers(min_value=0, max_value=63), max_size=limit)
     try:
-        best = find(strategy, lambda cs: play(loaded, cs, max_steps, fails) is not None,
+        best = find(strategy, lambda cs: play(loaded, cs, limit, fails) is not None,
                     settings=settings(max_examples=max_examples, **_SETTINGS))
     except (NoSuchExample, Unsatisfiable):
         return None
-    return play(loaded, best, max_steps, fails)
+    return play(loaded, best, limit, fails)
