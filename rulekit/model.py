@@ -409,6 +409,7 @@ class QuoteRef:
 
     text: str
     span: Span | None = _span()
+    translation: str | None = field(default=None, compare=False)  # ours, marked as such in the docs
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,7 +86,10 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("spec", meta, items=items)
 
     def quote(self, meta, c):
-        return Quote(c[0].text, c[0].span)
+        return Quote(c[0].text, c[0].span, c[1] if len(c) > 1 else None)
+
+    def translation(self, meta, c):
+        return c[0].text
 
     def game_decl(self, meta, c):
         return self._node("game", meta, name=c[0], title=c[1].text, quotes=c[2:])
@@ -273,7 +276,7 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("ambiguity", meta, name=name, title=title, **fields)
 
     def amb_quote(self, meta, c):
-        return ("quotes", c[0])
+        return ("quotes", Quote(c[0].text, c[0].span, c[1] if len(c) > 1 else None))
 
     def amb_question(self, meta, c):
         return ("questions", c[0])
@@ -458,6 +461,9 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
 
     def iter_every(self, meta, c):
         return self._node("iter_every", meta, zone=c[0])
+
+    def iter_subsets(self, meta, c):
+        return self._node("iter_subsets", meta, zone=c[0])
 
     def or_expr(self, meta, c):
         return self._fold(meta, "or", c)

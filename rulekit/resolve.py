@@ -69,7 +69,7 @@ class Resolver:
                    f"did you mean '{close[0]}'?" if close else None)
 
     def quotes(self, node) -> tuple:
-        return tuple(m.QuoteRef(q.text, q.span) for q in node.get("quotes", []) or [])
+        return tuple(m.QuoteRef(q.text, q.span, q.translation) for q in node.get("quotes", []) or [])
 
     def expect(self, expr: m.Expr, want: m.Type, span, what="expression") -> m.Expr:
         got = getattr(expr, "type", None)
@@ -228,7 +228,7 @@ class Resolver:
             self.error("E205", f"ambiguity kind '{kind}' is not one of: {', '.join(AMBIGUITY_KINDS)}", node.kinds[0].span)
         self.ambiguities[node.name.text] = m.Ambiguity(
             node.name.text, node.title, kind, node.questions[0].text if node.questions else "",
-            tuple(options), default, reason, node.span, tuple(m.QuoteRef(q.text, q.span) for q in node.quotes))
+            tuple(options), default, reason, node.span, tuple(m.QuoteRef(q.text, q.span, q.translation) for q in node.quotes))
 
     def _static_expr(self, node: Node, want: m.Type = m.INT) -> m.Expr:
         """An expression of declarations: facts, enum members, player_count and arithmetic; no state."""
@@ -342,7 +342,10 @@ class Resolver:
         if sel.kind in ("sel_top", "sel_bottom"):
             selector = m.Selector(sel.kind[4:])
         elif sel.kind == "sel_card":
-            selector = m.Selector("card", card=self.expect(self.expr(sel.expr), m.CARD, sel.span, "the card to move"))
+            card = self.expr(sel.expr)
+            if getattr(card, "type", None) != m.CARDS:
+                card = self.expect(card, m.CARD, sel.span, "the card to move")
+            selector = m.Selector("card", card=card)
         else:
             cond = slot = None
             if sel.var is not None:
@@ -539,6 +542,8 @@ class Resolver:
             if decl is None or not indexed(decl):
                 self.unknown(n.zone, "per-player or per-position zone", [k for k, d in self.decls.items() if indexed(d)])
             return m.Iter("cards", m.CARD, every=n.zone.text)
+        if n.kind == "iter_subsets":
+            return m.Iter("subsets", m.CARDS, zone=self.zone_expr(n.zone))
         e = n.expr
         if e.kind == "players":
             return m.Iter("players", m.PLAYER)
@@ -555,7 +560,12 @@ class Resolver:
         value = self.expr(e)
         if value.type == m.ZONE:
             return m.Iter("cards", m.CARD, zone=value)
-        self.error("E202", f"cannot range over {value.type}: use a zone, players, an enum, {{a, b}} or a..b", e.span)
+        if value.type == m.CARDS:
+            return m.Iter("bag", m.CARD, zone=value)
+        if value.type == m.ERROR:
+            return m.Iter("set", value.type, items=(value,))
+        self.error("E202", f"cannot range over {value.type}: use a zone, players, an enum, {{a, b}}, a..b "
+                   "or subsets(zone)", e.span)
         return m.Iter("set", value.type, items=(value,))
 
     # ---- expressions
@@ -625,7 +635,10 @@ class Resolver:
                 self.error("E203", f"'{text}' takes {builtins[text]} argument(s), not {len(args)}", span)
                 return _error(span)
             if text == "size":
-                return m.Builtin("size", (one(m.ZONE, "a zone"),), m.INT, None, span)
+                arg = self.expr(args[0], static)
+                if getattr(arg, "type", None) != m.CARDS:
+                    arg = self.expect(arg, m.ZONE, args[0].span, "a zone or a set of cards")
+                return m.Builtin("size", (arg,), m.INT, None, span)
             if text in ("next", "previous"):
                 return m.Builtin(text, (one(m.PLAYER, "a player"),), m.PLAYER, None, span)
             if text == "seat":

@@ -39,6 +39,7 @@ class Name:
 class Quote:
     text: str
     span: Span
+    translation: str | None = None  # ours, for a rulebook in another language
 
 
 @dataclass(slots=True)

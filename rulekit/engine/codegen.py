@@ -13,7 +13,8 @@ import re
 
 from .. import model as m
 from ..errors import RuleRuntimeError
-from . import runtime
+from . import runtime, subsets
+from .actions import ActionTable
 from .layout import Layout
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
@@ -59,7 +60,7 @@ class Codegen:
         self.loop_ends: list[str] = []
         self.frame_size = 0
         self.choice_bases: dict[tuple[int, int], tuple[int, list[int]]] = {}
-        self.action_table: list[tuple] = []  # id -> (point, action name, binder names, domain decoders)
+        self.action_table = ActionTable()
         for fact in _fact_order(game):  # facts are known before play: constants of the program
             self.consts[f"F_{_py_name(fact.name)}"] = self.static_value(fact.value, f"fact '{fact.name}'")
         self.board_sizes = {}
@@ -69,6 +70,8 @@ class Codegen:
                 raise RuleRuntimeError(f"board '{b.name}' would be {rows} by {columns}", b.span)
             self.board_sizes[b.name] = (rows, columns)
         self.lay = Layout.of(game, players, self.board_sizes)
+        self.copies = [self.static_value(c.count, f"the count of '{c.name}'") for c in game.components]
+        self.consts["BAG_WEIGHTS"] = subsets.weights([max(0, c) for c in self.copies])
         self._assign_action_ids()
 
     # ---- action ids: stable across states, one range per action of each choice point
@@ -84,23 +87,23 @@ class Codegen:
             return rows * columns
         if it.kind == "set":
             return len(it.items)
+        if it.kind == "subsets":
+            size = 1
+            for c in self.copies:
+                size *= max(0, c) + 1
+            return size
         low, high = self.static_int(it.low), self.static_int(it.high)
         return max(0, high - low + 1)
 
     def _assign_action_ids(self):
         chooses = [s for s in _walk_all(self.g) if isinstance(s, m.Choose)]
         chooses.sort(key=lambda c: c.point)
-        offset = 0
         for c in chooses:
             for ai, action in enumerate(c.actions):
                 sizes = [self.domain_size(b.iter) for b in action.binders]
-                self.choice_bases[(c.point, ai)] = (offset, sizes)
                 names = [self.value_names(b.iter) for b in action.binders]
-                for combo in itertools.product(*(range(s) for s in sizes)):
-                    shown = tuple(n[i] if n is not None else None for n, i in zip(names, combo))
-                    self.action_table.append((c.point, ai, combo, shown))
-                offset += max(1, _prod(sizes))
-        self.num_actions = offset
+                self.choice_bases[(c.point, ai)] = (self.action_table.add(c.point, ai, sizes, names), sizes)
+        self.num_actions = self.action_table.size
 
     def static_value(self, e: m.Expr, what: str) -> int:
         """The value of an expression that needs no state (facts, literals, player_count)."""
@@ -170,7 +173,7 @@ class Codegen:
         if e.name == "player_count":
             return str(self.n)
         if e.name == "size":
-            return f"len(s.z[{a[0]}])"
+            return f"len({a[0]})" if e.args[0].type == m.CARDS else f"len(s.z[{a[0]}])"
         if e.name == "next":
             return f"(({a[0]}+{self.direction})%{self.n})"
         if e.name == "previous":
@@ -249,7 +252,24 @@ class Codegen:
             return f"range({self.domain_size(it)})"
         if it.kind == "set":
             return "(" + "".join(self.ex(i) + ", " for i in it.items) + ")"
+        if it.kind == "bag":
+            return f"sorted(set({self.ex(it.zone)}))" if distinct else self.ex(it.zone)
+        if it.kind == "subsets":
+            return f"subsets_every(s.z[{self.ex(it.zone)}])"
         return f"range({self.ex(it.low)}, {self.ex(it.high)}+1)"
+
+    def binder_src(self, b: m.Binder, distinct: bool) -> str:
+        """Like iter_src, but subsets that must add up to a target are generated, not filtered."""
+        if b.iter.kind == "subsets" and b.cond is not None:
+            found = _sum_target(b.cond, b.slot)
+            if found is not None:
+                value, target = found
+                inner = value.binder.slot
+                var = f"{self.prefix}{inner}"
+                self.env[inner] = var
+                key = f"lambda {var}: {self.ex(value.body)}"
+                return f"subsets_summing(s.z[{self.ex(b.iter.zone)}], {key}, {self.ex(target)})"
+        return self.iter_src(b.iter, distinct)
 
     def x_Quant(self, e):
         b = e.binder
@@ -257,9 +277,9 @@ class Codegen:
         self.env[b.slot] = var
         cond = self.ex(b.cond) if b.cond is not None else None
         if e.kind == "count":
-            src = self.iter_src(b.iter, distinct=False)
+            src = self.binder_src(b, distinct=False)
             return f"sum(1 for {var} in {src} if {cond})" if cond else f"len({src})" if b.iter.kind == "cards" else f"sum(1 for {var} in {src})"
-        src = self.iter_src(b.iter, distinct=b.iter.kind != "cards")
+        src = self.binder_src(b, distinct=b.iter.kind not in ("cards", "bag"))
         guard = f" if {cond}" if cond else ""
         if e.kind == "exists":
             return f"any(True for {var} in {src}{guard})"
@@ -344,6 +364,11 @@ class Codegen:
         dst_stack = self.zone_decls[st.dest.zone].shape == "stack"
         sel = st.selector
         sp = self.span_const(st.span)
+        if sel.kind == "card" and sel.card.type == m.CARDS:
+            put = (["if _ks:", "    _c = s.z[_d]", "    _c.extend(_ks)", "    _c.sort()"] if not dst_stack
+                   else [f"put_many(s, _d, _ks, {st.at_bottom})"])
+            return [f"_z = {src}", f"_ks = take_bag(s, _z, {self.ex(sel.card)}, {sp})", f"_d = {dst}", *put,
+                    "for _k in _ks: s.log.append((_z, _d, _k))"]
         if sel.kind in ("top", "bottom"):
             take = [f"_k = take_{sel.kind}(s, _z, {sp})"]
         elif sel.kind == "card":
@@ -550,7 +575,7 @@ class Codegen:
             for b in action.binders:
                 var = f"_L{b.slot}"
                 self.env[b.slot] = var
-                lines.append("    " * depth + f"for {var} in {self.iter_src(b.iter, distinct=True)}:")
+                lines.append("    " * depth + f"for {var} in {self.binder_src(b, distinct=True)}:")
                 depth += 1
                 if b.cond is not None:
                     lines.append("    " * depth + f"if {self.ex(b.cond)}:")
@@ -598,6 +623,8 @@ class Codegen:
         it = b.iter
         if it.kind in ("cards", "players", "enum", "board"):
             return var
+        if it.kind == "subsets":
+            return f"bag_index({var}, BAG_WEIGHTS)"
         if it.kind == "set":
             return f"{self.iter_src(it, True)}.index({var})"
         return f"({var} - {self.ex(it.low)})"
@@ -772,13 +799,6 @@ def _stays_in_frame(lines: list[str]) -> bool:
 
 
 
-def _prod(xs):
-    out = 1
-    for x in xs:
-        out *= x
-    return out
-
-
 def _fact_order(g: m.Game) -> list[m.Fact]:
     by_name = {f.name: f for f in g.facts}
     done, order = set(), []
@@ -818,3 +838,47 @@ def _walk_all(g: m.Game):
 
 bodies = m.bodies
 walk_stmts = m.walk
+
+
+def _mentions(e, slot: int) -> bool:
+    if isinstance(e, m.Local):
+        return e.slot == slot
+    return any(_mentions(c, slot) for c in m.children(e))
+
+
+def _sum_target(cond: m.Expr, slot: int):
+    """For a condition on subset `slot` that requires `sum(c in slot: value) + rest == target`
+    (possibly as one conjunct of an `and`), the sum and the target it must reach; else None."""
+    if isinstance(cond, m.Binary) and cond.op == "and":
+        return _sum_target(cond.left, slot) or _sum_target(cond.right, slot)
+    if not (isinstance(cond, m.Binary) and cond.op == "=="):
+        return None
+    for side, other in ((cond.left, cond.right), (cond.right, cond.left)):
+        if _mentions(other, slot):
+            continue
+        found = _split_sum(side, slot)
+        if found is not None:
+            quant, rest = found
+            return quant, other if rest is None else m.Binary("-", other, rest, m.INT)
+    return None
+
+
+def _split_sum(e: m.Expr, slot: int):
+    """`e` as `sum(c in slot: value) + rest`: (the sum, rest or None), when it has that shape."""
+    if isinstance(e, m.Quant):
+        b = e.binder
+        if (e.kind == "sum" and b.iter.kind == "bag" and isinstance(b.iter.zone, m.Local)
+                and b.iter.zone.slot == slot and b.cond is None and not _mentions(e.body, slot)):
+            return e, None
+        return None
+    if isinstance(e, m.Binary) and e.op in ("+", "-"):
+        left = _split_sum(e.left, slot) if not _mentions(e.right, slot) else None
+        if left is not None:
+            quant, rest = left
+            return quant, m.Binary(e.op, rest if rest is not None else m.Const(0, m.INT), e.right, m.INT)
+        if e.op == "+" and not _mentions(e.left, slot):
+            right = _split_sum(e.right, slot)
+            if right is not None:
+                quant, rest = right
+                return quant, e.left if rest is None else m.Binary("+", e.left, rest, m.INT)
+    return None

@@ -5,7 +5,7 @@ import json
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
-from . import runtime
+from . import runtime, subsets
 from .codegen import FRAMES, HALT, SUSPEND, Codegen, Program, bodies, walk_stmts
 from .state import State
 
@@ -187,7 +187,7 @@ class Game:
         return str(value)
 
     def describe_action(self, action: int) -> str:
-        if not 0 <= action < len(self._action_table):
+        if not 0 <= action < self._action_table.size:
             return f"<unknown action {action}>"
         point, ai, combo, shown = self._action_table[action]
         act = self._chooses[point].actions[ai]
@@ -204,6 +204,9 @@ class Game:
                 text = self.describe_value(f"enum:{it.enum}", index)
             elif it.kind == "board":
                 text = self.describe_value(f"pos:{it.enum}:{self._board_columns[it.enum]}", index)
+            elif it.kind == "subsets":
+                bag = subsets.from_index(index, [max(0, c) for c in self._component_counts])
+                text = "{" + ", ".join(self._kind_names[k] for k in bag) + "}"
             else:
                 text = f"#{index}"
             parts.append(f"{b.name}={text}")

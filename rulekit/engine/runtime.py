@@ -13,6 +13,9 @@ from bisect import insort
 from collections import Counter
 
 from ..errors import RuleRuntimeError
+from .subsets import every as subsets_every
+from .subsets import index as bag_index
+from .subsets import summing as subsets_summing
 
 
 def fail(message, span=None):
@@ -82,6 +85,17 @@ def take_kind(s, z, kind, span) -> int:
     del cards[i]
     _removed_at(s, z, i)
     return kind
+
+
+def take_bag(s, z, bag, span) -> list[int]:
+    """Take each card of a multiset of kinds out of a zone (all of them, or none if one is missing)."""
+    missing = Counter(bag) - Counter(s.z[z])
+    if missing:
+        kind = next(iter(missing))
+        fail(f"there is no {s.kind_names[kind]} left in zone '{s.zone_names[z]}' for this set of cards", span)
+    for kind in bag:
+        take_kind(s, z, kind, span)
+    return list(bag)
 
 
 def take_where(s, z, pred, only_one: bool) -> list[int]:
@@ -207,4 +221,5 @@ def check_range(value, low, high, name, span):
 
 
 __all_helpers__ = ("fail", "needs_top", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
-                   "take_all", "put", "put_many", "move_many", "shuffle", "the", "check_range", "insort", "adjacent", "orthogonal")
+                   "take_all", "put", "put_many", "move_many", "shuffle", "the", "check_range", "insort", "adjacent", "orthogonal",
+                   "subsets_every", "subsets_summing", "bag_index", "take_bag")

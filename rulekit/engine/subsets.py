@@ -1,0 +1,101 @@
+"""Sub-multisets of a zone: the domain of a `subsets(zone)` binder.
+
+Cards of one kind are interchangeable, so a choice of cards is a multiset of kinds, written as a
+sorted tuple. A table of a dozen cards has up to 4,096 subsets; a condition of the form
+`sum(c in s: value(c)) == target` is met by few of them, and `summing` finds those without
+visiting the rest (a depth-first search over kinds that stops as soon as the running sum cannot
+reach the target any more). Both enumerations list multisets in the same deterministic order.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+
+def _groups(cards) -> list[tuple[int, int]]:
+    """(kind, copies) for each kind, by kind."""
+    out: list[list[int]] = []
+    for kind in sorted(cards):
+        if out and out[-1][0] == kind:
+            out[-1][1] += 1
+        else:
+            out.append([kind, 1])
+    return [(k, n) for k, n in out]
+
+
+def every(cards) -> Iterator[tuple[int, ...]]:
+    """Every sub-multiset of `cards`, the empty one included."""
+    if not cards:
+        yield ()
+        return
+    groups = _groups(cards)
+
+    def rec(i: int, chosen: tuple[int, ...]):
+        if i == len(groups):
+            yield chosen
+            return
+        kind, copies = groups[i]
+        for n in range(copies + 1):
+            yield from rec(i + 1, chosen + (kind,) * n)
+
+    yield from rec(0, ())
+
+
+def summing(cards, value: Callable[[int], int], target: int) -> Iterator[tuple[int, ...]]:
+    """The sub-multisets of `cards` whose values add up to `target`, in the order of `every`.
+
+    The pruning needs values of one sign; with mixed signs every subset is tried."""
+    groups = _groups(cards)
+    values = [value(kind) for kind, _ in groups]
+    if any(v < 0 for v in values):
+        yield from (c for c in every(cards) if sum(value(k) for k in c) == target)
+        return
+    # reach[i]: the largest sum the groups from i on can still add
+    reach = [0] * (len(groups) + 1)
+    for i in range(len(groups) - 1, -1, -1):
+        reach[i] = reach[i + 1] + values[i] * groups[i][1]
+
+    def rec(i: int, left: int, chosen: tuple[int, ...]):
+        if left == 0 and (i == len(groups) or reach[i] == 0):
+            # only zero-valued kinds remain: every way of adding them keeps the sum
+            yield from _with_zeros(groups[i:], chosen)
+            return
+        if i == len(groups) or left < 0 or left > reach[i]:
+            return
+        kind, copies = groups[i]
+        v = values[i]
+        for n in range(copies + 1):
+            if n * v > left:
+                break
+            yield from rec(i + 1, left - n * v, chosen + (kind,) * n)
+
+    yield from rec(0, target, ())
+
+
+def _with_zeros(groups, chosen):
+    if not groups:
+        yield chosen
+        return
+    kind, copies = groups[0]
+    for n in range(copies + 1):
+        yield from _with_zeros(groups[1:], chosen + (kind,) * n)
+
+
+def weights(copies: list[int]) -> tuple[int, ...]:
+    """Mixed-radix weights that number every multiset of kinds: kind k may appear 0..copies[k] times."""
+    out, w = [], 1
+    for c in copies:
+        out.append(w)
+        w *= c + 1
+    return tuple(out)
+
+
+def index(bag, kind_weights) -> int:
+    return sum(kind_weights[k] for k in bag)
+
+
+def from_index(number: int, copies: list[int]) -> tuple[int, ...]:
+    bag = []
+    for kind, c in enumerate(copies):
+        number, n = divmod(number, c + 1)
+        bag += [kind] * n
+    return tuple(bag)
