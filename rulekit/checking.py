@@ -44,6 +44,8 @@ class PlayBounds:
     all_options: bool = False  # explore (and prove) under every option, and compare the verdicts
     solver_timeout: float = 5.0  # seconds per Z3 query
     shrink: bool = True  # shrink random-play failures with Hypothesis
+    play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
+    variant_budget: int = 800  # decisions per player count under each non-default option
 
 
 CheckBounds = PlayBounds
@@ -86,10 +88,14 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     with clock("explicit-state"):
         explorations = {_key(o): _explore(spec, game, o, bounds) for o in explored_variants}
     verdicts = {}
+    fired_by: dict = {}
+    for options in variants:
+        for action in tallies[_key(options)].fired:
+            fired_by.setdefault(action, []).append(_changed(options, game))
     for options in variants:
         k = _key(options)
         with clock("graph"):
-            found = _judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds)
+            found = _judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds, fired_by)
         verdicts[k] = found
         default = options == variants[0]
         for f in found:
@@ -289,19 +295,25 @@ class _Tally:
 
 def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBounds, progress) -> dict:
     counts = range(game.min_players, game.max_players + 1)
-    plan = [(options, players, bounds.games if i == 0 else bounds.variant_games)
+    plan = [(options, players, bounds.games if i == 0 else bounds.variant_games,
+             bounds.play_budget if i == 0 else bounds.variant_budget)
             for i, options in enumerate(variants) for players in counts]
     if progress is not None:
-        progress.start(game.name, sum(n for _, _, n in plan))
+        progress.start(game.name, sum(n for _, _, n, _ in plan))
     tallies = {_key(o): _Tally() for o in variants}
-    for options, players, games in plan:
+    for options, players, games, budget in plan:
         tally = tallies[_key(options)]
         try:
             loaded = Game(spec, players, options)
         except RuleRuntimeError as exc:
             tally.errors.setdefault(f"the set-up cannot be built with {players} players: {exc}", (None, [], exc.span))
             continue
+        start = tally.steps
         for g in range(games):
+            if g and tally.steps - start >= budget:  # the games so far are the bound the verdicts state
+                if progress is not None:
+                    progress.advance(games - g)
+                break
             _play_one(loaded, bounds, bounds.seed + g, tally)
             if progress is not None:
                 progress.advance()
@@ -404,8 +416,10 @@ def _abstraction(game: m.Game, options: dict, bounds: PlayBounds) -> dict:
 # ---- judging: one finding per question, the strongest verdict the evidence supports -------------------
 
 def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | None, proofs: dict | None,
-           bounds: PlayBounds) -> list[Finding]:
+           bounds: PlayBounds, fired_by: dict | None = None) -> list[Finding]:
+    """`fired_by`: for each action, the option changes under which random play took it."""
     explored = explored or []
+    fired_by = fired_by or {}
     proofs = proofs or {}
     suffix = _suffix(options, game)
     changed = _changed(options, game)
@@ -551,6 +565,15 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
     for point, choose in sorted(_chooses(game).items()):
         for ai, action in enumerate(choose.actions):
             if (point, ai) in fired:
+                continue
+            elsewhere = [o for o in fired_by.get((point, ai), []) if o != changed]
+            if elsewhere and not complete:  # an option switches it on: not a dead rule, a variant's rule
+                under = "; ".join(", ".join(f"{k}={v}" for k, v in o.items()) or "the default options"
+                                  for o in elsewhere)
+                found.append(Finding(f"{game.name}/dead-rule/{action.name}{suffix}", game.name, "dead-rule", "info",
+                                     "bounded", "random-play", f"action {action.name} was never legal in {search}; "
+                                     f"it is taken under {under}", bound=bound, quotes=_quote_texts(action),
+                                     location=_loc(action.span), options=changed))
                 continue
             verdict = "proven" if complete else "bounded"
             found.append(Finding(f"{game.name}/dead-rule/{action.name}{suffix}", game.name, "dead-rule", "warning",

@@ -57,8 +57,8 @@ class _Progress:
     def start(self, label: str, total: int) -> None:
         self.task = self.bar.add_task(label, total=total)
 
-    def advance(self) -> None:
-        self.bar.advance(self.task)
+    def advance(self, steps: int = 1) -> None:
+        self.bar.advance(self.task, steps)
 
 
 def _options(pairs: list[str] | None) -> dict[str, str]:
@@ -86,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"random games per player count under the default options (default: {PlayBounds.games})")
     c.add_argument("--variant-games", type=int, default=PlayBounds.variant_games, metavar="N",
                    help=f"random games per player count under each other option (default: {PlayBounds.variant_games})")
+    c.add_argument("--play-budget", type=int, default=PlayBounds.play_budget, metavar="N",
+                   help="stop starting random games for a player count once they made N decisions "
+                        f"(default: {PlayBounds.play_budget}; under other options {PlayBounds.variant_budget}, "
+                        "see --variant-budget)")
+    c.add_argument("--variant-budget", type=int, default=PlayBounds.variant_budget, metavar="N",
+                   help=f"the same budget under each non-default option (default: {PlayBounds.variant_budget})")
     c.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
                    help=f"decisions before a game counts as not ending (default: {PlayBounds.max_steps})")
     c.add_argument("--seed", type=int, default=0, help="seed of the random games (default: 0)")
@@ -161,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args, out: Console) -> int:
-    for name in ("games", "variant_games", "max_steps", "max_states", "time_limit", "solver_timeout"):
+    for name in ("games", "variant_games", "play_budget", "variant_budget", "max_steps", "max_states", "time_limit", "solver_timeout"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.depth is not None and args.depth < 0:
@@ -169,7 +175,8 @@ def _check(args, out: Console) -> int:
     targets = args.specs or resources.bundled_games()
     bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed, max_states=args.max_states,
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
-                        solver_timeout=args.solver_timeout)
+                        solver_timeout=args.solver_timeout, play_budget=args.play_budget,
+                        variant_budget=args.variant_budget)
     reports, broken = [], []
     with _Progress(sys.stderr.isatty()) as progress:
         for target in targets:
