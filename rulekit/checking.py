@@ -46,6 +46,7 @@ class PlayBounds:
     shrink: bool = True  # shrink random-play failures with Hypothesis
     play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
     variant_budget: int = 800  # decisions per player count under each non-default option
+    explore_budget: float = 3.0  # explorer: seconds per spec and option set, shared by the player counts
 
 
 CheckBounds = PlayBounds
@@ -370,11 +371,13 @@ def _shrunk(loaded: Game, history: list[int], fails, bounds: PlayBounds) -> tupl
 def _explore(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list:
     from .verify.explore import Limits, explore
 
-    limits = Limits(max_states=bounds.max_states, time_limit=bounds.time_limit, depth=bounds.depth)
+    counts = range(game.min_players, game.max_players + 1)
+    share = bounds.explore_budget / len(counts) if bounds.explore_budget > 0 else bounds.time_limit
+    limits = Limits(max_states=bounds.max_states, time_limit=min(bounds.time_limit, share), depth=bounds.depth)
     out = []
     if bounds.max_states <= 0:
         return out
-    for players in range(game.min_players, game.max_players + 1):
+    for players in counts:
         try:
             loaded = Game(spec, players, options)
         except RuleRuntimeError:

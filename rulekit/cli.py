@@ -92,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
                         "see --variant-budget)")
     c.add_argument("--variant-budget", type=int, default=PlayBounds.variant_budget, metavar="N",
                    help=f"the same budget under each non-default option (default: {PlayBounds.variant_budget})")
+    c.add_argument("--explore-budget", type=float, default=PlayBounds.explore_budget, metavar="SECONDS",
+                   help="explorer: seconds per game shared by its player counts, each also held to "
+                        f"--time-limit (default: {PlayBounds.explore_budget}; 0: no shared limit)")
     c.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
                    help=f"decisions before a game counts as not ending (default: {PlayBounds.max_steps})")
     c.add_argument("--seed", type=int, default=0, help="seed of the random games (default: 0)")
@@ -167,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args, out: Console) -> int:
-    for name in ("games", "variant_games", "play_budget", "variant_budget", "max_steps", "max_states", "time_limit", "solver_timeout"):
+    for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_budget", "max_steps", "max_states", "time_limit", "solver_timeout"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.depth is not None and args.depth < 0:
@@ -176,7 +179,7 @@ def _check(args, out: Console) -> int:
     bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed, max_states=args.max_states,
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
-                        variant_budget=args.variant_budget)
+                        variant_budget=args.variant_budget, explore_budget=args.explore_budget)
     reports, broken = [], []
     with _Progress(sys.stderr.isatty()) as progress:
         for target in targets:

@@ -19,6 +19,7 @@ from pygments.token import Error, String  # noqa: E402
 from rulekit import model as m  # noqa: E402
 from rulekit.pipeline import Spec  # noqa: E402
 from rulekit.sphinx.diagram import FlowGraph, turn_structure_svg  # noqa: E402
+from tests.helpers import compile_text  # noqa: E402
 from rulekit.sphinx.english import English, Line, translation  # noqa: E402
 from rulekit.sphinx.lexer import RulekitLexer  # noqa: E402
 from rulekit.sphinx.pages import write_game_pages  # noqa: E402
@@ -282,20 +283,25 @@ def test_english_has_a_generic_fallback():
     assert english.text(m.Binary("==", Wobble(2), m.Const(1, m.INT), m.BOOL)).endswith("is 1")
 
 
-def test_translation_hook():
-    @dataclasses.dataclass(frozen=True)
-    class TranslatedQuote:
-        text: str
-        translation: str
-        language: str = "de"
+TRANSLATED = """game t "T"
+rulebook "rulebook.txt" source "t.txt"
+players 2 to 2
+zone box: set, public, initial
+flow {
+  end game quote "Jeder Spieler zieht." translation "Each player draws."
+}
+"""
 
-    assert translation(TranslatedQuote("Jeder Spieler zieht.", "Each player draws.")) == "Each player draws."
+
+def test_translated_quotes_are_shown_as_ours(tmp_path):
+    model = compile_text(TRANSLATED)
+    quote = model.flow.body[0].quotes[0]
+    assert quote == m.QuoteRef("Jeder Spieler zieht.") and translation(quote) == "Each player draws."
     assert translation(m.QuoteRef("Each player draws.")) is None
     from rulekit.sphinx.directives import quote_nodes
 
-    block = quote_nodes([TranslatedQuote("Jeder Spieler zieht.", "Each player draws.")])[0]
-    assert "lang-de" in block["classes"]
-    assert "Jeder Spieler zieht." in block.astext() and "Translation: Each player draws." in block.astext()
+    block = quote_nodes([quote])[0]
+    assert "Jeder Spieler zieht." in block.astext() and "Our translation: Each player draws." in block.astext()
 
 
 def test_lexer_on_bundled_specs():

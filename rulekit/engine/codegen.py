@@ -572,7 +572,13 @@ class Codegen:
             for b, size in reversed(list(zip(action.binders, sizes))):
                 ids.append(f"{self.domain_index(b)}*{radix}" if radix != 1 else self.domain_index(b))
                 radix *= size
-            for b in action.binders:
+            # `when` is tested as soon as the binders it reads are bound, before the loops it does not need
+            needs = [i for i, b in enumerate(action.binders) if action.when is not None and _mentions(action.when, b.slot)]
+            when_after = needs[-1] if needs else -1
+            if action.when is not None and when_after < 0:
+                lines.append("    " * depth + f"if {self.ex(action.when)}:")
+                depth += 1
+            for i, b in enumerate(action.binders):
                 var = f"_L{b.slot}"
                 self.env[b.slot] = var
                 lines.append("    " * depth + f"for {var} in {self.binder_src(b, distinct=True)}:")
@@ -580,10 +586,10 @@ class Codegen:
                 if b.cond is not None:
                     lines.append("    " * depth + f"if {self.ex(b.cond)}:")
                     depth += 1
+                if i == when_after:
+                    lines.append("    " * depth + f"if {self.ex(action.when)}:")
+                    depth += 1
                 values.append(var)
-            if action.when is not None:
-                lines.append("    " * depth + f"if {self.ex(action.when)}:")
-                depth += 1
             aid = " + ".join([str(base)] + ids[::-1])
             slots = "".join(f"{b.slot}, " for b in action.binders)
             vals = "".join(f"{v}, " for v in values)

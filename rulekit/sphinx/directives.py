@@ -122,7 +122,7 @@ def quote_nodes(quotes) -> list[nodes.Node]:
         block += para(str(quote_text), classes=["rulekit-quote-text"])
         shown = translation(q)
         if shown:
-            block += para(strong("Translation: "), shown, classes=["rulekit-translation"])
+            block += para(strong("Our translation: "), shown, classes=["rulekit-translation"])
         out.append(block)
     return out
 

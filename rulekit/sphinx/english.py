@@ -205,8 +205,10 @@ class English:
     def iter(self, it: m.Iter) -> list[Part]:
         if it.kind == "cards" and it.every:
             return [f"every {humanize(it.every)}"]
-        if it.kind == "cards" and it.zone is not None:
+        if it.kind in ("cards", "bag") and it.zone is not None:
             return self.expr(it.zone, 9)
+        if it.kind == "subsets":
+            return ["the sets of cards in ", *self.expr(it.zone, 9)]
         if it.kind == "players":
             if it.start is not None:
                 return ["the players, starting from ", *self.expr(it.start, 9)]
@@ -226,7 +228,7 @@ class English:
             art = "an" if article == "a" and b.iter.enum[:1].lower() in "aeiou" else article
             out: list[Part] = [f"{art} {b.iter.enum} {b.name}"]
             return out + ([" where ", *self.expr(b.cond)] if b.cond is not None else [])
-        noun = {"cards": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
+        noun = {"cards": "card", "bag": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
         where = self.iter(b.iter)
         head = f"{article} {noun} {b.name}" if noun else f"{article} {b.name}"
         out: list[Part] = [head, " in " if noun == "card" else " among ", *where]
@@ -503,8 +505,7 @@ def _cap(parts: list[Part]) -> list[Part]:
 
 
 def translation(quote) -> str | None:
-    """The hook for translated quotes: a quote (or the statement carrying it) with a `translation`
-    attribute gets it shown under the original. The model has no translations yet."""
+    """Our translation of a quote (`quote "..." translation "..."`), shown under the original."""
     text = getattr(quote, "translation", None)
     return text if isinstance(text, str) and text.strip() else None
 
