@@ -45,6 +45,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from . import model as m
 from .engine.codegen import walk_stmts
+from .engine.stepwise import Stepwise
 from .errors import RulekitError
 from .pipeline import Spec
 from .resources import bundled_games
@@ -79,6 +80,10 @@ class ObservationEncoder:
                         (all 0 while the top is still undetermined after a shuffle)
     revealed    (Z, K)  cards of each zone revealed to the observer during this turn
     vars        (V,)    every variable and token count (all public in rulekit), raw values
+    choosing    (1+P*K) only for games whose decisions pick sets of cards, taken step by step
+                        (rulekit.engine.stepwise; P is the most set parameters of one action):
+                        the head step taken plus 1 (0 when none), then per set parameter the
+                        copies of each kind chosen so far; shown to the deciding player only
     ==========  ======  =================================================================
 
     `mode` picks whose secrets are shown: "player" (exactly the engine's
@@ -104,9 +109,12 @@ class ObservationEncoder:
             raise RulekitError(f"{game.name}: the engine shows {len(self.zone_names)} zones, the model declares "
                                f"{len(self.zones)}")
         self.stacks = [i for i, (z, _) in enumerate(self.zones) if z.shape == "stack"]
+        self.stepwise = Stepwise(game) if Stepwise.needed(game) else None
         K, Z, S, V = len(self.kinds), len(self.zones), len(self.stacks), len(self.var_names)
+        P = self.stepwise.set_parameters if self.stepwise else 0
         shapes = [("observer", (n,)), ("turn", (n,)), ("to_move", (n,)), ("status", (2,)),
-                  ("zones", (Z, K)), ("sizes", (Z,)), ("top", (S, K)), ("revealed", (Z, K)), ("vars", (V,))]
+                  ("zones", (Z, K)), ("sizes", (Z,)), ("top", (S, K)), ("revealed", (Z, K)), ("vars", (V,)),
+                  ("choosing", (1 + P * K,) if P else (0,))]
         self.pieces = [(name, shape) for name, shape in shapes if int(np.prod(shape)) > 0]
         self.size = sum(int(np.prod(shape)) for _, shape in self.pieces)
 
@@ -130,6 +138,8 @@ class ObservationEncoder:
         if "vars" in lv:
             lv["vars"][...] = -np.inf
             hv["vars"][...] = np.inf
+        if "choosing" in hv:
+            hv["choosing"][0] = float(self.stepwise.heads.size)
         return low, high
 
     def _contents(self, state, player: int, mode: str, obs: dict) -> list:
@@ -152,9 +162,10 @@ class ObservationEncoder:
         return out
 
     def encode(self, state, player: int, mode: str = "player", over: bool | None = None,
-               out: np.ndarray | None = None) -> np.ndarray:
+               out: np.ndarray | None = None, partial: list[int] | None = None) -> np.ndarray:
         """The tensor of `state` (a rulekit State) seen by `player`; `over` overrides game over
-        (for a game cut by a cap); `out` is filled in place when given."""
+        (for a game cut by a cap); `out` is filled in place when given; `partial`: the steps of a
+        set choice taken so far (games with set choices only)."""
         if not 0 <= player < self.n:
             raise ValueError(f"player {player} is not a seat of this {self.n}-player game")
         if out is None:
@@ -195,7 +206,22 @@ class ObservationEncoder:
                     d["revealed"][zone, k] += 1
         if "vars" in d:
             d["vars"][:] = list(obs["vars"].values())
+        if partial and "choosing" in d and (mode == "all" or obs["to_move"] == player):
+            choosing = d["choosing"]
+            choosing[0] = partial[0] + 1
+            K = len(self.kinds)
+            for i, kinds in enumerate(self.stepwise.chosen(partial)):
+                for k in kinds:
+                    choosing[1 + i * K + k] += 1
         return out
+
+    def choosing_text(self, state, partial: list[int] | None) -> str:
+        """The set choice in progress, for the deciding player's observation string."""
+        if not partial or self.stepwise is None:
+            return ""
+        head = self.stepwise.describe(state, [], partial[0]).split(" ", 1)[0]
+        sets = ["{" + ", ".join(self.kinds[k] for k in kinds) + "}" for kinds in self.stepwise.chosen(partial)]
+        return f"\n  choosing: {head}, cards so far: {' then '.join(sets)}"
 
     def text(self, state, player: int, mode: str = "player") -> str:
         """A readable observation; for "player" mode, the engine's own `observation_string`."""
@@ -267,6 +293,8 @@ class _Config:
         self.lose = float(self.game.model.payoff[1])
         self.encoder = encoder_for(self.game)
         self.max_outcomes = self.game.max_chance_outcomes()
+        self.stepwise = self.encoder.stepwise  # set choices are taken one card at a time
+        self.num_actions = self.stepwise.num_actions if self.stepwise else self.game.num_distinct_actions()
 
 
 _configs: dict[tuple, _Config] = {}
@@ -283,14 +311,16 @@ class _Play:
     deep-copying its attributes and serializes it by pickling them: this one object is the
     only attribute, copies as an engine clone, and pickles as its action history."""
 
-    __slots__ = ("cfg", "state", "decisions", "chances", "moves", "over", "cut")
+    __slots__ = ("cfg", "state", "decisions", "chances", "moves", "over", "cut", "partial", "trail")
 
-    def __init__(self, cfg: _Config, state=None, decisions=0, chances=0, moves=None):
+    def __init__(self, cfg: _Config, state=None, decisions=0, chances=0, moves=None, partial=None, trail=None):
         self.cfg = cfg
         self.state = state if state is not None else cfg.game.new_initial_state()
         self.decisions = decisions
         self.chances = chances
-        self.moves = moves if moves is not None else []  # (player, action) of each decision
+        self.moves = moves if moves is not None else []  # (player, engine action) of each decision
+        self.partial = partial if partial is not None else []  # steps of a set choice in progress
+        self.trail = trail if trail is not None else []  # every OpenSpiel action, for games with set choices
         self._update()
 
     def _update(self) -> None:
@@ -302,10 +332,16 @@ class _Play:
         self.over = ended or self.cut
 
     def __deepcopy__(self, memo):
-        return _Play(self.cfg, self.state.clone(), self.decisions, self.chances, self.moves[:])
+        return _Play(self.cfg, self.state.clone(), self.decisions, self.chances, self.moves[:], self.partial[:],
+                     self.trail[:])
 
     def __reduce__(self):
-        return _replay, (self.cfg.key, list(self.state.history))
+        return _replay, (self.cfg.key, self.trail[:] if self.cfg.stepwise else list(self.state.history))
+
+    def legal_actions(self) -> list[int]:
+        if self.cfg.stepwise and not self.state.is_chance_node():
+            return self.cfg.stepwise.legal(self.state, self.partial)
+        return self.state.legal_actions()
 
     def apply(self, action: int) -> None:
         state = self.state
@@ -314,9 +350,18 @@ class _Play:
             self.chances += 1
         else:
             player = state.current_player()
-            state.apply_action(action)
+            move = action
+            if self.cfg.stepwise:
+                move = self.cfg.stepwise.push(state, self.partial, action)  # IllegalActionError if not legal
+                if move is None:
+                    self.partial.append(action)
+            if move is not None:
+                state.apply_action(move)
+                self.partial = []
+                self.moves.append((player, move))
             self.decisions += 1
-            self.moves.append((player, action))
+        if self.cfg.stepwise:
+            self.trail.append(action)
         self._update()
 
 
@@ -354,7 +399,7 @@ class RulekitGame(_GameBase):
         sums = outcome_sums(rk.model, rk.num_players())
         general = self._type.utility == pyspiel.GameType.Utility.GENERAL_SUM
         info = pyspiel.GameInfo(
-            num_distinct_actions=max(rk.num_distinct_actions(), 1),
+            num_distinct_actions=max(cfg.num_actions, 1),
             max_chance_outcomes=rk.max_chance_outcomes() if stochastic else 0,
             num_players=rk.num_players(),
             min_utility=rk.min_utility(),
@@ -402,7 +447,8 @@ class RulekitState(_StateBase):
         return int(pyspiel.PlayerId.TERMINAL) if play.over else play.state.current_player()
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self._play.state.legal_actions(player)
+        play = self._play
+        return play.legal_actions() if player == play.state.current_player() else []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         outcomes = self._play.state.chance_outcomes()
@@ -421,6 +467,8 @@ class RulekitState(_StateBase):
         state = self._play.state
         if player == int(pyspiel.PlayerId.CHANCE):
             return state.action_to_string(action) if state.is_chance_node() else f"chance: outcome {action}"
+        if self._play.cfg.stepwise:
+            return self._play.cfg.stepwise.describe(state, self._play.partial, action)
         return state.game.describe_action(action)
 
     def is_terminal(self) -> bool:
@@ -479,7 +527,8 @@ class RulekitObserver:
     def set_from(self, state: RulekitState, player: int) -> None:
         if self.tensor is not None:
             play = state._play
-            self._encoder.encode(play.state, player, self.mode, over=play.over, out=self.tensor)
+            self._encoder.encode(play.state, player, self.mode, over=play.over, out=self.tensor,
+                                 partial=play.partial)
 
     def string_from(self, state: RulekitState, player: int) -> str:
         play = state._play
@@ -491,6 +540,8 @@ class RulekitObserver:
             text = play.state.information_state_string(player) + f"\n  your moves: {own}"
         else:
             text = self._encoder.text(play.state, player, self.mode)
+        if self.mode == "all" or play.state.current_player() == player:
+            text += self._encoder.choosing_text(play.state, play.partial)
         if play.cut:
             text += "\n  game over: cut by a cap or a deadlock; nobody wins"
         return text

@@ -67,7 +67,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self._encoder = encoder_for(self.game)
-        self._num_actions = max(self.game.num_distinct_actions(), 1)
+        # a decision that picks a set of cards is taken one card at a time (rulekit.engine.stepwise)
+        self._stepwise = self._encoder.stepwise
+        self._partial: list[int] = []
+        self._num_actions = max(self._stepwise.num_actions if self._stepwise else self.game.num_distinct_actions(), 1)
         low, high = self._encoder.bounds()
         self.observation_spaces = {
             a: spaces.Dict({
@@ -78,6 +81,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.state = None
         self.seed_used = None
         self.decisions = 0
+        self.moves: list[int] = []
         self.agents = []
 
     def observation_space(self, agent):
@@ -91,6 +95,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.seed_used = int(seed) if seed is not None else secrets.randbits(63)
         self.state = self.game.new_initial_state(seed=self.seed_used, auto_chance=True)
         self.decisions = 0
+        self._partial = []
+        self.moves = []  # the engine action of each completed decision
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -121,7 +127,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.state.apply_action(int(action))  # IllegalActionError, naming the legal ones, if not legal
+        move = int(action)
+        if self._stepwise is not None:
+            move = self._stepwise.push(self.state, self._partial, move)  # IllegalActionError if not legal
+            if move is None:
+                self._partial.append(int(action))
+        if move is not None:
+            self.state.apply_action(move)  # IllegalActionError, naming the legal ones, if not legal
+            self._partial = []
+            self.moves.append(move)
         self.decisions += 1
         self.rewards = {a: 0.0 for a in self.agents}
         self._after_move()
@@ -129,14 +143,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.render_mode == "human":
             self.render()
 
+    def legal_actions(self) -> list[int]:
+        """The actions the agent to move may take now: engine action ids, or for a game whose
+        decisions pick sets of cards, the steps of `rulekit.engine.stepwise`."""
+        if self.state is None or self.state.is_terminal():
+            return []
+        if self._stepwise is not None:
+            return self._stepwise.legal(self.state, self._partial)
+        return self.state.legal_actions()
+
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(self._num_actions, np.int8)
         state = self.state
         over = state.is_terminal() or state.is_stuck() or any(self.truncations.values())
         if not over and state.current_player() == seat:
-            mask[state.legal_actions()] = 1
-        return {"observation": self._encoder.encode(state, seat, over=over), "action_mask": mask}
+            mask[self.legal_actions()] = 1
+        observation = self._encoder.encode(state, seat, over=over, partial=self._partial)
+        return {"observation": observation, "action_mask": mask}
 
     def render(self):
         if self.render_mode is None:

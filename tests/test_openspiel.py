@@ -14,6 +14,7 @@ np = pytest.importorskip("numpy")
 
 import rulekit  # noqa: E402
 from rulekit import openspiel  # noqa: E402
+from rulekit.engine.stepwise import Stepwise  # noqa: E402
 from rulekit.pipeline import Spec  # noqa: E402
 from rulekit.resources import bundled_games  # noqa: E402
 
@@ -38,8 +39,21 @@ def random_states(game, seed: int, limit: int = 400):
         yield state
 
 
-@pytest.mark.parametrize("name,players", CONFIGS, ids=IDS)
+# Full games, serialized at every step: the smallest and largest table of each game here, every
+# player count in the slow suite.
+ENDS = [(name, n) for name, n in CONFIGS if n in (MODELS[name].min_players, MODELS[name].max_players)]
+MIDDLE = [config for config in CONFIGS if config not in ENDS]
+
+
+@pytest.mark.parametrize("name,players", ENDS, ids=[f"{name}-{n}p" for name, n in ENDS])
 def test_random_sim_test_with_serialization(name, players):
+    game = openspiel.load_game(name, players=players)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,players", MIDDLE, ids=[f"{name}-{n}p" for name, n in MIDDLE])
+def test_random_sim_test_with_serialization_at_every_table_size(name, players):
     game = openspiel.load_game(name, players=players)
     pyspiel.random_sim_test(game, num_sims=4, serialize=True, verbose=False)
 
@@ -81,7 +95,8 @@ def test_game_type_is_derived_from_the_model(name):
     for amb in model.ambiguities:
         assert params[amb.name] == amb.default
     assert game.min_utility() == rk.min_utility() and game.max_utility() == rk.max_utility()
-    assert game.num_distinct_actions() == rk.num_distinct_actions()
+    flat = rk.num_distinct_actions() if not Stepwise.needed(rk) else Stepwise(rk).num_actions
+    assert game.num_distinct_actions() == flat
     assert game.max_game_length() == 1000
 
 

@@ -75,7 +75,9 @@ def test_action_mask_matches_legal_actions_and_hidden_cards_stay_hidden(name, pl
         if terminated or truncated:
             assert legal == []
         else:
-            assert state.current_player() == seat and legal == state.legal_actions()
+            assert state.current_player() == seat and legal == e.legal_actions()
+            if e._stepwise is None:
+                assert legal == state.legal_actions()
         for other in e.agents:
             o = e.observe(other)
             if e.agent_name_mapping[other] != seat:
@@ -117,7 +119,8 @@ def test_same_seed_same_game_and_final_rewards_are_the_engines_returns(name, pla
         assert [rewards[f"player_{p}"] for p in range(players)] == state.returns()
     # chance comes from the seed exactly as in the engine's auto_chance mode
     replay = rulekit.load(name, players=players).new_initial_state(seed=21, auto_chance=True)
-    for action in actions:
+    assert one.moves == actions or one._stepwise is not None  # with set choices, steps make up the moves
+    for action in one.moves:
         replay.apply_action(action)
     assert replay == state
 

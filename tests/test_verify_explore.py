@@ -74,7 +74,7 @@ def test_deadlock_dead_action_and_shortest_witness(tmp_path):
 
 def test_termination_cycle_is_found_and_acknowledged():
     spec = Spec.find(TOKENS)
-    report = check_spec(spec, PlayBounds(games=2, variant_games=0, max_steps=20))
+    report = check_spec(spec, PlayBounds(games=2, variant_games=0, max_steps=20, explore_budget=0))
     cycles = [f for f in report.findings if f.kind == "termination" and f.method == "graph"]
     assert len(cycles) == 8 and all(f.verdict == "refuted" and f.acknowledged_by for f in cycles)
     inv = {f.id: f for f in report.findings if f.kind == "invariant"}

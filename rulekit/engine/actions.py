@@ -14,12 +14,14 @@ class ActionTable:
     def __init__(self):
         self._offsets: list[int] = []
         self._entries: list[tuple] = []  # (choice point, action index, domain sizes, value names)
+        self.sizes: dict[tuple[int, int], tuple[int, ...]] = {}  # (choice point, action index) -> domain sizes
         self.size = 0
 
     def add(self, point: int, action: int, sizes: list[int], names: list[list[str] | None]) -> int:
         offset = self.size
         self._offsets.append(offset)
         self._entries.append((point, action, tuple(sizes), tuple(names)))
+        self.sizes[(point, action)] = tuple(sizes)
         span = 1
         for s in sizes:
             span *= s

@@ -189,6 +189,13 @@ class Game:
     def describe_action(self, action: int) -> str:
         if not 0 <= action < self._action_table.size:
             return f"<unknown action {action}>"
+        act, parts = self.action_parts(action)
+        if len(act.binders) == 1 and act.name == act.binders[0].name:
+            return parts[0]
+        return f"{act.name}({', '.join(parts)})" if parts else act.name
+
+    def action_parts(self, action: int) -> tuple[m.Action, list[str]]:
+        """The action of a legal action id, and each of its parameters as `name=value`."""
         point, ai, combo, shown = self._action_table[action]
         act = self._chooses[point].actions[ai]
         parts = []
@@ -210,9 +217,7 @@ class Game:
             else:
                 text = f"#{index}"
             parts.append(f"{b.name}={text}")
-        if len(act.binders) == 1 and act.name == act.binders[0].name:
-            return parts[0]
-        return f"{act.name}({', '.join(parts)})" if parts else act.name
+        return act, parts
 
     def action_label(self, action: int) -> str | None:
         point, ai, _, _ = self._action_table[action]
