@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import random
 import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -95,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--explore-budget", type=float, default=PlayBounds.explore_budget, metavar="SECONDS",
                    help="explorer: seconds per game shared by its player counts, each also held to "
                         f"--time-limit (default: {PlayBounds.explore_budget}; 0: no shared limit)")
+    c.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="check N specs at once, one process each (default: one per CPU core)")
     c.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
                    help=f"decisions before a game counts as not ending (default: {PlayBounds.max_steps})")
     c.add_argument("--seed", type=int, default=0, help="seed of the random games (default: 0)")
@@ -169,8 +174,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None):
+    """(report, None), or (None, the rendered errors) for a spec that does not compile."""
+    try:
+        spec = Spec.find(spec) if isinstance(spec, str) else spec
+        return check_spec(spec, bounds, progress), None
+    except SpecError as exc:
+        return None, exc.render()
+
+
 def _check(args, out: Console) -> int:
-    for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_budget", "max_steps", "max_states", "time_limit", "solver_timeout"):
+    for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_budget", "jobs", "max_steps", "max_states", "time_limit", "solver_timeout"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.depth is not None and args.depth < 0:
@@ -180,16 +194,27 @@ def _check(args, out: Console) -> int:
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
                         variant_budget=args.variant_budget, explore_budget=args.explore_budget)
+    specs = [Spec.find(target) for target in targets]
+    jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []
     with _Progress(sys.stderr.isatty()) as progress:
-        for target in targets:
-            spec = Spec.find(target)
-            try:
-                reports.append(check_spec(spec, bounds, progress))
-            except SpecError as exc:
-                broken.append(exc)
-    for exc in broken:
-        print(exc.render(), file=sys.stderr)
+        if jobs > 1:  # one spec per process: the games are independent, the cores are not shared
+            progress.start(f"checking {len(specs)} specs on {jobs} cores", len(specs))
+            # spawned, not forked: a forked child would inherit Z3's state from this process
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [pool.submit(_check_one, target, bounds) for target in targets]
+                for future in as_completed(futures):
+                    progress.advance()
+                results = [f.result() for f in futures]
+        else:
+            results = [_check_one(spec, bounds, progress) for spec in specs]
+    for report, error in results:
+        if error is None:
+            reports.append(report)
+        else:
+            broken.append(error)
+    for text in broken:
+        print(text, file=sys.stderr)
     if args.format == "json":
         print(to_json(reports, __version__))
     elif args.format == "sarif":

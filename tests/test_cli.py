@@ -57,6 +57,17 @@ def test_check_json_has_the_documented_shape(capsys):
         assert key in finding
 
 
+def test_check_in_parallel_reports_what_one_process_reports(tmp_path, capsys):
+    broken = write_spec(tmp_path, "game broken\n")
+    argv = ("check", "chocobo", "chucky", str(broken), *FAST, "--max-states", "0", "--format", "json")
+    serial = run(capsys, *argv, "--jobs", "1")
+    parallel = run(capsys, *argv, "--jobs", "2")
+    assert serial[0] == parallel[0] == 2, "a spec that does not compile still exits 2"
+    ids = [[(f["id"], f["verdict"]) for f in g["findings"]] for g in json.loads(serial[1])["games"]]
+    assert ids == [[(f["id"], f["verdict"]) for f in g["findings"]] for g in json.loads(parallel[1])["games"]]
+    assert len(ids) == 2 and serial[2] == parallel[2] and "broken" in serial[2]
+
+
 def test_check_a_spec_that_does_not_compile_exits_2_with_a_caret(tmp_path, capsys):
     path = write_spec(tmp_path, TINY.replace("move c from box", "move c frm box"))
     code, out, err = run(capsys, "check", str(path))
