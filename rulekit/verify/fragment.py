@@ -1,0 +1,899 @@
+"""The symbolic fragment: one game configuration as a guarded-command system over integer slots.
+
+A configuration (a player count and a choice of options) lies in the fragment when:
+
+- its state is integers: variables (shared or per player), token supplies and holdings, how many
+  copies of each card kind each zone holds (order forgotten), who has won and whether the game is over;
+- its flow is straight-line set-up statements, then `loop { A; choose ...; B }` (or one `choose`
+  followed by straight-line statements, after which the game is over), with no other decision;
+- every statement the flow and the actions run is straight-line: set/add/subtract, take/return,
+  if, let, `for` over a finite domain (unrolled), a procedure call (inlined), move of a given card kind,
+  of all cards or of the first matching kind out of an unordered zone, reveal, win, end game.
+
+Anything else (chance, shuffles, the top of a stack, turns, rounds, triggers, boards, `the`, model nodes
+this module does not know) raises `Unsupported` naming the construct and where it is, and the caller
+reports `unknown`. Translation never guesses.
+
+The system is built from the model alone; the engine is used only to name actions (their ids) when a
+witness is replayed. Expressions become a small integer/boolean IR of nested tuples, folded as they are
+built, which `to_python` turns into numpy code (for frontiers of states, or one state) and
+`verify.symbolic` into Z3 terms.
+
+A command is one action with concrete binder values: a guard (the binders' conditions and `when`, over
+the state before), an error condition (a rule the engine would refuse: a variable leaving its range, a
+card taken from a zone without one), and for each slot it changes, its new value. Its effect is the
+action's body, then the statements after the choice, then, unless the game ended, the statements
+before the next choice.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import model as m
+from . import Unsupported
+
+# ---- the IR: ints ('c', v) ('s', i) (op, a, b) ('neg', a) ('ite', c, a, b); bools ('b', v) and comparisons
+
+TRUE, FALSE = ("b", True), ("b", False)
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "min": min, "max": max, "div": lambda a, b: a // b, "mod": lambda a, b: a % b}
+_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def const(v: int):
+    return ("c", int(v))
+
+
+def is_const(x) -> bool:
+    return x[0] in ("c", "b")
+
+
+def arith(op: str, a, b):
+    if a[0] == "c" and b[0] == "c":
+        return const(_ARITH[op](a[1], b[1]))
+    if op == "+" and a == ("c", 0):
+        return b
+    if op in ("+", "-") and b == ("c", 0):
+        return a
+    if op == "*" and (a == ("c", 1) or b == ("c", 1)):
+        return b if a == ("c", 1) else a
+    if op == "*" and (a == ("c", 0) or b == ("c", 0)):
+        return const(0)
+    if op in ("min", "max") and a == b:
+        return a
+    return (op, a, b)
+
+
+def compare(op: str, a, b):
+    if a[0] == "c" and b[0] == "c":
+        return ("b", _CMP[op](a[1], b[1]))
+    return (op, a, b)
+
+
+def not_(a):
+    if a[0] == "b":
+        return ("b", not a[1])
+    if a[0] == "not":
+        return a[1]
+    return ("not", a)
+
+
+def and_(*xs):
+    out = TRUE
+    for x in xs:
+        if x == FALSE or out == FALSE:
+            return FALSE
+        out = x if out == TRUE else out if x == TRUE else ("and", out, x)
+    return out
+
+
+def or_(*xs):
+    out = FALSE
+    for x in xs:
+        if x == TRUE or out == TRUE:
+            return TRUE
+        out = x if out == FALSE else out if x == FALSE else ("or", out, x)
+    return out
+
+
+def ite(c, a, b):
+    if c[0] == "b":
+        return a if c[1] else b
+    if a == b:
+        return a
+    if a[0] == "b" or b[0] == "b" or a[0] in _BOOL_OPS or b[0] in _BOOL_OPS:
+        return or_(and_(c, a), and_(not_(c), b))
+    return ("ite", c, a, b)
+
+
+_BOOL_OPS = {"and", "or", "not", *_CMP}
+
+
+def is_bool(x) -> bool:
+    return x[0] == "b" or x[0] in _BOOL_OPS
+
+
+def substitute(x, values: dict):
+    """`x` with the slots in `values` replaced by constants, folded again."""
+    memo: dict = {}
+
+    def go(x):
+        key = id(x)
+        if key in memo:
+            return memo[key][1]
+        tag = x[0]
+        if tag == "s":
+            out = const(values[x[1]]) if x[1] in values else x
+        elif tag in ("c", "b"):
+            out = x
+        elif tag == "ite":
+            out = ite(go(x[1]), go(x[2]), go(x[3]))
+        elif tag == "not":
+            out = not_(go(x[1]))
+        elif tag == "neg":
+            a = go(x[1])
+            out = const(-a[1]) if a[0] == "c" else ("neg", a)
+        elif tag == "and":
+            out = and_(go(x[1]), go(x[2]))
+        elif tag == "or":
+            out = or_(go(x[1]), go(x[2]))
+        elif tag in _CMP:
+            out = compare(tag, go(x[1]), go(x[2]))
+        else:
+            out = arith(tag, go(x[1]), go(x[2]))
+        memo[key] = (x, out)
+        return out
+    return go(x)
+
+
+def slots_of(x, out: set | None = None) -> set:
+    out = set() if out is None else out
+    if x[0] == "s":
+        out.add(x[1])
+    elif x[0] not in ("c", "b"):
+        for y in x[1:]:
+            if isinstance(y, tuple):
+                slots_of(y, out)
+    return out
+
+
+def to_python(x, name: str = "x") -> str:
+    """A numpy expression of `x` over `name[i]` (arrays of one slot's values, or one-element arrays)."""
+    tag = x[0]
+    if tag == "c":
+        return str(x[1]) if x[1] >= 0 else f"({x[1]})"
+    if tag == "b":
+        return "np.True_" if x[1] else "np.False_"
+    if tag == "s":
+        return f"{name}[{x[1]}]"
+    if tag == "neg":
+        return f"(-{to_python(x[1], name)})"
+    if tag == "not":
+        return f"(~{to_python(x[1], name)})"
+    if tag == "ite":
+        return f"np.where({to_python(x[1], name)}, {to_python(x[2], name)}, {to_python(x[3], name)})"
+    a, b = to_python(x[1], name), to_python(x[2], name)
+    if tag == "and":
+        return f"({a} & {b})"
+    if tag == "or":
+        return f"({a} | {b})"
+    if tag == "min":
+        return f"np.minimum({a}, {b})"
+    if tag == "max":
+        return f"np.maximum({a}, {b})"
+    if tag == "div":
+        return f"({a} // {b})"
+    if tag == "mod":
+        return f"({a} % {b})"
+    return f"({a} {tag} {b})"
+
+
+# ---- the system ------------------------------------------------------------------------------------
+
+@dataclass
+class Slot:
+    """One integer of the state. `key` names it: ('var', name, seat), ('supply', token),
+    ('held', token, seat), ('zone', zone, seat, kind), ('over',), ('winner', seat); `seat` is the
+    player it belongs to (None when shared): the unit that symmetry reduction permutes."""
+
+    key: tuple
+    name: str
+    low: int | None
+    high: int | None
+    seat: int | None = None
+
+
+@dataclass
+class Command:
+    label: str
+    point: int
+    action: int  # index of the action in its choice
+    combo: tuple  # the binders' domain indexes, as the engine numbers actions
+    guard: tuple
+    error: tuple
+    updates: dict  # slot index -> new value
+
+
+@dataclass
+class System:
+    players: int
+    options: dict
+    slots: list[Slot]
+    init: list[int]
+    commands: list[Command]
+    invariants: dict[str, tuple] = field(default_factory=dict)
+    targets: dict[str, tuple] = field(default_factory=dict)
+    over: int = 0  # slot index of the end flag
+
+    def index(self, key: tuple) -> int:
+        return next(i for i, s in enumerate(self.slots) if s.key == key)
+
+    def enabled_any(self):
+        return or_(*(c.guard for c in self.commands))
+
+
+@dataclass
+class _Store:
+    vals: list
+    halted: tuple = FALSE
+    error: tuple = FALSE
+
+    def copy(self) -> _Store:
+        return _Store(list(self.vals), self.halted, self.error)
+
+
+def _where(node) -> str:
+    span = getattr(node, "span", None)
+    return f" at {span}" if span is not None else ""
+
+
+class _Builder:
+    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
+        self.g, self.n, self.options = game, players, dict(options)
+        self.vars = {v.name: v for v in game.vars}
+        self.zones = {z.name: z for z in game.zones}
+        self.tokens = {t.name: t for t in game.tokens}
+        self.enums = {e.name: e for e in game.enums}
+        self.defines = {d.name: d for d in game.defines}
+        self.procs = {p.name: p for p in game.procedures}
+        self.kinds = {c.name: i for i, c in enumerate(game.components)}
+        self.direction = 1 if game.order == "clockwise" else -1
+        self.fact_values: dict[str, int] = {}
+        self.depth = 0
+        self._check_declarations()
+        self.counts = [self.static(c.count, f"the count of {c.name}") for c in game.components]
+        self.slots: list[Slot] = []
+        self.at: dict[tuple, int] = {}
+        self.init: list[int] = []
+        self._layout()
+
+    # ---- what the fragment refuses up front
+    def _check_declarations(self) -> None:
+        g = self.g
+        if g.triggers:
+            raise Unsupported(f"trigger {g.triggers[0].name}{_where(g.triggers[0])}")
+        if g.boards:
+            raise Unsupported(f"board {g.boards[0].name}{_where(g.boards[0])}")
+        for z in g.zones:
+            if getattr(z, "per_board", None) is not None:
+                raise Unsupported(f"zone {z.name} laid out on a board{_where(z)}")
+
+    def static(self, e: m.Expr, what: str) -> int:
+        value = self.ev(e, _Store([]), {})
+        if value[0] not in ("c", "b"):
+            raise Unsupported(f"{what} is not known before play{_where(e)}")
+        return int(value[1])
+
+    def _slot(self, key, name, low, high, init, seat=None) -> None:
+        self.at[key] = len(self.slots)
+        self.slots.append(Slot(key, name, low, high, seat))
+        self.init.append(int(init))
+
+    def _layout(self) -> None:
+        n = self.n
+        for v in self.g.vars:
+            t = v.type
+            if t == m.BOOL:
+                low, high = 0, 1
+            elif t.kind == "enum":
+                low, high = 0, len(self.enums[t.enum].members) - 1
+            elif t.kind == "player":
+                low, high = 0, n - 1
+            elif t.kind == "card":
+                low, high = 0, len(self.counts) - 1
+            elif t.kind == "int":
+                low = self.static(v.low, f"the range of {v.name}") if v.low is not None else None
+                high = self.static(v.high, f"the range of {v.name}") if v.high is not None else None
+            else:
+                raise Unsupported(f"variable {v.name} of type {t}{_where(v)}")
+            init = self.static(v.init, f"the initial value of {v.name}")
+            for p in (range(n) if v.per_player else [None]):
+                self._slot(("var", v.name, p), v.name if p is None else f"{v.name}[{p}]", low, high, init, p)
+        for t in self.g.tokens:
+            total = self.static(t.count, f"the supply of {t.name}")
+            cap = self.static(t.cap, f"the cap of {t.name}") if t.cap is not None else None
+            self._slot(("supply", t.name), f"supply({t.name})", 0, max(0, total), total)
+            for p in range(n):
+                self._slot(("held", t.name, p), f"{t.name}[{p}]", 0, max(0, min(total, cap) if cap is not None else total),
+                           0, p)
+        initial = next((z.name for z in self.g.zones if z.initial), None)
+        for z in self.g.zones:
+            for p in (range(n) if z.per_player else [None]):
+                for k, c in enumerate(self.g.components):
+                    start = self.counts[k] if z.name == initial and p in (None, 0) else 0
+                    self._slot(("zone", z.name, p, k), f"{z.name}{'' if p is None else f'[{p}]'}:{c.name}", 0,
+                               max(0, self.counts[k]), start, p)
+        self._slot(("over",), "over", 0, 1, 0)
+        for p in range(n):
+            self._slot(("winner", p), f"winner[{p}]", 0, 1, 0, p)
+
+    # ---- reading and writing slot families at a possibly symbolic seat
+    def family(self, prefix: tuple, per_player: bool) -> list[int]:
+        """The slots of ('var', name) or ('zone', name, kind): one per seat, or the one shared."""
+        seats = range(self.n) if per_player else [None]
+        return [self.at[(*prefix[:2], p, *prefix[2:])] for p in seats]
+
+    def read(self, st: _Store, slots: list[int], seat):
+        if len(slots) == 1:
+            return st.vals[slots[0]]
+        if seat[0] == "c":
+            if not 0 <= seat[1] < len(slots):
+                raise Unsupported(f"seat {seat[1]} out of range")
+            return st.vals[slots[seat[1]]]
+        out = st.vals[slots[-1]]
+        for p in range(len(slots) - 2, -1, -1):
+            out = ite(compare("==", seat, const(p)), st.vals[slots[p]], out)
+        return out
+
+    def write(self, st: _Store, slots: list[int], seat, new_value) -> None:
+        """new_value(old) -> new; only where the seat matches, and only while the game goes on."""
+        targets = [(TRUE, slots[0])] if len(slots) == 1 else (
+            [(TRUE, slots[seat[1]])] if seat[0] == "c" else [(compare("==", seat, const(p)), s) for p, s in enumerate(slots)])
+        for cond, slot in targets:
+            old = st.vals[slot]
+            st.vals[slot] = ite(and_(cond, not_(st.halted)), new_value(old), old)
+
+    def fail_if(self, st: _Store, cond) -> None:
+        st.error = or_(st.error, and_(not_(st.halted), cond))
+
+    # ---- expressions
+    def ev(self, e, st: _Store, env: dict):
+        method = getattr(self, "e_" + type(e).__name__, None)
+        if method is None:
+            raise Unsupported(f"expression {type(e).__name__}{_where(e)}")
+        return method(e, st, env)
+
+    def e_Const(self, e, st, env):
+        if e.type == m.CARD:
+            return const(self.kinds[e.name])
+        if e.type == m.BOOL:
+            return ("b", bool(e.value))
+        return const(e.value)
+
+    def e_Local(self, e, st, env):
+        if e.slot not in env:
+            raise Unsupported(f"local {e.name}{_where(e)}")
+        return env[e.slot]
+
+    def e_FactRef(self, e, st, env):
+        if e.fact not in self.fact_values:
+            fact = next(f for f in self.g.facts if f.name == e.fact)
+            self.depth += 1
+            if self.depth > 50:
+                raise Unsupported(f"fact {e.fact} defined in terms of itself")
+            try:
+                value = self.ev(fact.value, _Store([]), {})
+            finally:
+                self.depth -= 1
+            if value[0] != "c":
+                raise Unsupported(f"fact {e.fact} is not a number known before play{_where(fact)}")
+            self.fact_values[e.fact] = value[1]
+        return const(self.fact_values[e.fact])
+
+    def e_VarRef(self, e, st, env):
+        decl = self.vars.get(e.var)
+        if decl is None:
+            raise Unsupported(f"variable {e.var}{_where(e)}")
+        seat = self.ev(e.player, st, env) if e.player is not None else None
+        value = self.read(st, self.family(("var", e.var), decl.per_player), seat)
+        return compare("!=", value, const(0)) if decl.type == m.BOOL else value
+
+    def e_ZoneRef(self, e, st, env):
+        decl = self.zones.get(e.zone)
+        if decl is None:
+            raise Unsupported(f"zone {e.zone}{_where(e)}")
+        seat = self.ev(e.player, st, env) if e.player is not None else None
+        return ("zone", e.zone, seat)
+
+    def count_slots(self, zone, k: int) -> list[int]:
+        return self.family(("zone", zone[1], k), self.zones[zone[1]].per_player)
+
+    def zone_count(self, st, zone, k: int):
+        return self.read(st, self.count_slots(zone, k), zone[2])
+
+    def e_Builtin(self, e, st, env):
+        name = e.name
+        if name == "current":
+            return const(0)  # nothing in the fragment changes whose turn it is
+        if name == "player_count":
+            return const(self.n)
+        if name == "size":
+            zone = self.ev(e.args[0], st, env)
+            return _sum([self.zone_count(st, zone, k) for k in range(len(self.counts))])
+        if name == "supply":
+            return st.vals[self.at[("supply", e.token)]]
+        if name == "held":
+            seat = self.ev(e.args[0], st, env)
+            return self.read(st, [self.at[("held", e.token, p)] for p in range(self.n)], seat)
+        if name in ("min", "max"):
+            args = [self.ev(a, st, env) for a in e.args]
+            out = args[0]
+            for a in args[1:]:
+                out = arith(name, out, a)
+            return out
+        if name == "abs":
+            a = self.ev(e.args[0], st, env)
+            return ite(compare(">=", a, const(0)), a, _neg(a))
+        if name in ("next", "previous"):
+            step = self.direction if name == "next" else -self.direction
+            return arith("mod", arith("+", self.ev(e.args[0], st, env), const(step)), const(self.n))
+        if name == "seat":
+            a = self.ev(e.args[0], st, env)
+            if a[0] != "c" or not 0 <= a[1] < self.n:
+                raise Unsupported(f"seat() of a number not known before play{_where(e)}")
+            return a
+        raise Unsupported(f"builtin {name}(){_where(e)}")
+
+    def e_Attr(self, e, st, env):
+        if e.target.type != m.CARD:
+            raise Unsupported(f"attribute {e.attr} of a {e.target.type}{_where(e)}")
+        card = self.ev(e.target, st, env)
+        values = []
+        for c in self.g.components:
+            given = dict(c.attrs).get(e.attr)
+            decl = next((a for a in self.g.attrs if a.name == e.attr), None)
+            default = -1 if decl is not None and decl.type.kind == "enum" else 0
+            values.append(self.ev(given, _Store([]), {}) if given is not None else const(default))
+        if card[0] == "c":
+            return values[card[1]]
+        out = values[-1]
+        for k in range(len(values) - 2, -1, -1):
+            out = ite(compare("==", card, const(k)), values[k], out)
+        return out
+
+    def e_Unary(self, e, st, env):
+        a = self.ev(e.operand, st, env)
+        return not_(a) if e.op == "not" else _neg(a)
+
+    def e_Binary(self, e, st, env):
+        a, b = self.ev(e.left, st, env), self.ev(e.right, st, env)
+        op = e.op
+        if op == "and":
+            return and_(a, b)
+        if op == "or":
+            return or_(a, b)
+        if op in _CMP:
+            if is_bool(a) or is_bool(b):
+                if op not in ("==", "!="):
+                    raise Unsupported(f"ordering of conditions{_where(e)}")
+                same = or_(and_(a, b), and_(not_(a), not_(b)))
+                return same if op == "==" else not_(same)
+            return compare(op, a, b)
+        if op in ("+", "-", "*"):
+            return arith(op, a, b)
+        if op in ("/", "%"):
+            # Python floors; Z3's div and mod agree with it only for a positive divisor.
+            if b[0] != "c" or b[1] <= 0:
+                raise Unsupported(f"{op} by a number that is not a positive constant{_where(e)}")
+            return arith("div" if op == "/" else "mod", a, b)
+        raise Unsupported(f"operator {op}{_where(e)}")
+
+    def e_IfExpr(self, e, st, env):
+        return ite(self.ev(e.cond, st, env), self.ev(e.then, st, env), self.ev(e.orelse, st, env))
+
+    def e_OptionIs(self, e, st, env):
+        return ("b", self.options.get(e.ambiguity) == e.option)
+
+    def e_DefineCall(self, e, st, env):
+        d = self.defines.get(e.define)
+        if d is None:
+            raise Unsupported(f"definition {e.define}{_where(e)}")
+        self.depth += 1
+        if self.depth > 50:
+            raise Unsupported(f"recursive definition {e.define}{_where(e)}")
+        try:
+            inner = {p.slot: self.ev(a, st, env) for p, a in zip(d.params, e.args)}
+            return self.ev(d.body, st, inner)
+        finally:
+            self.depth -= 1
+
+    # ---- finite domains: (value, present) pairs, `present` a condition (a card kind in the zone)
+    def domain(self, it: m.Iter, st, env, distinct: bool = True) -> list[tuple]:
+        kind = it.kind
+        if kind == "players":
+            start = 0
+            if it.start is not None:
+                s = self.ev(it.start, st, env)
+                if s[0] != "c":
+                    raise Unsupported(f"players from a seat not known before play{_where(it.start)}")
+                start = s[1]
+            return [(const((start + self.direction * i) % self.n), TRUE) for i in range(self.n)]
+        if kind == "enum":
+            return [(const(i), TRUE) for i in range(len(self.enums[it.enum].members))]
+        if kind == "range":
+            lo, hi = self.ev(it.low, st, env), self.ev(it.high, st, env)
+            if lo[0] != "c" or hi[0] != "c":
+                raise Unsupported(f"a range whose bounds are not known before play{_where(it.low)}")
+            return [(const(v), TRUE) for v in range(lo[1], hi[1] + 1)]
+        if kind == "set":
+            return [(self.ev(x, st, env), TRUE) for x in it.items]
+        if kind == "cards":
+            zones = ([("zone", it.every, const(p)) for p in range(self.n)] if it.every is not None
+                     else [self.ev(it.zone, st, env)])
+            if any(z[0] != "zone" for z in zones):
+                raise Unsupported("cards of something that is not a zone")
+            return [(const(k), _sum([self.zone_count(st, z, k) for z in zones]))
+                    for k in range(len(self.counts))]
+        raise Unsupported(f"iteration over {kind}")
+
+    def e_Quant(self, e, st, env):
+        b = e.binder
+        if e.kind == "the":
+            raise Unsupported(f"the(...){_where(e)}")
+        cards = b.iter.kind == "cards"
+        terms = []
+        for value, amount in self.domain(b.iter, st, env):
+            inner = {**env, b.slot: value}
+            cond = self.ev(b.cond, st, inner) if b.cond is not None else TRUE
+            present = and_(compare(">", amount, const(0)), cond) if cards else cond
+            terms.append((inner, cond, present, amount))
+        if e.kind == "count":
+            return _sum([ite(c, amount if cards else const(1), const(0)) for _, c, _, amount in terms])
+        if e.kind == "exists":
+            return or_(*(p for _, _, p, _ in terms))
+        if e.kind == "forall":
+            return and_(*(or_(not_(p), self.ev(e.body, st, inner)) for inner, _, p, _ in terms))
+        if e.kind == "sum":
+            # Over cards the engine adds the body once per copy.
+            return _sum([ite(p, arith("*", amount, self.ev(e.body, st, inner)) if cards else self.ev(e.body, st, inner),
+                             const(0)) for inner, _, p, amount in terms])
+        raise Unsupported(f"quantifier {e.kind}{_where(e)}")
+
+    # ---- statements
+    def run(self, stmts, st: _Store, env: dict) -> None:
+        for s in stmts:
+            if st.halted == TRUE:
+                return
+            method = getattr(self, "s_" + type(s).__name__, None)
+            if method is None:
+                raise Unsupported(f"statement {type(s).__name__}{_where(s)}")
+            method(s, st, env)
+
+    def s_Rule(self, s, st, env):
+        self.run(s.body, st, env)
+
+    def s_Reveal(self, s, st, env):
+        pass  # what players see is no part of the state
+
+    def s_Let(self, s, st, env):
+        env[s.slot] = self.ev(s.value, st, env)
+
+    def s_Assign(self, s, st, env):
+        decl = self.vars.get(s.var)
+        if decl is None:
+            raise Unsupported(f"variable {s.var}{_where(s)}")
+        seat = self.ev(s.player, st, env) if s.player is not None else None
+        value = self.ev(s.value, st, env)
+        slots = self.family(("var", s.var), decl.per_player)
+        if decl.type == m.BOOL:
+            new = ite(value, const(1), const(0))
+            self.write(st, slots, seat, lambda old: new)
+            return
+        if s.op == "=":
+            def new(old):
+                return value
+        else:
+            def new(old):
+                return arith(s.op, old, value)
+        slot = self.slots[slots[0]]
+        if decl.low is not None and decl.high is not None:
+            after = new(self.read(st, slots, seat))
+            self.fail_if(st, or_(compare("<", after, const(slot.low)), compare(">", after, const(slot.high))))
+        self.write(st, slots, seat, new)
+
+    def s_TokenMove(self, s, st, env):
+        decl = self.tokens[s.token]
+        seat = self.ev(s.player, st, env)
+        amount = self.ev(s.amount, st, env)
+        supply = self.at[("supply", s.token)]
+        held = [self.at[("held", s.token, p)] for p in range(self.n)]
+        have = self.read(st, held, seat)
+        if s.to_player:
+            room = arith("min", amount, st.vals[supply])
+            if decl.cap is not None:
+                cap = self.static(decl.cap, f"the cap of {s.token}")
+                room = arith("min", room, arith("-", const(cap), have))
+            moved = arith("max", const(0), room)
+            st.vals[supply] = ite(st.halted, st.vals[supply], arith("-", st.vals[supply], moved))
+            self.write(st, held, seat, lambda old: arith("+", old, moved))
+        else:
+            moved = arith("max", const(0), arith("min", amount, have))
+            st.vals[supply] = ite(st.halted, st.vals[supply], arith("+", st.vals[supply], moved))
+            self.write(st, held, seat, lambda old: arith("-", old, moved))
+
+    def s_If(self, s, st, env):
+        branches = [(self.ev(c, st, env), body) for c, body in s.branches]
+        self._if(branches, s.orelse, st, env)
+
+    def _if(self, branches, orelse, st, env):
+        if not branches:
+            self.run(orelse, st, env)
+            return
+        (cond, body), rest = branches[0], branches[1:]
+        if cond[0] == "b":
+            self.run(body, st, dict(env)) if cond[1] else self._if(rest, orelse, st, env)
+            return
+        then, other = st.copy(), st.copy()
+        self.run(body, then, dict(env))
+        self._if(rest, orelse, other, dict(env))
+        st.vals = [ite(cond, a, b) for a, b in zip(then.vals, other.vals)]
+        st.halted = ite(cond, then.halted, other.halted)
+        st.error = ite(cond, then.error, other.error)
+
+    def s_For(self, s, st, env):
+        b = s.binder
+        if b.cond is not None:
+            raise Unsupported(f"a `for` with a condition{_where(s)}")
+        cards = b.iter.kind == "cards"
+        # The engine takes the domain once, before the first round.
+        for value, amount in self.domain(b.iter, st, env):
+            inner = {**env, b.slot: value}
+            if cards:
+                self._if([(compare(">", amount, const(0)), s.body)], (), st, inner)
+            else:
+                self.run(s.body, st, inner)
+
+    def s_Do(self, s, st, env):
+        proc = self.procs.get(s.procedure)
+        if proc is None:
+            raise Unsupported(f"procedure {s.procedure}{_where(s)}")
+        self.depth += 1
+        if self.depth > 30:
+            raise Unsupported(f"recursive procedure {s.procedure}{_where(s)}")
+        try:
+            inner = {p.slot: self.ev(a, st, env) for p, a in zip(proc.params, s.args)}
+            self.run(proc.body, st, inner)
+        finally:
+            self.depth -= 1
+
+    def s_Win(self, s, st, env):
+        winners = [self.at[("winner", p)] for p in range(self.n)]
+        if s.player is None:
+            for w in winners:
+                st.vals[w] = ite(st.halted, st.vals[w], const(1))
+        else:
+            self.write(st, winners, self.ev(s.player, st, env), lambda old: const(1))
+
+    def s_End(self, s, st, env):
+        if s.what != "game":
+            raise Unsupported(f"end {s.what}{_where(s)}")
+        over = self.at[("over",)]
+        st.vals[over] = ite(st.halted, st.vals[over], const(1))
+        st.halted = TRUE
+
+    def s_Move(self, s, st, env):
+        sel = s.selector
+        src, dst = self.ev(s.source, st, env), self.ev(s.dest, st, env)
+        if src[0] != "zone" or dst[0] != "zone":
+            raise Unsupported(f"move between things that are not zones{_where(s)}")
+        kinds = range(len(self.counts))
+        if sel.kind == "card":
+            card = self.ev(sel.card, st, env)
+            for k in kinds:
+                here = compare("==", card, const(k)) if card[0] != "c" else ("b", card[1] == k)
+                if here == FALSE:
+                    continue
+                self.fail_if(st, and_(here, compare("<=", self.zone_count(st, src, k), const(0))))
+                self._move(st, src, dst, k, lambda have, h=here: ite(h, const(1), const(0)))
+            return
+        if sel.kind == "all":
+            for k in kinds:
+                take = TRUE if sel.cond is None else self.ev(sel.cond, st, {**env, sel.slot: const(k)})
+                self._move(st, src, dst, k, lambda have, t=take: ite(t, have, const(0)))
+            return
+        if sel.kind == "one" and sel.cond is not None and self.zones[src[1]].shape == "set":
+            # The first matching card of an unordered zone is the smallest matching kind it holds.
+            taken = FALSE
+            for k in kinds:
+                cond = TRUE if sel.cond is None else self.ev(sel.cond, st, {**env, sel.slot: const(k)})
+                this = and_(not_(taken), cond, compare(">", self.zone_count(st, src, k), const(0)))
+                self._move(st, src, dst, k, lambda have, t=this: ite(t, const(1), const(0)))
+                taken = or_(taken, this)
+            return
+        raise Unsupported(f"move of the {sel.kind} card{' of a stack' if sel.kind == 'one' else ''}{_where(s)}")
+
+    def _move(self, st, src, dst, k, amount) -> None:
+        have = self.zone_count(st, src, k)
+        n = amount(have)
+        if n == const(0):
+            return
+        self.write(st, self.count_slots(src, k), src[2], lambda old: arith("-", old, n))
+        self.write(st, self.count_slots(dst, k), dst[2], lambda old: arith("+", old, n))
+
+    # ---- the flow
+    def shape(self):
+        """(set-up statements, statements before the choice, the choice, statements after it, loops)."""
+        body = list(self.g.flow.body)
+        for i, s in enumerate(body):
+            if not isinstance(s, (m.Loop, m.Choose)) and not hasattr(self, "s_" + type(s).__name__):
+                raise Unsupported(f"statement {type(s).__name__}{_where(s)} in the flow (the fragment's flow is "
+                                  "set-up, then `loop { ... choose ... }`)")
+            if isinstance(s, m.Loop):
+                if s.cond is not None:
+                    raise Unsupported(f"a `while` around the decisions{_where(s)}")
+                inner = list(s.body)
+                chooses = [j for j, x in enumerate(inner) if isinstance(x, m.Choose)]
+                if len(chooses) != 1:
+                    raise Unsupported(f"a loop with {len(chooses)} decisions at its top level{_where(s)}")
+                j = chooses[0]
+                return body[:i], inner[:j], inner[j], inner[j + 1:], True
+            if isinstance(s, m.Choose):
+                return body[:i], [], s, body[i + 1:], False
+        raise Unsupported("a flow with no decision in the fragment's shape")
+
+    def build(self) -> System:
+        setup, before, choose, after, loops = self.shape()
+        for stmts in (setup, before, after):
+            for s in m.walk(stmts):
+                if isinstance(s, (m.Choose, m.Random, m.Loop)):
+                    raise Unsupported(f"statement {type(s).__name__} outside the one decision{_where(s)}")
+        start = _Store([const(v) for v in self.init])
+        self.run([*setup, *before], start, {})
+        if start.error != FALSE or not all(v[0] == "c" for v in start.vals):
+            raise Unsupported("a set-up that the fragment cannot evaluate before play")
+        init = [v[1] for v in start.vals]
+        over = self.at[("over",)]
+        symbolic = [("s", i) for i in range(len(self.slots))]
+        commands = []
+        for ai, action in enumerate(choose.actions):
+            for values in self._combos(action, _Store(symbolic), {}):
+                env = {b.slot: v for b, (v, _, _) in zip(action.binders, values)}
+                guard = and_(compare("==", symbolic[over], const(0)), *(p for _, p, _ in values))
+                if action.when is not None:
+                    guard = and_(guard, self.ev(action.when, _Store(symbolic), env))
+                if guard == FALSE:
+                    continue
+                st = _Store(list(symbolic))
+                self.run(action.body, st, dict(env))
+                self.run(after, st, {})
+                if loops:
+                    self.run(before, st, {})
+                else:
+                    st.vals[over] = const(1)
+                updates = {i: v for i, v in enumerate(st.vals) if v != ("s", i)}
+                combo = tuple(index for _, _, index in values)
+                shown = ", ".join(str(v[1]) for v, _, _ in values)
+                commands.append(Command(f"{action.name}({shown})" if values else action.name, choose.point, ai, combo,
+                                        guard, st.error, updates))
+        props = {}
+        for kind in ("invariant", "reachable"):
+            props[kind] = {}
+            for p in self.g.properties:
+                if p.kind == kind:
+                    value = self.ev(p.expr, _Store(symbolic), {})
+                    if not is_bool(value):
+                        raise Unsupported(f"property {p.name} is not a condition")
+                    props[kind][p.name] = value
+        return System(self.n, self.options, self.slots, init, commands, props["invariant"], props["reachable"], over)
+
+    def _combos(self, action: m.Action, st, env) -> list:
+        """Every assignment of the binders: (value, present and condition, domain index) per binder."""
+        out = []
+
+        def go(i, env, acc):
+            if i == len(action.binders):
+                out.append(list(acc))
+                return
+            b = action.binders[i]
+            cards = b.iter.kind == "cards"
+            low = self.ev(b.iter.low, st, env)[1] if b.iter.kind == "range" else 0
+            for position, (value, amount) in enumerate(self.domain(b.iter, st, env)):
+                if value[0] != "c":
+                    raise Unsupported(f"a choice over values not known before play{_where(b)}")
+                inner = {**env, b.slot: value}
+                cond = self.ev(b.cond, st, inner) if b.cond is not None else TRUE
+                present = and_(compare(">", amount, const(0)), cond) if cards else cond
+                if present == FALSE:
+                    continue
+                index = {"players": value[1], "cards": value[1], "enum": value[1], "range": value[1] - low}.get(
+                    b.iter.kind, position)
+                go(i + 1, inner, acc + [(value, present, index)])
+        go(0, env, [])
+        return out
+
+
+def _sum(xs):
+    out = const(0)
+    for x in xs:
+        out = arith("+", out, x)
+    return out
+
+
+def _neg(a):
+    return const(-a[1]) if a[0] == "c" else ("neg", a)
+
+
+def build(game: m.Game, players: int, options: dict[str, str]) -> System:
+    """The configuration as a guarded-command system, or `Unsupported` naming what lies outside."""
+    try:
+        return _Builder(game, players, options).build()
+    except Unsupported:
+        raise
+    except (KeyError, AttributeError, TypeError, IndexError, StopIteration) as exc:
+        # A model shape this translation does not expect (new node types or fields): never a crash.
+        raise Unsupported(f"a model construct the symbolic translation does not know ({type(exc).__name__}: {exc})") from None
+
+
+# ---- the link with the engine -------------------------------------------------------------------
+
+def abstract(system: System, loaded, state) -> list[int]:
+    """The slot values of an engine state."""
+    out = []
+    for slot in system.slots:
+        key = slot.key
+        if key[0] == "var":
+            out.append(int(state.v[loaded.var_index(key[1], key[2])]))
+        elif key[0] == "supply":
+            out.append(state.v[loaded.var_index(key[1])])
+        elif key[0] == "held":
+            out.append(state.v[loaded.var_index(key[1], key[2])])
+        elif key[0] == "zone":
+            out.append(state.z[loaded.zone_index(key[1], key[2])].count(key[3]))
+        elif key[0] == "over":
+            out.append(int(state.over))
+        else:
+            out.append(int(key[1] in state.winners))
+    return out
+
+
+def action_ids(system: System, loaded) -> list[int]:
+    """The engine's action id of each command."""
+    table = {(point, ai, tuple(combo)): i for i, (point, ai, combo, _) in enumerate(loaded._action_table)}
+    return [table[(c.point, c.action, c.combo)] for c in system.commands]
+
+
+def evaluator(exprs: list, name: str = "x"):
+    """One Python function computing every expression of `exprs` over numpy slot arrays."""
+    import numpy as np
+
+    body = ", ".join(to_python(e, name) for e in exprs)
+    source = f"def f({name}):\n    return ({body}{',' if len(exprs) == 1 else ''})\n"
+    namespace = {"np": np}
+    exec(compile(source, "<rulekit symbolic>", "exec"), namespace)  # noqa: S102 - generated from the IR
+    return namespace["f"]
+
+
+def step(system: System, values: list[int], command: int) -> tuple[bool, bool, list[int]]:
+    """(enabled, refused, successor) of one command on one state, by the numpy reading of the IR."""
+    import numpy as np
+
+    x = [np.array([v], dtype=np.int64) for v in values]
+    c = system.commands[command]
+    order = sorted(c.updates)
+    out = evaluator([c.guard, c.error, *(c.updates[i] for i in order)])(x)
+    after = list(values)
+    for i, v in zip(order, out[2:]):
+        after[i] = int(np.broadcast_to(v, (1,))[0])
+    return bool(np.broadcast_to(out[0], (1,))[0]), bool(np.broadcast_to(out[1], (1,))[0]), after
+
+
+def holds(system: System, expr, values: list[int]) -> bool:
+    import numpy as np
+
+    x = [np.array([v], dtype=np.int64) for v in values]
+    return bool(np.broadcast_to(evaluator([expr])(x)[0], (1,))[0])
+
+
+__all__ = ["System", "Slot", "Command", "build", "abstract", "action_ids", "evaluator", "step", "holds",
+           "substitute", "slots_of", "to_python"]
