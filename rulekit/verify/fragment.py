@@ -722,32 +722,8 @@ class _Builder:
         self.write(st, self.count_slots(dst, k), dst[2], lambda old: arith("+", old, n))
 
     # ---- the flow
-    def shape(self):
-        """(set-up statements, statements before the choice, the choice, statements after it, loops)."""
-        body = list(self.g.flow.body)
-        for i, s in enumerate(body):
-            if not isinstance(s, (m.Loop, m.Choose)) and not hasattr(self, "s_" + type(s).__name__):
-                raise Unsupported(f"statement {type(s).__name__}{_where(s)} in the flow (the fragment's flow is "
-                                  "set-up, then `loop { ... choose ... }`)")
-            if isinstance(s, m.Loop):
-                if s.cond is not None:
-                    raise Unsupported(f"a `while` around the decisions{_where(s)}")
-                inner = list(s.body)
-                chooses = [j for j, x in enumerate(inner) if isinstance(x, m.Choose)]
-                if len(chooses) != 1:
-                    raise Unsupported(f"a loop with {len(chooses)} decisions at its top level{_where(s)}")
-                j = chooses[0]
-                return body[:i], inner[:j], inner[j], inner[j + 1:], True
-            if isinstance(s, m.Choose):
-                return body[:i], [], s, body[i + 1:], False
-        raise Unsupported("a flow with no decision in the fragment's shape")
-
     def build(self) -> System:
-        setup, before, choose, after, loops = self.shape()
-        for stmts in (setup, before, after):
-            for s in m.walk(stmts):
-                if isinstance(s, (m.Choose, m.Random, m.Loop)):
-                    raise Unsupported(f"statement {type(s).__name__} outside the one decision{_where(s)}")
+        setup, before, choose, after, loops = flow_shape(self.g, lambda st: hasattr(self, "s_" + type(st).__name__))
         start = _Store([const(v) for v in self.init])
         self.run([*setup, *before], start, {})
         if start.error != FALSE or not all(v[0] == "c" for v in start.vals):
@@ -812,6 +788,36 @@ class _Builder:
         go(0, env, [])
         return out
 
+
+
+def flow_shape(game: m.Game, straight=lambda st: True):
+    """(set-up statements, statements before the choice, the choice, statements after it, loops):
+    the flow is set-up, then `loop { before; choose; after }`, or set-up, one choice, then the rest."""
+    body = list(game.flow.body)
+    for i, s in enumerate(body):
+        if not isinstance(s, (m.Loop, m.Choose)) and not straight(s):
+            raise Unsupported(f"statement {type(s).__name__}{_where(s)} in the flow (the fragment's flow is "
+                              "set-up, then `loop { ... choose ... }`)")
+        if isinstance(s, m.Loop):
+            if s.cond is not None:
+                raise Unsupported(f"a `while` around the decisions{_where(s)}")
+            inner = list(s.body)
+            chooses = [j for j, x in enumerate(inner) if isinstance(x, m.Choose)]
+            if len(chooses) != 1:
+                raise Unsupported(f"a loop with {len(chooses)} decisions at its top level{_where(s)}")
+            j = chooses[0]
+            parts = (body[:i], inner[:j], inner[j], inner[j + 1:], True)
+            break
+        if isinstance(s, m.Choose):
+            parts = (body[:i], [], s, body[i + 1:], False)
+            break
+    else:
+        raise Unsupported("a flow with no decision")
+    for stmts in (parts[0], parts[1], parts[3]):
+        for st in m.walk(stmts):
+            if isinstance(st, (m.Choose, m.Random, m.Loop)):
+                raise Unsupported(f"statement {type(st).__name__} outside the one decision{_where(st)}")
+    return parts
 
 def _sum(xs):
     out = const(0)
@@ -897,3 +903,146 @@ def holds(system: System, expr, values: list[int]) -> bool:
 
 __all__ = ["System", "Slot", "Command", "build", "abstract", "action_ids", "evaluator", "step", "holds",
            "substitute", "slots_of", "to_python"]
+
+
+# ---- simplification within the declared bounds -------------------------------------------------------
+
+def _interval(x, env: dict, memo: dict):
+    key = id(x)
+    if key in memo:
+        return memo[key][1]
+    tag = x[0]
+    out = (None, None)
+    if tag == "c":
+        out = (x[1], x[1])
+    elif tag == "s":
+        out = env.get(x[1], (None, None))
+    elif tag in ("+", "-", "min", "max", "neg", "ite"):
+        parts = [_interval(y, env, memo) for y in x[1:] if isinstance(y, tuple) and not is_bool(y)]
+        (a0, a1) = parts[0]
+        (b0, b1) = parts[1] if len(parts) > 1 else (None, None)
+
+        def ok(*v):
+            return all(u is not None for u in v)
+        if tag == "+":
+            out = (a0 + b0 if ok(a0, b0) else None, a1 + b1 if ok(a1, b1) else None)
+        elif tag == "-":
+            out = (a0 - b1 if ok(a0, b1) else None, a1 - b0 if ok(a1, b0) else None)
+        elif tag == "neg":
+            out = (-a1 if ok(a1) else None, -a0 if ok(a0) else None)
+        elif tag == "min":
+            out = (min(a0, b0) if ok(a0, b0) else None,
+                   min(v for v in (a1, b1) if v is not None) if ok(a1) or ok(b1) else None)
+        elif tag == "max":
+            out = (max(v for v in (a0, b0) if v is not None) if ok(a0) or ok(b0) else None,
+                   max(a1, b1) if ok(a1, b1) else None)
+        else:
+            out = (min(a0, b0) if ok(a0, b0) else None, max(a1, b1) if ok(a1, b1) else None)
+    memo[key] = (x, out)
+    return out
+
+
+def _decide(op, a, b):
+    """True/False when intervals a and b decide `a op b`, else None."""
+    (a0, a1), (b0, b1) = a, b
+    known = all(v is not None for v in (a0, a1, b0, b1))
+    if op in ("<", "<=") and a1 is not None and b0 is not None and (a1 < b0 or (op == "<=" and a1 <= b0)):
+        return True
+    if op in ("<", "<=") and a0 is not None and b1 is not None and (a0 > b1 or (op == "<" and a0 >= b1)):
+        return False
+    if op in (">", ">="):
+        r = _decide("<" if op == ">" else "<=", b, a)
+        return r
+    if op in ("==", "!=") and known:
+        if a0 == a1 == b0 == b1:
+            return op == "=="
+        if a1 < b0 or b1 < a0:
+            return op == "!="
+    return None
+
+
+def _narrow(env: dict, cond) -> dict:
+    """Slot intervals tightened by the atoms `slot op constant` of a conjunction."""
+    env = dict(env)
+    stack = [cond]
+    while stack:
+        c = stack.pop()
+        if c[0] == "and":
+            stack += [c[1], c[2]]
+            continue
+        if c[0] not in _CMP:
+            continue
+        op, a, b = c
+        if a[0] == "c" and b[0] == "s":
+            op, a, b = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op], b, a
+        if not (a[0] == "s" and b[0] == "c"):
+            continue
+        lo, hi = env.get(a[1], (None, None))
+        v = b[1]
+        if op in ("<", "<="):
+            v = v - 1 if op == "<" else v
+            hi = v if hi is None else min(hi, v)
+        elif op in (">", ">="):
+            v = v + 1 if op == ">" else v
+            lo = v if lo is None else max(lo, v)
+        elif op == "==":
+            lo, hi = v, v
+        env[a[1]] = (lo, hi)
+    return env
+
+
+def simplify(x, env: dict):
+    """`x` with min, max, comparisons and conditionals that the intervals of `env` decide, folded."""
+    memo: dict = {}
+    intervals: dict = {}
+
+    def go(x):
+        key = id(x)
+        if key in memo:
+            return memo[key][1]
+        tag = x[0]
+        if tag in ("c", "b", "s"):
+            out = x
+        elif tag == "ite":
+            out = ite(go(x[1]), go(x[2]), go(x[3]))
+        elif tag == "not":
+            out = not_(go(x[1]))
+        elif tag == "neg":
+            out = _neg(go(x[1]))
+        elif tag == "and":
+            out = and_(go(x[1]), go(x[2]))
+        elif tag == "or":
+            out = or_(go(x[1]), go(x[2]))
+        else:
+            a, b = go(x[1]), go(x[2])
+            if tag in _CMP:
+                r = _decide(tag, _interval(a, env, intervals), _interval(b, env, intervals))
+                out = ("b", r) if r is not None else compare(tag, a, b)
+            elif tag in ("min", "max"):
+                (a0, a1), (b0, b1) = _interval(a, env, intervals), _interval(b, env, intervals)
+                first = (a1 is not None and b0 is not None and a1 <= b0) if tag == "min" else \
+                    (a0 is not None and b1 is not None and a0 >= b1)
+                second = (b1 is not None and a0 is not None and b1 <= a0) if tag == "min" else \
+                    (b0 is not None and a1 is not None and b0 >= a1)
+                out = a if first else b if second else arith(tag, a, b)
+            else:
+                out = arith(tag, a, b)
+        memo[key] = (x, out)
+        return out
+    return go(x)
+
+
+def within_bounds(system: System) -> System:
+    """The same system, its commands simplified for states within every slot's declared bounds
+    (and, for a command's error and updates, where its guard holds). Exact on those states only: use
+    it where every state is known to be within bounds (checked, or proven)."""
+    base = {i: (s.low, s.high) for i, s in enumerate(system.slots)}
+    commands = []
+    for c in system.commands:
+        guard = simplify(c.guard, base)
+        inside = _narrow(base, guard)
+        commands.append(Command(c.label, c.point, c.action, c.combo, guard, simplify(c.error, inside),
+                                {i: simplify(e, inside) for i, e in c.updates.items()}))
+    # The properties stay as written: a state outside the bounds must still break them.
+    return System(system.players, system.options, system.slots, system.init, commands, system.invariants,
+                  system.targets, system.over)

@@ -146,6 +146,11 @@ def explore_system(system: f.System, game: m.Game, limits: Limits | None = None,
     symmetric, why = seat_symmetry(game) if limits.symmetry else (False, "symmetry reduction switched off")
     changing = sorted({i for c in system.commands for i in c.updates})
     code = _Code(system, changing, symmetric)
+    for i in changing:
+        if not code.low[i] <= system.init[i] < code.low[i] + code.radix[i]:
+            raise Unsupported(f"{system.slots[i].name} starts outside its declared bounds")
+    # Every state visited is checked to be within bounds, so the simpler commands are exact here.
+    system = f.within_bounds(system)
     consts = {i: v for i, v in enumerate(system.init) if i not in code.mult}
     commands = [_compile_command(c, code, consts) for c in system.commands]
     actions = actions if actions is not None else list(range(len(system.commands)))

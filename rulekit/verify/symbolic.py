@@ -1,0 +1,332 @@
+"""The symbolic transition relation of a configuration, in Z3: bounded model checking and k-induction.
+
+The relation is read off a `fragment.System` (itself derived from the model, never written per game):
+a state is one Z3 integer per slot that some command writes (the others are their initial value), and
+a step is the disjunction over commands of `choice == c and guard and not error and x' == update(x)`.
+The choice variable of each step names the command, so a satisfying assignment is a witness: a
+sequence of engine actions, which the caller replays in the engine before reporting it.
+
+- `bmc`: from the initial state, step by step up to a depth, looks for a state breaking each invariant,
+  meeting each reachability target, or stuck (not over, no command enabled). Each answer is shortest.
+- `k_induction`: proves that a condition holds in every reachable state: if it holds in k consecutive
+  states linked by the relation, it holds in the next (the base case is BMC to depth k - 1).
+  Conditions already proven may be assumed in every state of the step case.
+
+Every query has a time limit; a timeout or a Z3 error is `unknown`, never a crash.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from . import fragment as f
+
+_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def to_z3(x, slots: dict, memo: dict | None = None):
+    """The Z3 term of an IR expression; `slots` maps slot indexes to terms."""
+    memo = {} if memo is None else memo
+    key = id(x)
+    if key in memo:
+        return memo[key][1]
+    tag = x[0]
+    if tag == "c":
+        out = z3.IntVal(x[1])
+    elif tag == "b":
+        out = z3.BoolVal(x[1])
+    elif tag == "s":
+        out = slots[x[1]]
+    elif tag == "neg":
+        out = -to_z3(x[1], slots, memo)
+    elif tag == "not":
+        out = z3.Not(to_z3(x[1], slots, memo))
+    elif tag == "ite":
+        out = z3.If(to_z3(x[1], slots, memo), to_z3(x[2], slots, memo), to_z3(x[3], slots, memo))
+    else:
+        a, b = to_z3(x[1], slots, memo), to_z3(x[2], slots, memo)
+        if tag == "and":
+            out = z3.And(a, b)
+        elif tag == "or":
+            out = z3.Or(a, b)
+        elif tag in _CMP:
+            out = _CMP[tag](a, b)
+        elif tag == "+":
+            out = a + b
+        elif tag == "-":
+            out = a - b
+        elif tag == "*":
+            out = a * b
+        elif tag == "min":
+            out = z3.If(a <= b, a, b)
+        elif tag == "max":
+            out = z3.If(a >= b, a, b)
+        elif tag == "div":  # the divisor is a positive constant: SMT-LIB div floors, as Python does
+            out = a / b
+        else:
+            out = a % b
+    memo[key] = (x, out)
+    return out
+
+
+@dataclass
+class Answer:
+    """`status`: for an invariant, refuted / bounded / unknown; for a target, reached / unreached /
+    unknown; for deadlocks, found / none / unknown. `path` lists command indexes from the start."""
+
+    status: str
+    depth: int = 0
+    path: list[int] = field(default_factory=list)
+    reason: str = ""
+
+
+class Relation:
+    """The system's states and steps as Z3 terms."""
+
+    def __init__(self, system: f.System):
+        self.system = system
+        self.changing = sorted({i for c in system.commands for i in c.updates})
+
+    def state(self, tag: str) -> dict:
+        xs = {i: z3.IntVal(v) for i, v in enumerate(self.system.init)}
+        for i in self.changing:
+            xs[i] = z3.Int(f"{self.system.slots[i].name}@{tag}")
+        return xs
+
+    def initial(self, xs: dict) -> list:
+        return [xs[i] == self.system.init[i] for i in self.changing]
+
+    def step(self, xs: dict, ys: dict, choice) -> z3.BoolRef:
+        memo: dict = {}
+        options = []
+        for ci, c in enumerate(self.system.commands):
+            parts = [choice == ci, to_z3(c.guard, xs, memo)]
+            if c.error != f.FALSE:
+                parts.append(z3.Not(to_z3(c.error, xs, memo)))
+            for i in self.changing:
+                parts.append(ys[i] == (to_z3(c.updates[i], xs, memo) if i in c.updates else xs[i]))
+            options.append(z3.And(parts))
+        return z3.Or(options) if options else z3.BoolVal(False)
+
+    def cond(self, expr, xs: dict) -> z3.BoolRef:
+        return to_z3(expr, xs)
+
+    def stuck(self, xs: dict) -> z3.BoolRef:
+        memo: dict = {}
+        return z3.And(to_z3(("s", self.system.over), xs, memo) == 0,
+                      *(z3.Not(to_z3(c.guard, xs, memo)) for c in self.system.commands))
+
+
+def _solver(timeout_ms: int) -> z3.Solver:
+    s = z3.Solver()
+    s.set("timeout", max(1, int(timeout_ms)))
+    return s
+
+
+def bmc(system: f.System, depth: int, timeout_ms: int = 5000, deadline: float | None = None,
+        questions: set | None = None, assume: list | None = None) -> dict:
+    """Answers keyed ('invariant', name), ('reachable', name) and ('deadlock',), each shortest.
+
+    `questions` restricts the keys asked; `assume` lists conditions proven to hold in every reachable
+    state (1-inductive lemmas, whose base case is the initial state): asserting them in every unrolled
+    state prunes the search without changing any answer."""
+    rel = Relation(system)
+    solver = _solver(timeout_ms)
+    states = [rel.state("0")]
+    choices = []
+    solver.add(*rel.initial(states[0]))
+    open_ = {("invariant", k): (lambda xs, e=e: z3.Not(rel.cond(e, xs))) for k, e in system.invariants.items()}
+    open_.update({("reachable", k): (lambda xs, e=e: rel.cond(e, xs)) for k, e in system.targets.items()})
+    open_[("deadlock",)] = rel.stuck
+    if questions is not None:
+        open_ = {k: v for k, v in open_.items() if k in questions}
+    lemmas = list(assume or ())
+    found: dict = {}
+    unknown: dict = {}
+    reached = -1
+    for t in range(depth + 1):
+        xs = states[t]
+        for lemma in lemmas:
+            solver.add(rel.cond(lemma, xs))
+        for key, goal in list(open_.items()):
+            if deadline is not None and time.perf_counter() > deadline:
+                unknown[key] = "the BMC time limit"
+                del open_[key]
+                continue
+            try:
+                r = solver.check(goal(xs))
+            except z3.Z3Exception as exc:
+                r, solver_reason = z3.unknown, str(exc)
+            else:
+                solver_reason = solver.reason_unknown() if r == z3.unknown else ""
+            if r == z3.sat:
+                model = solver.model()
+                path = [model.eval(c, model_completion=True).as_long() for c in choices]
+                found[key] = Answer({"invariant": "refuted", "reachable": "reached", "deadlock": "found"}[key[0]], t, path)
+                del open_[key]
+            elif r == z3.unknown:
+                unknown[key] = f"Z3: {solver_reason or 'unknown'}"
+                del open_[key]
+        if not open_ or t == depth:
+            reached = t
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            reached = t
+            break
+        choice = z3.Int(f"choice@{t}")
+        nxt = rel.state(str(t + 1))
+        solver.add(rel.step(xs, nxt, choice))
+        choices.append(choice)
+        states.append(nxt)
+        reached = t
+    out = dict(found)
+    for key in unknown:
+        out[key] = Answer("unknown", reached, reason=unknown[key])
+    quiet = {"invariant": "bounded", "reachable": "unreached", "deadlock": "none"}
+    for key in open_:
+        out[key] = Answer(quiet[key[0]], reached)
+    return out
+
+
+def k_induction(system: f.System, expr, max_k: int = 3, timeout_ms: int = 5000, assume: list | None = None,
+                stuck_free: bool = False) -> tuple[str, int, str]:
+    """("proven", k, "") when `expr` (or, with `stuck_free`, "not stuck") is k-inductive for some
+    k <= max_k, relative to the conditions `assume` (already proven invariants); else ("unknown", 0, why).
+    The base case is the caller's: BMC to depth k - 1 at least."""
+    rel = Relation(system)
+    reason = "not k-inductive"
+    for k in range(1, max_k + 1):
+        solver = _solver(timeout_ms)
+        states = [rel.state(f"k{i}") for i in range(k + 1)]
+
+        def prop(xs):
+            return z3.Not(rel.stuck(xs)) if stuck_free else rel.cond(expr, xs)
+
+        for i in range(k):
+            solver.add(rel.step(states[i], states[i + 1], z3.Int(f"choice@k{i}")))
+            solver.add(prop(states[i]))
+        for xs in states:
+            for a in assume or ():
+                solver.add(rel.cond(a, xs))
+        solver.add(z3.Not(prop(states[k])))
+        try:
+            r = solver.check()
+        except z3.Z3Exception as exc:
+            return "unknown", 0, f"Z3: {exc}"
+        if r == z3.unsat:
+            return "proven", k, ""
+        if r == z3.unknown:
+            return "unknown", 0, f"Z3: {solver.reason_unknown()}"
+        reason = f"not k-inductive for k <= {max_k}"
+    return "unknown", 0, reason
+
+
+def houdini(system: f.System, candidates: dict, timeout_ms: int = 5000, deadline: float | None = None) -> dict:
+    """The largest subset of `candidates` (name -> condition) that holds initially and is inductive
+    together: each one holds after any step from a state where all of them hold. Every member holds
+    in every reachable state. A candidate the solver cannot decide is dropped."""
+    alive = {k: e for k, e in candidates.items() if f.holds(system, e, system.init)}
+    rel = Relation(system)
+    while alive:
+        solver = _solver(timeout_ms)
+        xs, ys = rel.state("h0"), rel.state("h1")
+        solver.add(rel.step(xs, ys, z3.Int("choice@h")))
+        solver.add(*(rel.cond(e, xs) for e in alive.values()))
+        dropped = []
+        for name, e in alive.items():
+            if deadline is not None and time.perf_counter() > deadline:
+                return {}
+            try:
+                r = solver.check(z3.Not(rel.cond(e, ys)))
+            except z3.Z3Exception:
+                r = z3.unknown
+            if r != z3.unsat:
+                dropped.append(name)
+        if not dropped:
+            break
+        for name in dropped:
+            del alive[name]
+    return alive
+
+
+def bound_lemmas(system: f.System) -> dict:
+    """Candidate lemmas: each changing slot within its declared bounds."""
+    out = {}
+    for i in sorted({i for c in system.commands for i in c.updates}):
+        slot = system.slots[i]
+        if slot.low is not None:
+            out[f"{slot.name} >= {slot.low}"] = (">=", ("s", i), ("c", slot.low))
+        if slot.high is not None:
+            out[f"{slot.name} <= {slot.high}"] = ("<=", ("s", i), ("c", slot.high))
+    return out
+
+
+@dataclass
+class Verdicts:
+    """What the symbolic methods decided for one configuration."""
+
+    proven: dict = field(default_factory=dict)  # invariant name -> (k, lemmas used)
+    unreachable: dict = field(default_factory=dict)  # target name -> k
+    stuck_free: int = 0  # k when "no deadlock" is proven, else 0
+    answers: dict = field(default_factory=dict)  # BMC answers, as `bmc` returns them
+    depth: int = 0
+    lemmas: int = 0
+    seconds: float = 0.0
+    notes: list = field(default_factory=list)
+
+
+def verify(system: f.System, depth: int = 20, max_k: int = 3, timeout_ms: int = 5000,
+           budget: float = 10.0) -> Verdicts:
+    """Induction first (Houdini over the invariants, the negated targets and the slot bounds; then
+    k-induction up to `max_k` relative to what Houdini proved), then BMC up to `depth` for whatever is
+    left, with the 1-inductive lemmas assumed in every state. A k-induction proof with k > 1 counts
+    only when BMC has checked its base case (depth k - 1 without a violation)."""
+    start = time.perf_counter()
+    deadline = start + budget
+    out = Verdicts()
+    candidates = {("invariant", k): e for k, e in system.invariants.items()}
+    candidates.update({("unreachable", k): f.not_(e) for k, e in system.targets.items()})
+    candidates.update({("bound", k): e for k, e in bound_lemmas(system).items()})
+    lemmas = houdini(system, candidates, timeout_ms, deadline)
+    out.lemmas = len(lemmas)
+    if all(("bound", k) in lemmas for k in bound_lemmas(system)):
+        # Every reachable state is within bounds, and so is every state the step cases assume:
+        # there the simpler commands are exact.
+        system = f.within_bounds(system)
+        out.notes.append("every slot proven within its declared bounds")
+    for key in lemmas:
+        if key[0] == "invariant":
+            out.proven[key[1]] = (1, len(lemmas) - 1)
+        elif key[0] == "unreachable":
+            out.unreachable[key[1]] = 1
+    facts = [e for key, e in lemmas.items() if key[0] in ("invariant", "bound")]
+    pending_k = {}
+    for name, e in system.invariants.items():
+        if name in out.proven or time.perf_counter() > deadline:
+            continue
+        status, k, _ = k_induction(system, e, max_k, timeout_ms, assume=facts)
+        if status == "proven":
+            pending_k[name] = k
+    if time.perf_counter() < deadline:
+        status, k, _ = k_induction(system, None, max_k, timeout_ms, assume=facts, stuck_free=True)
+        if status == "proven":
+            out.stuck_free = k
+    questions = {("invariant", k) for k in system.invariants if k not in out.proven}
+    questions |= {("reachable", k) for k in system.targets if k not in out.unreachable}
+    if not out.stuck_free or out.stuck_free > 1:
+        questions.add(("deadlock",))
+    out.answers = bmc(system, depth, timeout_ms, deadline, questions, facts) if questions else {}
+    checked = min((a.depth for a in out.answers.values()), default=depth)
+    out.depth = checked if out.answers else depth
+    for name, k in pending_k.items():
+        a = out.answers.get(("invariant", name))
+        if a is not None and a.status == "bounded" and a.depth >= k - 1:
+            out.proven[name] = (k, len(facts))
+    a = out.answers.get(("deadlock",))
+    if out.stuck_free > 1 and not (a is not None and a.status == "none" and a.depth >= out.stuck_free - 1):
+        out.stuck_free = 0
+    out.seconds = time.perf_counter() - start
+    return out
