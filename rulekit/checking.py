@@ -47,6 +47,9 @@ class PlayBounds:
     play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
     variant_budget: int = 800  # decisions per player count under each non-default option
     explore_budget: float = 3.0  # explorer: seconds per spec and option set, shared by the player counts
+    bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
+    max_k: int = 3  # Z3 k-induction: the largest k tried
+    symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
 
 
 CheckBounds = PlayBounds
@@ -88,6 +91,8 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
         tallies = _random_play(spec, game, variants, bounds, progress)
     with clock("explicit-state"):
         explorations = {_key(o): _explore(spec, game, o, bounds) for o in explored_variants}
+    with clock("z3-symbolic"):
+        symbolic = {_key(o): _symbolic(spec, game, o, bounds) for o in explored_variants}
     verdicts = {}
     fired_by: dict = {}
     for options in variants:
@@ -97,6 +102,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
         k = _key(options)
         with clock("graph"):
             found = _judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds, fired_by)
+        found += symbolic.get(k, [])
         verdicts[k] = found
         default = options == variants[0]
         for f in found:
@@ -111,7 +117,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     report.stats = {"timings": dict(timings), "explored": [
         {"players": x.players, "options": _changed(x.options, game), "states": x.states, "transitions": x.transitions,
          "complete": x.complete, "stopped_by": x.stopped_by, "depth": x.depth, "seconds": round(x.seconds, 3),
-         "symmetry": x.symmetry} for xs in explorations.values() for x in xs]}
+         "symmetry": x.symmetry, "method": getattr(x, "method", "engine")} for xs in explorations.values() for x in xs]}
     return report
 
 
@@ -369,6 +375,9 @@ def _shrunk(loaded: Game, history: list[int], fails, bounds: PlayBounds) -> tupl
 # ---- exploration ------------------------------------------------------------------------------------
 
 def _explore(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list:
+    """Per player count: the vectorized explorer where the configuration lies in the symbolic fragment,
+    the engine's explorer otherwise."""
+    from .verify import Unsupported, vector
     from .verify.explore import Limits, explore
 
     counts = range(game.min_players, game.max_players + 1)
@@ -383,12 +392,160 @@ def _explore(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> lis
         except RuleRuntimeError:
             continue
         try:
-            result = explore(loaded, limits)
+            result = vector.explore(loaded, limits)
+            _engine_errors(result)
+        except Unsupported:
+            try:
+                result = explore(loaded, limits)
+            except RuleRuntimeError:
+                continue
         except RuleRuntimeError:
             continue
         result.loaded = loaded
         out.append(result)
     return out
+
+
+def _engine_errors(x) -> None:
+    """The engine's own message for each rule the vectorized explorer found refused; it must refuse it."""
+    errors = []
+    for index, action, _ in x.errors:
+        try:
+            x.loaded.replay(x.path(index) + [action])
+        except RuleRuntimeError as exc:
+            errors.append((index, action, str(exc)))
+            continue
+        raise WitnessError(f"rulekit bug: the symbolic relation refuses action {action}, the engine does not")
+    x.errors = errors
+
+
+# ---- Z3 over the symbolic transition relation ----------------------------------------------------------
+
+def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
+    """BMC, k-induction and the parametric proof, for each player count, when the configuration lies in
+    the symbolic fragment (`verify.fragment`); one `unknown` finding naming the construct otherwise."""
+    from .verify import Unsupported, fragment, parametric, symbolic
+
+    suffix, changed = _suffix(options, game), _changed(options, game)
+    counts = list(range(game.min_players, game.max_players + 1))
+    timeout = int(bounds.solver_timeout * 1000)
+    results = {}
+    try:
+        for players in counts:
+            system = fragment.build(game, players, options)
+            results[players] = (system, symbolic.verify(system, bounds.bmc_depth, bounds.max_k, timeout,
+                                                         bounds.symbolic_time_limit))
+    except Unsupported as exc:
+        if not game.properties:
+            return []
+        return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
+                        "z3-bmc", f"Z3 (BMC, k-induction) left out: the symbolic transition relation does not cover "
+                        f"this game (unsupported: {exc}); its invariants, ends and deadlocks are judged by "
+                        "exploration and random play", options=changed)]
+    except z3_errors() as exc:
+        return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
+                        "z3-bmc", f"Z3 failed on the symbolic transition relation ({exc})", options=changed)]
+    where = _players(counts)
+    found: list[Finding] = []
+    loaded_cache: dict = {}
+
+    def replay(players, path, holds, what):
+        if players not in loaded_cache:
+            loaded_cache[players] = Game(spec, players, options)
+        loaded = loaded_cache[players]
+        ids = fragment.action_ids(results[players][0], loaded)
+        return replayed(loaded, [ids[c] for c in path], holds, what)
+
+    depth = min(v.depth for _, v in results.values())
+    bound = {"players": counts, "bmc_depth": depth, "max_k": bounds.max_k}
+    for prop in game.properties:
+        key = (prop.kind, prop.name)
+        answers = {p: v.answers.get(key) for p, (_, v) in results.items()}
+        test = _test(prop)
+        common = dict(quotes=_quote_texts(prop), location=_loc(prop.span), options=changed)
+        if prop.kind == "invariant":
+            fid = f"{game.name}/invariant/{prop.name}/z3{suffix}"
+            bad = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "refuted")
+            ks = {p: v.proven.get(prop.name) for p, (_, v) in results.items()}
+            if bad:
+                d, p = bad[0]
+                steps = replay(p, answers[p].path, lambda s, t=test: not t(s), f"invariant {prop.name}")
+                found.append(Finding(fid, game.name, "invariant", "error", "refuted", "z3-bmc",
+                                     f"{prop.name} is false {d} steps from the start with {p} players (Z3 BMC, a "
+                                     f"shortest witness){_desc(prop)}", bound=bound, witness=steps, **common))
+            elif all(ks.values()):
+                k = max(k for k, _ in ks.values())
+                lemmas = max(n for _, n in ks.values())
+                found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction",
+                                     f"{prop.name} holds in every reachable state with {where} players: Z3 proves it "
+                                     f"{k}-inductive (with {lemmas} lemma(s) proven alongside){_desc(prop)}",
+                                     bound={**bound, "k": k}, **common))
+            else:
+                unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
+                proven = sorted(p for p, k in ks.items() if k)
+                text = f"{prop.name} holds in every state within {depth} steps of the start (Z3 BMC, {where} players)"
+                if proven:
+                    text += f"; proven by k-induction with {_players(proven)} players"
+                if unknown:
+                    text += "; undecided with " + ", ".join(map(str, unknown)) + " players (" + \
+                        answers[unknown[0]].reason + ")"
+                found.append(Finding(fid, game.name, "invariant", "info", "unknown" if unknown and not proven else
+                                     "bounded", "z3-bmc", text + _desc(prop), bound=bound, **common))
+        else:
+            fid = f"{game.name}/reachability/{prop.name}/z3{suffix}"
+            hits = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "reached")
+            never = [p for p, (_, v) in results.items() if prop.name in v.unreachable]
+            if hits:
+                d, p = hits[0]
+                steps = replay(p, answers[p].path, lambda s, t=test: t(s), f"target {prop.name}")
+                found.append(Finding(fid, game.name, "reachability", "info", "proven", "z3-bmc",
+                                     f"{prop.name} is reached in {d} steps with {p} players (Z3 BMC, a shortest "
+                                     f"witness){_desc(prop)}", bound=bound, witness=steps, **common))
+            elif len(never) == len(counts):
+                found.append(Finding(fid, game.name, "reachability", "warning", "refuted", "z3-k-induction",
+                                     f"{prop.name} can never be reached with {where} players: its negation is "
+                                     f"inductive (Z3){_desc(prop)}", bound=bound, **common))
+            else:
+                text = f"{prop.name} is not reached within {depth} steps (Z3 BMC, {where} players)"
+                if never:
+                    text += f"; it can never be reached with {_players(sorted(never))} players (Z3 induction)"
+                found.append(Finding(fid, game.name, "reachability", "warning", "unknown", "z3-bmc",
+                                     text + _desc(prop), bound=bound, **common))
+    stuck = sorted((a.depth, p) for p, (_, v) in results.items()
+                   if (a := v.answers.get(("deadlock",))) is not None and a.status == "found")
+    fid = f"{game.name}/deadlock/z3{suffix}"
+    if stuck:
+        d, p = stuck[0]
+        steps = replay(p, results[p][1].answers[("deadlock",)].path, lambda s: s.is_stuck(), "a deadlock")
+        found.append(Finding(fid, game.name, "deadlock", "error", "refuted", "z3-bmc",
+                             f"the game is not over, yet no one has a legal move, {d} steps from the start with "
+                             f"{p} players (Z3 BMC, a shortest witness)", bound=bound, witness=steps, options=changed))
+    elif all(v.stuck_free for _, v in results.values()):
+        k = max(v.stuck_free for _, v in results.values())
+        found.append(Finding(fid, game.name, "deadlock", "info", "proven", "z3-k-induction",
+                             f"no reachable state is stuck with {where} players: Z3 proves \"over, or some action "
+                             f"is legal\" {k}-inductive", bound={**bound, "k": k}, options=changed))
+    else:
+        found.append(Finding(fid, game.name, "deadlock", "info", "bounded", "z3-bmc",
+                             f"no stuck state within {depth} steps of the start (Z3 BMC, {where} players)",
+                             bound=bound, options=changed))
+    try:
+        proofs = parametric.prove(game, options, timeout)
+    except (Unsupported, *z3_errors()):
+        proofs = {}
+    for prop in game.properties:
+        if prop.name in proofs and proofs[prop.name][0]:
+            found.append(Finding(f"{game.name}/invariant/{prop.name}/z3-parametric{suffix}", game.name, "invariant",
+                                 "info", "proven", "z3-k-induction", f"{prop.name}: {proofs[prop.name][1]}{_desc(prop)}",
+                                 bound={"players": f">= {game.min_players}", "k": 1}, quotes=_quote_texts(prop),
+                                 location=_loc(prop.span), options=changed))
+    return found
+
+
+def z3_errors() -> tuple:
+    import z3
+
+    return (z3.Z3Exception,)
 
 
 _ABSTRACTION_CACHE: dict = {}

@@ -112,6 +112,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="explorer: steps from the start (default: no limit)")
     c.add_argument("--solver-timeout", type=float, default=PlayBounds.solver_timeout, metavar="SECONDS",
                    help=f"Z3: seconds per query; a timeout is an unknown verdict (default: {PlayBounds.solver_timeout:g})")
+    c.add_argument("--bmc-depth", type=int, default=PlayBounds.bmc_depth, metavar="N",
+                   help=f"Z3 bounded model checking over the symbolic transition relation: steps from the start "
+                   f"(default: {PlayBounds.bmc_depth})")
+    c.add_argument("--max-k", type=int, default=PlayBounds.max_k, metavar="K",
+                   help=f"Z3 k-induction: the largest k tried (default: {PlayBounds.max_k})")
+    c.add_argument("--symbolic-time-limit", type=float, default=PlayBounds.symbolic_time_limit, metavar="SECONDS",
+                   help=f"Z3 over the symbolic transition relation: seconds per configuration; what is left "
+                   f"undecided is unknown or bounded (default: {PlayBounds.symbolic_time_limit:g})")
     c.add_argument("--all-options", action="store_true",
                    help="explore under every option of every ambiguity and report which options change which verdicts")
     c.add_argument("-v", "--verbose", action="store_true", help="also list notes (ambiguities) in full")
@@ -184,7 +192,8 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None):
 
 
 def _check(args, out: Console) -> int:
-    for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_budget", "jobs", "max_steps", "max_states", "time_limit", "solver_timeout"):
+    for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_budget", "jobs", "max_steps",
+                 "max_states", "time_limit", "solver_timeout", "bmc_depth", "max_k", "symbolic_time_limit"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.depth is not None and args.depth < 0:
@@ -193,7 +202,8 @@ def _check(args, out: Console) -> int:
     bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed, max_states=args.max_states,
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
-                        variant_budget=args.variant_budget, explore_budget=args.explore_budget)
+                        variant_budget=args.variant_budget, explore_budget=args.explore_budget,
+                        bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []
