@@ -165,6 +165,8 @@ class _Keyer:
                       and getattr(twin, name) is not getattr(probe, name)]
 
     def frames(self, s: State) -> tuple:
+        if s.over:
+            return ()  # nothing runs after the end: what the frames still hold is dead
         frames = [list(f) for f in s.fr]
         if frames:
             top = frames[-1]

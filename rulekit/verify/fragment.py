@@ -225,6 +225,7 @@ class System:
     invariants: dict[str, tuple] = field(default_factory=dict)
     targets: dict[str, tuple] = field(default_factory=dict)
     over: int = 0  # slot index of the end flag
+    compiled: dict = field(default_factory=dict, repr=False, compare=False)  # evaluators, by what they compute
 
     def index(self, key: tuple) -> int:
         return next(i for i, s in enumerate(self.slots) if s.key == key)
@@ -887,7 +888,10 @@ def step(system: System, values: list[int], command: int) -> tuple[bool, bool, l
     x = [np.array([v], dtype=np.int64) for v in values]
     c = system.commands[command]
     order = sorted(c.updates)
-    out = evaluator([c.guard, c.error, *(c.updates[i] for i in order)])(x)
+    key = ("step", command)
+    if key not in system.compiled:
+        system.compiled[key] = evaluator([c.guard, c.error, *(c.updates[i] for i in order)])
+    out = system.compiled[key](x)
     after = list(values)
     for i, v in zip(order, out[2:]):
         after[i] = int(np.broadcast_to(v, (1,))[0])
@@ -898,7 +902,10 @@ def holds(system: System, expr, values: list[int]) -> bool:
     import numpy as np
 
     x = [np.array([v], dtype=np.int64) for v in values]
-    return bool(np.broadcast_to(evaluator([expr])(x)[0], (1,))[0])
+    key = ("holds", id(expr))
+    if key not in system.compiled:
+        system.compiled[key] = (expr, evaluator([expr]))  # the expression kept, so its id stays its own
+    return bool(np.broadcast_to(system.compiled[key][1](x)[0], (1,))[0])
 
 
 __all__ = ["System", "Slot", "Command", "build", "abstract", "action_ids", "evaluator", "step", "holds",
