@@ -1,12 +1,14 @@
 """`rulekit check` speed and the model-checking benchmark of issue 5.
 
-    PYTHONPATH=. python3 benchmarks/check.py            # quick: the explorer without symmetry runs 20 s
-    PYTHONPATH=. python3 benchmarks/check.py --full     # the explorer without symmetry runs to the end
+    PYTHONPATH=. python3 benchmarks/check.py            # quick: the engine explorer without symmetry runs 20 s
+    PYTHONPATH=. python3 benchmarks/check.py --full     # the engine explorer without symmetry runs to the end
 
 Prints: time of `rulekit check` per game and per method at the default bounds, with the bounds reached;
-then the token model (N = 8, C = 5, T = 30; 1,656,626 states, 1,205 up to renaming the players):
-rulekit's explorer with and without symmetry, a plain Python breadth-first search over tuples for
-reference, the published TLC and SPIN times on this machine, and the Z3 proofs of both invariants.
+then the token model (N = 8, C = 5, T = 30; 1,656,626 states, 1,205 up to renaming the players) in a
+table: rulekit's vectorized explorer (the symbolic fragment, numpy) and its engine explorer, each with
+and without symmetry, a plain Python breadth-first search over tuples, and beside them the TLC, SPIN and
+plain-Python figures that issue 5 measured on this machine; then the Z3 proofs (parametric induction
+for every N, k-induction and BMC for N = 8, the counts abstraction) with their times.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rulekit import load, resources  # noqa: E402
 from rulekit.checking import PlayBounds, check_spec  # noqa: E402
 from rulekit.pipeline import Spec  # noqa: E402
-from rulekit.verify import smt  # noqa: E402
+from rulekit.verify import fragment, parametric, smt, symbolic, vector  # noqa: E402
 from rulekit.verify.explore import Limits, explore  # noqa: E402
 
 TOKENS = str(Path(__file__).resolve().parent / "tokens" / "tokens.rules")
@@ -72,41 +74,62 @@ def plain_bfs(n: int, cap: int, total: int) -> tuple[int, float]:
     return len(seen), time.perf_counter() - t
 
 
+def _row(what: str, states, seconds: float, note: str = "") -> str:
+    rate = f"{states / seconds:,.0f}" if seconds and isinstance(states, int) else "-"
+    shown = f"{states:,}" if isinstance(states, int) else states
+    return f"  {what:38} {shown:>11} {seconds:9.2f} {rate:>12}  {note}"
+
+
 def tokens(full: bool, plain: bool) -> None:
     print("\ntoken model: N = 8, C = 5, T = 30")
+    print(f"  {'method':38} {'states':>11} {'seconds':>9} {'states/s':>12}  note")
     game = load(TOKENS, players=8)
+    big = Limits(max_states=2_000_000, time_limit=3600, symmetry=False, keep_edges=False)
+    r = vector.explore(game, big)
+    print(_row("rulekit vectorized, no symmetry", r.states, r.seconds,
+                f"{'complete' if r.complete else 'INCOMPLETE'}; expected {EXPECTED_STATES:,}"))
+    r = vector.explore(game, Limits(max_states=10_000, time_limit=60, keep_edges=False))
+    print(_row("rulekit vectorized, symmetry", r.states, r.seconds,
+                f"{'complete' if r.complete else 'INCOMPLETE'}; expected {EXPECTED_ORBITS:,}"))
     r = explore(game, Limits(max_states=10_000, time_limit=60))
-    print(f"  rulekit explorer, symmetry:    {r.states:>9} states ({'complete' if r.complete else 'incomplete'}; "
-          f"expected {EXPECTED_ORBITS}) in {r.seconds:.2f} s")
+    print(_row("rulekit engine explorer, symmetry", r.states, r.seconds,
+                f"{'complete' if r.complete else 'INCOMPLETE'}; expected {EXPECTED_ORBITS:,}"))
     limit = 3600 if full else 20
     r = explore(game, Limits(max_states=2_000_000, time_limit=limit, symmetry=False, keep_edges=False))
-    rate = r.states_per_second
-    line = f"  rulekit explorer, no symmetry: {r.states:>9} states in {r.seconds:.1f} s ({rate:,.0f} states/s, " \
-           f"{r.transitions / r.seconds:,.0f} transitions/s)"
-    if r.complete:
-        line += f", complete (expected {EXPECTED_STATES})"
-    else:
-        line += f"; stopped by the {limit} s limit: all {EXPECTED_STATES} would take about " \
-                f"{EXPECTED_STATES / rate:.0f} s at this rate (run with --full)"
-    print(line)
+    note = "complete" if r.complete else f"stopped at the {limit} s limit (--full runs it to the end)"
+    print(_row("rulekit engine explorer, no symmetry", r.states, r.seconds, note))
     if plain:
         states, seconds = plain_bfs(8, 5, 30)
-        print(f"  plain Python BFS (this run):   {states:>9} states in {seconds:.1f} s")
-    print(f"  TLC, two workers (issue 5):    {EXPECTED_STATES:>9} states in about {TLC_SECONDS:.0f} s")
-    print(f"  SPIN (issue 5):                {EXPECTED_STATES:>9} states in about {SPIN_SECONDS:.0f} s")
-    print(f"  plain Python BFS (issue 5):    {EXPECTED_STATES:>9} states in about {PLAIN_SECONDS:.0f} s")
+        print(_row("plain Python BFS (this run)", states, seconds, "hand-written, tuples"))
+    print(_row("TLC, two workers (issue 5)", EXPECTED_STATES, TLC_SECONDS, "reference, not run here"))
+    print(_row("SPIN (issue 5)", EXPECTED_STATES, SPIN_SECONDS, "reference, not run here"))
+    print(_row("plain Python BFS (issue 5)", EXPECTED_STATES, PLAIN_SECONDS, "reference, not run here"))
     model = Spec.find(TOKENS).model
+    print("\n  Z3 over the token model")
+    t = time.perf_counter()
+    proofs = parametric.prove(model, model.default_options())
+    took = time.perf_counter() - t
+    for name in ("within_cap", "conserved"):
+        ok, _ = proofs.get(name, (False, ""))
+        print(f"    parametric induction, {name}: {'proven' if ok else 'NOT proven'} for every N >= "
+              f"{model.min_players} ({took:.3f} s for both)")
+    system = fragment.build(model, 8, model.default_options())
+    v = symbolic.verify(system, depth=30, budget=60)
+    reach = v.answers.get(("reachable", "supply_empty"))
+    print(f"    N = 8: k-induction proves {sorted(v.proven)} and deadlock freedom (k = {v.stuck_free}); BMC reaches "
+          f"supply_empty in {reach.depth if reach else '-'} steps ({reach.status if reach else '-'}); "
+          f"{v.seconds:.2f} s in all")
     t = time.perf_counter()
     proofs = smt.abstraction_proofs(model, model.default_options())
     took = time.perf_counter() - t
     for name in ("within_cap", "conserved"):
         verdict = proofs.get(name, ("unknown",))[0]
-        print(f"  Z3 ({name}): {verdict} for N = 1..8 over the counts abstraction ({took:.2f} s for both)")
+        print(f"    counts abstraction, {name}: {verdict} for N = 1..8 ({took:.2f} s for both)")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--full", action="store_true", help="run the explorer without symmetry to the end")
+    ap.add_argument("--full", action="store_true", help="run the engine explorer without symmetry to the end")
     ap.add_argument("--no-plain", action="store_true", help="skip the plain Python BFS reference")
     ap.add_argument("--no-check", action="store_true", help="skip timing `rulekit check`")
     args = ap.parse_args()
