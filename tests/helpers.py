@@ -54,3 +54,19 @@ def option_variants(game: str) -> list[dict[str, str]]:
     for a in model.ambiguities:
         out += [{a.name: o.name} for o in a.options if o.name != a.default]
     return out
+
+
+def chance(state, text: str) -> None:
+    """Take the chance outcome that reads `chance: TEXT`."""
+    assert state.is_chance_node(), [state.action_to_string(a) for a in state.legal_actions()]
+    action = next((a for a, _ in state.chance_outcomes() if state.action_to_string(a) == f"chance: {text}"), None)
+    assert action is not None, (text, [state.action_to_string(a) for a, _ in state.chance_outcomes()])
+    state.apply_action(action)
+
+
+def act(state, text: str) -> None:
+    """Take the legal decision that reads `TEXT`."""
+    assert not state.is_chance_node()
+    names = {state.action_to_string(a): a for a in state.legal_actions()}
+    assert text in names, (text, sorted(names))
+    state.apply_action(names[text])

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulekit
-from tests.helpers import option_variants
+from tests.helpers import act, chance, option_variants
 
 GAME = "chucky"
 
@@ -26,20 +26,6 @@ GRID = [
 
 
 VARIANTS = option_variants(GAME)
-
-
-def chance(state, text: str) -> None:
-    assert state.is_chance_node(), state.legal_actions()
-    action = next((a for a, _ in state.chance_outcomes() if state.action_to_string(a) == f"chance: {text}"), None)
-    assert action is not None, (text, [state.action_to_string(a) for a, _ in state.chance_outcomes()])
-    state.apply_action(action)
-
-
-def act(state, text: str) -> None:
-    assert not state.is_chance_node()
-    names = {state.action_to_string(a): a for a in state.legal_actions()}
-    assert text in names, (text, sorted(names))
-    state.apply_action(names[text])
 
 
 def start(players: int = 2, grid=GRID, **options):
