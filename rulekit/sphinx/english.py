@@ -228,6 +228,9 @@ class English:
             art = "an" if article == "a" and b.iter.enum[:1].lower() in "aeiou" else article
             out: list[Part] = [f"{art} {b.iter.enum} {b.name}"]
             return out + ([" where ", *self.expr(b.cond)] if b.cond is not None else [])
+        if b.iter.kind == "subsets":
+            out = [f"{article} set of cards {b.name} from ", *self.expr(b.iter.zone, 9)]
+            return out + ([" where ", *self.expr(b.cond)] if b.cond is not None else [])
         noun = {"cards": "card", "bag": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
         where = self.iter(b.iter)
         head = f"{article} {noun} {b.name}" if noun else f"{article} {b.name}"
