@@ -362,6 +362,24 @@ class Win(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class Announce(Stmt):
+    """Player `by` states `value` out loud: everyone observes the statement, true or not."""
+
+    value: Expr
+    by: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class CheckTriggers(Stmt):
+    """A quiet moment on demand: the armed triggers whose condition holds fire here."""
+
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
 class End(Stmt):
     what: str  # turn, round, game
     span: Span | None = _span()
@@ -500,6 +518,7 @@ class VarDecl:
     init: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    visibility: str = "public"  # or owner (a per-player variable seen by its player only) or hidden
 
 
 @dataclass(frozen=True, slots=True)

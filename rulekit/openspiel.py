@@ -79,7 +79,8 @@ class ObservationEncoder:
     top         (S, K)  per stack zone, one-hot of its top card when the observer sees it
                         (all 0 while the top is still undetermined after a shuffle)
     revealed    (Z, K)  cards of each zone revealed to the observer during this turn
-    vars        (V,)    every variable and token count (all public in rulekit), raw values
+    vars        (V,)    every variable and token count the observer can see, raw values
+                        (0 for a variable declared `owner` or `hidden` that is not theirs)
     choosing    (1+P*K) only for games whose decisions pick sets of cards, taken step by step
                         (rulekit.engine.stepwise; P is the most set parameters of one action):
                         the head step taken plus 1 (0 when none), then per set parameter the
@@ -205,7 +206,7 @@ class ObservationEncoder:
                 for k in cards:
                     d["revealed"][zone, k] += 1
         if "vars" in d:
-            d["vars"][:] = list(obs["vars"].values())
+            d["vars"][:] = self._vars(state, player, mode, obs)
         if partial and "choosing" in d and (mode == "all" or obs["to_move"] == player):
             choosing = d["choosing"]
             choosing[0] = partial[0] + 1
@@ -214,6 +215,13 @@ class ObservationEncoder:
                 for k in kinds:
                     choosing[1 + i * K + k] += 1
         return out
+
+    def _vars(self, state, player: int, mode: str, obs: dict) -> list:
+        if mode == "all":
+            return list(state.v)
+        if mode == "public":
+            return [v if self.game.variable_public(i) else 0 for i, v in enumerate(state.v)]
+        return [0 if v is None else v for v in obs["vars"].values()]
 
     def choosing_text(self, state, partial: list[int] | None) -> str:
         """The set choice in progress, for the deciding player's observation string."""
@@ -234,7 +242,9 @@ class ObservationEncoder:
         for name, c in zip(self.zone_names, self._contents(state, player, mode, obs)):
             shown = (", ".join(c) or "-") if isinstance(c, list) else f"{c} hidden card(s)"
             lines.append(f"  {name}: {shown}")
-        lines.append("  " + ", ".join(f"{k}={v}" for k, v in obs["vars"].items()))
+        shown = self._vars(state, player, mode, obs) if mode == "all" else obs["vars"].values()
+        lines.append("  " + ", ".join(f"{k}={'?' if v is None or (mode == 'public' and not self.game.variable_public(i)) else v}"
+                                      for i, (k, v) in enumerate(zip(obs["vars"], shown))))
         for zone, cards in self._reveals(state, player, mode):
             lines.append(f"  > {self.zone_names[zone]} revealed: " + (", ".join(self.kinds[k] for k in cards) or "-"))
         return "\n".join(lines)
@@ -259,7 +269,7 @@ def has_chance(model: m.Game) -> bool:
 
 
 def has_hidden_information(model: m.Game) -> bool:
-    return any(z.visibility != "public" for z in model.zones)
+    return any(z.visibility != "public" for z in model.zones) or any(v.visibility != "public" for v in model.vars)
 
 
 def outcome_sums(model: m.Game, players: int) -> set[float]:

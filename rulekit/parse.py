@@ -47,6 +47,10 @@ def _split(children, *types):
     return out, rest
 
 
+class _Visibility(Text):
+    """Who may see a variable (`var ..., owner`): told apart from the quotes that follow it by its type."""
+
+
 @v_args(meta=True)
 class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must not overflow Python's stack
     def __init__(self, file: str, sink: DiagnosticSink | None = None):
@@ -222,13 +226,19 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
 
     def var_decl(self, meta, c):
         name, *rest = c
+        visibility = next((r.text for r in rest if isinstance(r, _Visibility)), "public")
+        rest = [r for r in rest if not isinstance(r, _Visibility)]
         per_player = rest[0] == "per_player"
         if per_player:
             rest = rest[1:]
         elif isinstance(rest[0], tuple):
             return self._node("var", meta, name=name, per_player=False, per_board=rest[0][1], type=rest[1],
-                              init=rest[2], quotes=rest[3:])
-        return self._node("var", meta, name=name, per_player=per_player, type=rest[0], init=rest[1], quotes=rest[2:])
+                              init=rest[2], quotes=rest[3:], visibility=visibility)
+        return self._node("var", meta, name=name, per_player=per_player, type=rest[0], init=rest[1], quotes=rest[2:],
+                          visibility=visibility)
+
+    def var_visibility(self, meta, c):
+        return _Visibility(c[0], _span(self.file, meta))
 
     def int_type(self, meta, c):
         return self._node("type", meta, name="int", range=c[0] if c else None)
@@ -418,6 +428,12 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
 
     def reveal_stmt(self, meta, c):
         return self._node("reveal", meta, zone=c[0], to=c[1])
+
+    def announce_stmt(self, meta, c):
+        return self._node("announce", meta, value=c[0], by=c[1])
+
+    def check_triggers_stmt(self, meta, c):
+        return self._node("check_triggers", meta)
 
     def win_stmt(self, meta, c):
         return self._node("win", meta, target=c[0])

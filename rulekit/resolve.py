@@ -282,7 +282,8 @@ class Resolver:
         elif t == m.BOOL:
             low, high = m.Const(0, m.INT), m.Const(1, m.INT)
         init = self._static_expr(node.init, t)
-        return m.VarDecl(node.name.text, node.per_player, t, low, high, init, node.span, self.quotes(node))
+        return m.VarDecl(node.name.text, node.per_player, t, low, high, init, node.span, self.quotes(node),
+                         node.get("visibility", "public"))
 
     def _claim(self, node):
         self.fn = _Function()
@@ -503,6 +504,17 @@ class Resolver:
         zone = self.zone_expr(n.zone)
         to = None if n.to.kind == "everyone" else self.expect(self.expr(n.to), m.PLAYER, n.to.span, "the player")
         return m.Reveal(zone, to, span, q)
+
+    def s_announce(self, n, span, q):
+        value = self.expr(n.value)
+        if value.type.kind not in ("int", "bool", "player", "card", "enum", "pos", "error"):
+            self.error("E202", f"only a value can be announced (a number, a truth value, a player, a card or an "
+                       f"enum member), not {_article(str(value.type))} {value.type}", n.value.span)
+        by = self.expect(self.expr(n.by), m.PLAYER, n.by.span, "the player who announces")
+        return m.Announce(value, by, span, q)
+
+    def s_check_triggers(self, n, span, q):
+        return m.CheckTriggers(span, q)
 
     def s_win(self, n, span, q):
         who = None if n.target.kind == "everyone" else self.expect(self.expr(n.target), m.PLAYER, n.target.span, "the winner")

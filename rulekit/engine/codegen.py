@@ -320,7 +320,7 @@ class Codegen:
             return in_loop
         if isinstance(st, m.End):
             return top
-        if isinstance(st, (m.Shuffle, m.Assign, m.TokenMove, m.Let, m.Reveal, m.Win, m.Rotate)):
+        if isinstance(st, (m.Shuffle, m.Assign, m.TokenMove, m.Let, m.Reveal, m.Win, m.Rotate, m.Announce)):
             return True
         if isinstance(st, m.Move):
             return not (st.selector.kind in ("top", "bottom") and self.zone_decls[st.source.zone].shape == "stack")
@@ -475,6 +475,18 @@ class Codegen:
     def n_Reveal(self, st):
         to = "-1" if st.to is None else self.ex(st.to)
         return [f"_z = {self.ex(st.zone)}", f"s.log.append(('reveal', _z, tuple(s.z[_z]), {to}))"]
+
+    def n_Announce(self, st):
+        domain = self.value_domain(st.value.type)
+        return [f"s.log.append(('say', {self.ex(st.by)}, {self.ex(st.value)}, {domain!r}))"]
+
+    def value_domain(self, t: m.Type) -> str:
+        """How a value of type `t` reads for people (see Game.describe_value)."""
+        if t.kind == "pos":
+            return f"pos:{t.enum}:{self.board_sizes[t.enum][1]}"
+        if t.kind == "enum":
+            return f"enum:{t.enum}"
+        return {"card": "card", "player": "player", "bool": "bool"}.get(t.kind, "int")
 
     def n_Win(self, st):
         if st.player is None:
@@ -655,6 +667,11 @@ class Codegen:
                    f"_r = s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)",
                    "if _r < 0:", "    return _r  # may suspend", "return NEXT")
         self.env.pop(b.slot, None)
+
+    def s_CheckTriggers(self, st):
+        # Like a chance guard: when a trigger fires, its frame runs and this instruction runs again,
+        # until no armed trigger's condition holds.
+        self.instr("if s.check_triggers():", "    return TRIGGER  # may suspend", "return NEXT")
 
     def s_End(self, st):
         if st.what == "game":

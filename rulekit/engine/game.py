@@ -6,7 +6,7 @@ import json
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from . import runtime, subsets
-from .codegen import FRAMES, HALT, SUSPEND, Codegen, Program, bodies, walk_stmts
+from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program, bodies, walk_stmts
 from .state import State
 
 STATE_FORMAT = "rulekit-state"
@@ -25,7 +25,7 @@ class Game:
         self._layout = codegen.lay
         source, consts, flow_size = codegen.module()
         namespace = {name: getattr(runtime, name) for name in runtime.__all_helpers__}
-        namespace.update(SUSPEND=SUSPEND, FRAMES=FRAMES, HALT=HALT)
+        namespace.update(SUSPEND=SUSPEND, FRAMES=FRAMES, HALT=HALT, TRIGGER=TRIGGER)
         namespace.update(consts)
         try:
             code = compile(source, f"<rulekit:{self.model.name}:{players}>", "exec")
@@ -68,8 +68,27 @@ class Game:
             values[self._layout.supply_slot[t.name]] = int(eval(code, namespace))  # noqa: S307
         self._initial_vars = values
         self.key = (self.model.name, spec.digest, players, tuple(sorted(self.options.items())))
+        self._var_seen_by = self._variable_visibility()
         self._properties = [(p, namespace[f"PROP{i}"]) for i, p in enumerate(self.model.properties)]
         self._claims = [(c, namespace[f"CLAIM{i}"]) for i, c in enumerate(self.model.claims)]
+
+    def _variable_visibility(self) -> list[int | None]:
+        """Per variable slot: None when everyone sees it, else the only seat that does (-1: nobody)."""
+        seen_by: list[int | None] = [None] * self._layout.nvars
+        for v in self.model.vars:
+            if v.visibility != "public":
+                base = self._layout.var_base[v.name]
+                for p in range(self._players if v.per_player else 1):
+                    seen_by[base + p] = p if v.per_player and v.visibility == "owner" else -1
+        return seen_by
+
+    def variable_visible(self, slot: int, player: int) -> bool:
+        """Whether `player` may see variable slot `slot` (see `variable_names`)."""
+        seen_by = self._var_seen_by[slot]
+        return seen_by is None or seen_by == player
+
+    def variable_public(self, slot: int) -> bool:
+        return self._var_seen_by[slot] is None
 
     def properties(self, kind: str) -> list:
         """The spec's invariants or reachability targets, each as (declaration, test of a state)."""
@@ -177,6 +196,8 @@ class Game:
             return self._kind_names[value] if 0 <= value < len(self._kind_names) else str(value)
         if domain == "player":
             return self.player_name(value)
+        if domain == "bool":
+            return "yes" if value else "no"
         if domain.startswith("pos:"):
             _, board, columns = domain.split(":")
             row, column = divmod(value, int(columns))
@@ -236,6 +257,9 @@ class Game:
                 return f"{names[zone]} revealed{'' if to == -1 else ' to ' + self.player_name(to)}: " + (
                     ", ".join(kinds[k] for k in cards) or "(empty)")
             return f"{names[zone]} revealed to {self.player_name(to)}"
+        if entry[0] == "say":
+            _, speaker, value, domain = entry
+            return f"{self.player_name(speaker)} announces: {self.describe_value(domain, value)}"
         src, dst, kind = entry
         seen = self._visible(src, player) or self._visible(dst, player)
         return f"{kinds[kind] if seen else 'a card'}: {names[src]} -> {names[dst]}"
@@ -258,7 +282,9 @@ class Game:
             "turn": state.cur,
             "to_move": state.to_move,
             "zones": zones,
-            "vars": dict(zip(self._layout.var_names, state.v)),
+            # a variable the player may not see reads None
+            "vars": {name: value if self.variable_visible(i, player) else None
+                     for i, (name, value) in enumerate(zip(self._layout.var_names, state.v))},
             "events": [self._event(e, player) for e in state.log[state.turn_start:]],
             "terminal": state.over,
         }
@@ -290,7 +316,9 @@ class Game:
         lines.append("  " + ", ".join(f"{k}={self._show_value(k, v)}" for k, v in obs["vars"].items()))
         return lines
 
-    def _show_value(self, slot: str, value: int) -> str:
+    def _show_value(self, slot: str, value: int | None) -> str:
+        if value is None:
+            return "?"
         decl = next((v for v in self.model.vars if v.name == slot.split("[")[0]), None)
         if decl is not None and decl.type.kind == "enum":
             return self.describe_value(f"enum:{decl.type.enum}", value)

@@ -103,6 +103,10 @@ class State:
                 self.armed[i] = True
         return False
 
+    def check_triggers(self) -> bool:
+        """A quiet moment asked for by the rules (`check triggers`): True when a trigger was started."""
+        return bool(self.triggers) and self._fire_trigger()
+
     def decide(self, player: int, options: dict) -> int:
         if self.triggers and self._fire_trigger():
             return TRIGGER

@@ -382,6 +382,11 @@ class English:
         if isinstance(s, m.Reveal):
             to = ["everyone"] if s.to is None else self.expr(s.to)
             return [self._line(s, ["Reveal ", *self.expr(s.zone), " to ", *to, "."])]
+        if isinstance(s, m.Announce):
+            return [self._line(s, [*_subject(self.expr(s.by), s.by), " says out loud that it is ", *self.expr(s.value),
+                                   " (everyone hears it; nobody can check it)."])]
+        if isinstance(s, m.CheckTriggers):
+            return [self._line(s, ["Check the triggers now: any whose condition holds applies before play goes on."])]
         if isinstance(s, m.Win):
             if s.player is None:
                 return [self._line(s, ["Everyone wins."])]

@@ -443,7 +443,7 @@ class StateEncoder(Encoder):
 
 
 _STATE_NODES = {"Move", "Shuffle", "Assign", "TokenMove", "If", "For", "Loop", "Break", "Let", "Do", "Choose",
-                "Random", "Reveal", "Win", "End", "Rotate", "Rounds", "Turns", "Rule"}
+                "Random", "Reveal", "Win", "End", "Rotate", "Rounds", "Turns", "Rule", "Announce", "CheckTriggers"}
 
 
 def _only_known_statements(game: m.Game) -> str | None:
