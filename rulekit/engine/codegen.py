@@ -127,6 +127,8 @@ class Codegen:
             for item in it.items:
                 if isinstance(item, m.Const) and item.name:
                     names.append(item.name)
+                elif isinstance(item, m.Const) and item.type == m.BOOL:
+                    names.append("true" if item.value else "false")
                 else:
                     try:
                         names.append(str(self.static_value(item, "a set member")))
