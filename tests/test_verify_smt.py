@@ -10,6 +10,7 @@ from rulekit import load
 from rulekit import model as m
 from rulekit.pipeline import Spec
 from rulekit.verify import smt
+from tests.helpers import compile_text
 
 TOKENS = "benchmarks/tokens/tokens.rules"
 
@@ -46,6 +47,32 @@ def test_unsupported_constructs_are_unknown_not_a_crash():
     claims = g.claims + (m.Claim("odd", Strange()),)
     r = smt.consistency(dataclasses.replace(g, claims=claims), 3, g.default_options())
     assert r.result == "unknown" and "unsupported" in r.reason
+
+
+BOARD_SPEC = """
+game grid "Grid"
+rulebook "rulebook.txt" source "x.txt"
+players 2 to 3
+fact rows = 3
+fact corners = 4 quote "four corners"
+fact edge_pairs = EDGE_PAIRS
+board plate: rows by rows + 1
+define corner(x: plate): bool = (x.row == 1 or x.row == rows) and (x.column == 1 or x.column == rows + 1)
+claim four_corners: count(x in plate where corner(x)) == corners quote "four corners"
+claim pairs: count(x in plate where exists(y in plate where orthogonal(x, y) and corner(y))) == edge_pairs
+claim neighbours: forall(x in plate: count(y in plate where adjacent(x, y)) >= 3 or not corner(x))
+zone box: set, public, initial
+zone cell per plate: set, public
+flow { }
+"""
+
+
+def test_claims_over_a_board_are_decided_position_by_position():
+    good = compile_text(BOARD_SPEC.replace("EDGE_PAIRS", "6"))
+    for n in (2, 3):
+        assert smt.consistency(good, n, good.default_options()).result == "sat"
+    bad = smt.consistency(compile_text(BOARD_SPEC.replace("EDGE_PAIRS", "7")), 2, good.default_options())
+    assert bad.result == "unsat" and {t.label for t in bad.core} == {"fact edge_pairs", "claim pairs"}
 
 
 def test_abstraction_finds_the_dead_objective_only_under_same_type():

@@ -56,6 +56,7 @@ class Encoder:
         self.zones = {z.name: z for z in game.zones}
         self.vars = {v.name: v for v in game.vars}
         self.enums = {e.name: e for e in game.enums}
+        self.boards = {b.name: b for b in game.boards}
         self.initial = next((z.name for z in game.zones if z.initial), None)
         self.depth = 0
         self.claims = True
@@ -130,7 +131,31 @@ class Encoder:
                 raise Unsupported(f"{name}() of a symbolic player")
             step = 1 if (self.g.order == "clockwise") == (name == "next") else -1
             return ("player", (p[1] + step) % self.n)
+        if name in ("adjacent", "orthogonal"):
+            a, b = (self.ev(x, env) for x in e.args)
+            if not (isinstance(a, tuple) and a[0] == "pos" and isinstance(b, tuple) and b[0] == "pos"):
+                raise Unsupported(f"{name}() of a symbolic position")
+            (ra, ca), (rb, cb) = (divmod(x[1], self._board_size(x[2])[1]) for x in (a, b))
+            near = abs(ra - rb) + abs(ca - cb) == 1 if name == "orthogonal" else \
+                a[1] != b[1] and abs(ra - rb) <= 1 and abs(ca - cb) <= 1
+            return z3.BoolVal(near)
         raise Unsupported(f"builtin {name}")
+
+    def _board_size(self, board: str) -> tuple[int, int]:
+        """A board's rows and columns, from the facts' own definitions (they are static)."""
+        decl = self.boards[board]
+        sizes = []
+        for expr in (decl.rows, decl.columns):
+            term = self.ev(expr, {})
+            for _ in range(len(self.facts) + 1):  # a fact may be defined by others, never circularly
+                term = z3.simplify(z3.substitute(term, *[(v, self.ev(f.value, {})) for f in self.g.facts
+                                                         for v in [self.facts[f.name]]]))
+                if z3.is_int_value(term):
+                    break
+            if not z3.is_int_value(term):
+                raise Unsupported(f"the size of board {board}")
+            sizes.append(term.as_long())
+        return sizes[0], sizes[1]
 
     def _attr(self, comp: int, attr: str):
         for name, value in self.g.components[comp].attrs:
@@ -140,6 +165,9 @@ class Encoder:
 
     def e_Attr(self, e, env):
         target = self.ev(e.target, env)
+        if isinstance(target, tuple) and target[0] == "pos":
+            columns = self._board_size(target[2])[1]
+            return z3.IntVal(target[1] // columns + 1 if e.attr == "row" else target[1] % columns + 1)
         if not (isinstance(target, tuple) and target[0] == "card"):
             raise Unsupported(f"attribute {e.attr} of a non-card")
         return self._attr(target[1], e.attr)
@@ -150,7 +178,7 @@ class Encoder:
 
     def _eq(self, a, b):
         if isinstance(a, tuple) or isinstance(b, tuple):
-            if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("card", "player"):
+            if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("card", "player", "pos"):
                 return z3.BoolVal(a[1] == b[1])
             raise Unsupported("comparison of non-numbers")
         return a == b
@@ -230,6 +258,9 @@ class Encoder:
             if not (z3.is_int_value(lo) and z3.is_int_value(hi)):
                 raise Unsupported("a range with symbolic bounds")
             return [(("int", z3.IntVal(i)), None) for i in range(lo.as_long(), hi.as_long() + 1)]
+        if it.kind == "board":
+            rows, columns = self._board_size(it.enum)
+            return [(("pos", i, it.enum), None) for i in range(rows * columns)]
         raise Unsupported(f"iteration over {it.kind}")
 
     def e_Quant(self, e, env):
