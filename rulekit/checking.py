@@ -98,6 +98,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     for options in variants:
         for action in tallies[_key(options)].fired:
             fired_by.setdefault(action, []).append(_changed(options, game))
+    dead_by_default: set[str] = set()
     for options in variants:
         k = _key(options)
         with clock("graph"):
@@ -105,8 +106,14 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
         found += symbolic.get(k, [])
         verdicts[k] = found
         default = options == variants[0]
+        if default:
+            dead_by_default = {f.id for f in found if f.kind == "dead-rule"}
+        suffix = _suffix(options, game)
         for f in found:
-            # Under another option, report what breaks; not what a few games merely did not reach.
+            # Under another option, report what breaks; not what a few games merely did not reach, nor
+            # an action that is never taken under the default options either (that finding says it once).
+            if f.kind == "dead-rule" and not default and f.id.removesuffix(suffix) in dead_by_default:
+                continue
             if default or (f.severity != "info" and f.verdict != "unknown") or f.kind == "termination":
                 report.add(f)
     if bounds.all_options:

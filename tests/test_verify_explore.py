@@ -72,6 +72,39 @@ def test_deadlock_dead_action_and_shortest_witness(tmp_path):
     assert never and never[0].verdict == "proven"
 
 
+MODES = """
+game modes "Modes"
+rulebook "rulebook.txt" source "modes.txt"
+players 1 to 1
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+ambiguity mode "Which mode?" {
+  quote "Tiny Game."
+  question "Which mode?"
+  option plain "Plain."
+  option fancy "Fancy."
+  default plain because "Test."
+}
+zone box: set, public, initial
+var n: int 0..3 = 0
+flow {
+  while n < 3 {
+    choose by current {
+      action up "Count up." { add 1 to n }
+      action never when n > 5 "Never legal." { }
+      action plain_only when mode is plain "Count up, plainly." { add 1 to n }
+    }
+  }
+}
+"""
+
+
+def test_an_option_reports_only_the_actions_it_makes_dead(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, MODES, name="modes")))
+    report = check_spec(spec, PlayBounds(games=3, variant_games=3, max_steps=50))
+    dead = sorted(f.id for f in report.findings if f.kind == "dead-rule" and "turn-structure" not in f.id)
+    assert dead == ["modes/dead-rule/never", "modes/dead-rule/plain_only/mode=fancy"]
+
+
 def test_termination_cycle_is_found_and_acknowledged():
     spec = Spec.find(TOKENS)
     report = check_spec(spec, PlayBounds(games=2, variant_games=0, max_steps=20, explore_budget=0))
