@@ -326,6 +326,10 @@ class Game:
             return self.player_name(value)
         if decl is not None and decl.type.kind == "bool":
             return "yes" if value else "no"
+        if decl is not None and decl.type.kind == "card":
+            return self.describe_value("card", value)
+        if decl is not None and decl.type.kind == "pos":
+            return self.describe_value(f"pos:{decl.type.enum}:{self._board_columns[decl.type.enum]}", value)
         return str(value)
 
     def observation_text(self, state: State, player: int) -> str:
