@@ -194,3 +194,20 @@ def test_game_describes_itself(game):
     assert game.min_utility() == -1 and game.max_utility() == 1
     assert "def i0(s, fr):" in game.source
     assert "chocobo" in repr(game)
+
+
+def test_a_random_position_is_numbered_within_max_chance_outcomes(tmp_path):
+    game = load_text(tmp_path, """
+game grid "Grid"
+rulebook "rulebook.txt" source "x.txt"
+players 1 to 1
+board plate: 3 by 4
+zone box: set, public, initial
+var last: int = 0
+flow { random x in plate  set last = 10 * x.row + x.column }
+""")
+    state = game.new_initial_state()
+    outcomes = [a for a, _ in state.chance_outcomes()]
+    assert len(outcomes) == 12 and max(outcomes) < game.max_chance_outcomes()
+    state.apply_action(outcomes[-1])
+    assert state.is_terminal() and state.value("last") == 34

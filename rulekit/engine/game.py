@@ -112,9 +112,11 @@ class Game:
         return self._num_actions
 
     def max_chance_outcomes(self) -> int:
-        """A bound on chance outcome ids: card kinds, seats, enum members, or the values of a range."""
+        """A bound on chance outcome ids: card kinds, seats, enum members, positions of a board, or the
+        values of a range."""
         enums = max((len(e.members) for e in self.model.enums), default=0)
-        return max(len(self._kind_names), self.model.max_players, enums, self._max_chance_value + 1, 1)
+        positions = max((rows * columns for rows, columns in self._board_sizes.values()), default=0)
+        return max(len(self._kind_names), self.model.max_players, enums, positions, self._max_chance_value + 1, 1)
 
     def min_utility(self) -> float:
         return float(min(self.model.payoff))
