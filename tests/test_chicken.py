@@ -404,6 +404,18 @@ def test_optional_moves_and_the_order_of_two_moves_are_switches():
     assert not _seen({"move_order": "headgear_die_first"}, 2, range(10), offered("lead="))
 
 
+def test_play_goes_on_forever_when_every_move_is_declined():
+    """Under optional_moves=may nothing forces progress: declining every move and throw repeats the start."""
+    s = start(optional_moves="may")
+    for _ in range(200):
+        if s.is_chance_node():
+            s.apply_action(s.chance_outcomes()[0][0])
+        else:
+            options = decisions(s)
+            act(s, "decline" if "decline" in options else options[0])
+    assert not s.is_terminal() and sorted(hens(s, 1, 1)) == ["A1", "A2", "A3", "B1", "B2", "B3"]
+
+
 def test_mixed_teams_wear_uneven_headgear():
     s = start(team_composition="mixed")
     roll(s, "helmet", "rooster")                   # team A has no helmet: nothing moves, nobody to hit

@@ -57,6 +57,7 @@ class Encoder:
         self.vars = {v.name: v for v in game.vars}
         self.enums = {e.name: e for e in game.enums}
         self.boards = {b.name: b for b in game.boards}
+        self._sizes: dict[str, tuple[int, int]] = {}
         self.initial = next((z.name for z in game.zones if z.initial), None)
         self.depth = 0
         self.claims = True
@@ -143,6 +144,8 @@ class Encoder:
 
     def _board_size(self, board: str) -> tuple[int, int]:
         """A board's rows and columns, from the facts' own definitions (they are static)."""
+        if board in self._sizes:
+            return self._sizes[board]
         decl = self.boards[board]
         sizes = []
         for expr in (decl.rows, decl.columns):
@@ -155,7 +158,8 @@ class Encoder:
             if not z3.is_int_value(term):
                 raise Unsupported(f"the size of board {board}")
             sizes.append(term.as_long())
-        return sizes[0], sizes[1]
+        self._sizes[board] = sizes[0], sizes[1]
+        return self._sizes[board]
 
     def _attr(self, comp: int, attr: str):
         for name, value in self.g.components[comp].attrs:
