@@ -10,25 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulekit
-from tests.helpers import option_variants, play_random
+from tests.helpers import act, chance, option_variants, play_random
 
 GAME = "chicken"
 VARIANTS = option_variants(GAME)
 TEAMS = "ABCD"
-
-
-def chance(state, text: str) -> None:
-    assert state.is_chance_node(), [state.action_to_string(a) for a in state.legal_actions()]
-    action = next((a for a, _ in state.chance_outcomes() if state.action_to_string(a) == f"chance: {text}"), None)
-    assert action is not None, (text, [state.action_to_string(a) for a, _ in state.chance_outcomes()])
-    state.apply_action(action)
-
-
-def act(state, text: str) -> None:
-    assert not state.is_chance_node(), [state.action_to_string(a) for a, _ in state.chance_outcomes()]
-    names = {state.action_to_string(a): a for a in state.legal_actions()}
-    assert text in names, (text, sorted(names))
-    state.apply_action(names[text])
 
 
 def decisions(state) -> list[str]:
