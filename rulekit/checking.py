@@ -446,9 +446,10 @@ def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> li
         if not game.properties:
             return []
         return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
-                        "z3-bmc", f"Z3 (BMC, k-induction) left out: the symbolic transition relation does not cover "
-                        f"this game (unsupported: {exc}); its invariants, ends and deadlocks are judged by "
-                        "exploration and random play", options=changed)]
+                        "z3-bmc", f"Z3 (BMC, k-induction) left out: the exact symbolic transition relation does not "
+                        f"cover this game (unsupported: {exc}); its ends and deadlocks are judged by exploration and "
+                        "random play, its invariants also by Z3 over the counts abstraction", options=changed),
+                *_segment_findings(game, options, bounds)]
     except z3_errors() as exc:
         return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
                         "z3-bmc", f"Z3 failed on the symbolic transition relation ({exc})", options=changed)]
@@ -546,6 +547,66 @@ def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> li
                                  "info", "proven", "z3-k-induction", f"{prop.name}: {proofs[prop.name][1]}{_desc(prop)}",
                                  bound={"players": f">= {game.min_players}", "k": 1}, quotes=_quote_texts(prop),
                                  location=_loc(prop.span), options=changed))
+    return found
+
+
+def _segment_findings(game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
+    """Each invariant over the counts abstraction (`verify.segments`): proven by k-induction, bounded
+    by BMC (in segments), or unknown with the reason; never refuted, as its traces are not the engine's."""
+    import time
+
+    from .verify import Unsupported, segments
+
+    suffix, changed = _suffix(options, game), _changed(options, game)
+    invariants = [p for p in game.properties if p.kind == "invariant"]
+    counts = list(range(game.min_players, game.max_players + 1))
+    timeout = max(1, int(min(bounds.solver_timeout, 1.0) * 1000))
+    results: dict = {}
+    try:
+        for players in counts:
+            system = segments.build(game, players, options)
+            deadline = time.perf_counter() + bounds.symbolic_time_limit
+            for i, prop in enumerate(invariants):
+                # Each invariant gets its share of what is left of the configuration's time.
+                share = (deadline - time.perf_counter()) / (len(invariants) - i)
+                results.setdefault(prop.name, {})[players] = segments.decide(
+                    system, prop.name, min(bounds.bmc_depth, 8), bounds.max_k, timeout, time.perf_counter() + share)
+    except Unsupported as exc:
+        return [Finding(f"{game.name}/invariant/z3-counts{suffix}", game.name, "invariant", "info", "unknown",
+                        "z3-bmc", f"Z3 over the counts abstraction left out (unsupported: {exc})", options=changed)]
+    except z3_errors() as exc:
+        return [Finding(f"{game.name}/invariant/z3-counts{suffix}", game.name, "invariant", "info", "unknown",
+                        "z3-bmc", f"Z3 failed on the counts abstraction ({exc})", options=changed)]
+    where = _players(counts)
+    how = ("over the counts abstraction (cards as counts per kind per zone, the control flow forgotten, what the "
+           "state does not record left unknown, cut to the invariant's cone of influence)")
+    found = []
+    for prop in invariants:
+        per = results[prop.name]
+        fid = f"{game.name}/invariant/{prop.name}/z3{suffix}"
+        common = dict(quotes=_quote_texts(prop), location=_loc(prop.span), options=changed)
+        if all(v[0] == "proven" for v in per.values()):
+            k = max(v[1] for v in per.values())
+            found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction",
+                                 f"{prop.name} holds in every reachable state with {where} players: Z3 proves it "
+                                 f"{k}-inductive {how}{_desc(prop)}",
+                                 bound={"players": counts, "k": k, "abstraction": "counts"}, **common))
+            continue
+        undecided = sorted(p for p, v in per.items() if v[0] == "unknown")
+        if not undecided:
+            depth = min(v[1] for v in per.values())
+            proven = sorted(p for p, v in per.items() if v[0] == "proven")
+            text = (f"{prop.name} holds in every state reached through at most {depth} rule segments (Z3 BMC {how}, "
+                    f"{where} players)")
+            if proven:
+                text += f"; proven by k-induction with {_players(proven)} players"
+            found.append(Finding(fid, game.name, "invariant", "info", "bounded", "z3-bmc", text + _desc(prop),
+                                 bound={"players": counts, "bmc_depth": depth, "abstraction": "counts"}, **common))
+            continue
+        reason = per[undecided[0]][2]
+        found.append(Finding(fid, game.name, "invariant", "info", "unknown", "z3-bmc",
+                             f"{prop.name}: Z3 {how} could not decide it with {_players(undecided)} players: "
+                             f"{reason}{_desc(prop)}", bound={"players": counts, "abstraction": "counts"}, **common))
     return found
 
 

@@ -225,6 +225,8 @@ class System:
     invariants: dict[str, tuple] = field(default_factory=dict)
     targets: dict[str, tuple] = field(default_factory=dict)
     over: int = 0  # slot index of the end flag
+    # Slots with no initial value and no update: any value in every state (an abstraction's unknowns).
+    free: frozenset = frozenset()
     compiled: dict = field(default_factory=dict, repr=False, compare=False)  # evaluators, by what they compute
 
     def index(self, key: tuple) -> int:
@@ -280,6 +282,10 @@ class _Builder:
             if getattr(z, "per_board", None) is not None:
                 raise Unsupported(f"zone {z.name} laid out on a board{_where(z)}")
 
+    def untracked_zones(self) -> set:
+        """Zones given no slots (a subclass that abstracts them away reads them as unknown counts)."""
+        return set()
+
     def static(self, e: m.Expr, what: str) -> int:
         value = self.ev(e, _Store([]), {})
         if value[0] not in ("c", "b"):
@@ -320,6 +326,8 @@ class _Builder:
                            0, p)
         initial = next((z.name for z in self.g.zones if z.initial), None)
         for z in self.g.zones:
+            if z.name in self.untracked_zones():
+                continue
             for p in (range(n) if z.per_player else [None]):
                 for k, c in enumerate(self.g.components):
                     start = self.counts[k] if z.name == initial and p in (None, 0) else 0
@@ -1052,4 +1060,4 @@ def within_bounds(system: System) -> System:
                                 {i: simplify(e, inside) for i, e in c.updates.items()}))
     # The properties stay as written: a state outside the bounds must still break them.
     return System(system.players, system.options, system.slots, system.init, commands, system.invariants,
-                  system.targets, system.over)
+                  system.targets, system.over, free=system.free)

@@ -88,7 +88,7 @@ class Relation:
 
     def __init__(self, system: f.System):
         self.system = system
-        self.changing = sorted({i for c in system.commands for i in c.updates})
+        self.changing = sorted({i for c in system.commands for i in c.updates} | set(system.free))
 
     def state(self, tag: str) -> dict:
         xs = {i: z3.IntVal(v) for i, v in enumerate(self.system.init)}
@@ -97,7 +97,7 @@ class Relation:
         return xs
 
     def initial(self, xs: dict) -> list:
-        return [xs[i] == self.system.init[i] for i in self.changing]
+        return [xs[i] == self.system.init[i] for i in self.changing if i not in self.system.free]
 
     def step(self, xs: dict, ys: dict, choice) -> z3.BoolRef:
         memo: dict = {}
@@ -107,7 +107,8 @@ class Relation:
             if c.error != f.FALSE:
                 parts.append(z3.Not(to_z3(c.error, xs, memo)))
             for i in self.changing:
-                parts.append(ys[i] == (to_z3(c.updates[i], xs, memo) if i in c.updates else xs[i]))
+                if i not in self.system.free:
+                    parts.append(ys[i] == (to_z3(c.updates[i], xs, memo) if i in c.updates else xs[i]))
             options.append(z3.And(parts))
         return z3.Or(options) if options else z3.BoolVal(False)
 
@@ -255,7 +256,7 @@ def houdini(system: f.System, candidates: dict, timeout_ms: int = 5000, deadline
 def bound_lemmas(system: f.System) -> dict:
     """Candidate lemmas: each changing slot within its declared bounds."""
     out = {}
-    for i in sorted({i for c in system.commands for i in c.updates}):
+    for i in sorted({i for c in system.commands for i in c.updates} - set(system.free)):
         slot = system.slots[i]
         if slot.low is not None:
             out[f"{slot.name} >= {slot.low}"] = (">=", ("s", i), ("c", slot.low))

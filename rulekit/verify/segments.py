@@ -1,0 +1,414 @@
+"""The segments abstraction: a whole game as guarded commands over counts, sound for invariants.
+
+Where `fragment` encodes one decision point exactly, this module covers games with turns, rounds,
+loops, nested decisions, chance, triggers and boards, by giving up the control flow:
+
+- A *segment* is a maximal run of statements of one statement list (the flow, a loop or turn body,
+  an action, a procedure, a trigger) that contains no place where the engine can stop: no decision
+  (`choose`), no chance event (`random`, a card taken from the top or bottom of a stack) and no
+  loop. Such places split runs; the bodies of the statements that split them are segmented in turn.
+  Decision-free procedures are inlined, decision-free `for` loops over a finite domain unrolled,
+  `if` merged into conditional values; `end turn`, `end round`, `break` and `end game` end the
+  segment (`end game` also sets the end flag).
+- Every segment is one command, enabled whenever the game is not over: the abstraction forgets the
+  program counter, so any segment may follow any other. Between two engine stops the engine runs a
+  sequence of whole segments (each from its start to its end or to an `end`/`break`), so every
+  engine trace is a sequence of abstract steps: what holds in every abstract state holds in every
+  engine state (proven stays proven), while an abstract counterexample may be spurious.
+- Zones are counts per card kind per zone (stack order forgotten: the top card is any kind the
+  zone holds); zones laid out on a board get no counts. Whatever a segment reads that the state
+  does not record (the current player, a local bound outside the segment, a chosen or random value,
+  a board position, `the(...)`, a count on a board) is an *unknown*: a free variable, any value of
+  its type, fresh in every step.
+- For each invariant the state is cut to its cone of influence: the slots it reads, then the slots
+  whose value flows into a kept slot's new value (and the integer variables and tokens that a kept
+  slot's update tests), to a fixpoint. Every other slot becomes an unknown as well, which is again
+  an over-approximation.
+
+An invariant that reads something the abstraction does not record, or whose abstract system
+is not decided, stays `unknown`. Witnesses found here are not engine traces and are never reported
+as refutations.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from .. import model as m
+from . import Unsupported
+from .fragment import (FALSE, TRUE, Command, Slot, System, _Builder, _Store, _where, and_, arith, compare, const, ite,
+                       or_, slots_of)
+
+_STOPS = (m.Choose, m.Random, m.Loop, m.Turns, m.Rounds)
+
+
+class _Abstract(_Builder):
+    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
+        self.unknown: list[int] = []
+        self._stop_memo: dict[str, bool] = {}
+        self.segment_unknowns: dict = {}
+        super().__init__(game, players, options)
+
+    # ---- declarations: triggers and boards are fine here
+    def _check_declarations(self) -> None:
+        pass
+
+    def untracked_zones(self) -> set:
+        return {z.name for z in self.g.zones if z.per_board is not None}
+
+    # ---- unknowns
+    def fresh(self, low: int | None, high: int | None, what: str):
+        i = len(self.slots)
+        self.slots.append(Slot(("unknown", i), f"?{what}#{i}", None, None))
+        self.init.append(0)
+        self.unknown.append(i)
+        self.domains[i] = (low, high)
+        return ("s", i)
+
+    def fresh_of(self, t: m.Type, what: str):
+        kind = t.kind
+        if kind == "bool":
+            return compare("!=", self.fresh(0, 1, what), const(0))
+        if kind == "int":
+            return self.fresh(None, None, what)
+        if kind == "player":
+            return self.fresh(0, self.n - 1, what)
+        if kind == "card":
+            return self.fresh(0, len(self.counts) - 1, what)
+        if kind == "enum":
+            return self.fresh(0, len(self.enums[t.enum].members) - 1, what)
+        raise Unsupported(f"an unknown value of type {t} ({what})")
+
+    @property
+    def domains(self) -> dict:
+        if not hasattr(self, "_domains"):
+            self._domains = {}
+        return self._domains
+
+    # ---- expressions: what the state does not record is an unknown of the expression's type
+    def ev(self, e, st, env):
+        try:
+            return super().ev(e, st, env)
+        except Unsupported:
+            t = getattr(e, "type", None)
+            if not hasattr(self, "slots") or t is None or t.kind not in ("bool", "int", "player", "card", "enum"):
+                raise
+            return self.fresh_of(t, type(e).__name__)
+
+    # Within one segment a local bound outside it, and the current player, keep one (unknown) value.
+    def e_Local(self, e, st, env):
+        if e.slot in env:
+            return env[e.slot]
+        key = ("local", e.slot, e.name)
+        if key not in self.segment_unknowns:
+            self.segment_unknowns[key] = self.fresh_of(e.type, e.name)
+        return self.segment_unknowns[key]
+
+    def e_Builtin(self, e, st, env):
+        if e.name == "current":
+            if "current" not in self.segment_unknowns:
+                self.segment_unknowns["current"] = self.fresh(0, self.n - 1, "current")
+            return self.segment_unknowns["current"]
+        return super().e_Builtin(e, st, env)
+
+    def e_ZoneRef(self, e, st, env):
+        if e.zone in self.untracked_zones():
+            return ("zone", e.zone, None)
+        return super().e_ZoneRef(e, st, env)
+
+    def zone_count(self, st, zone, k: int):
+        if zone[1] in self.untracked_zones():
+            return self.fresh(0, max(0, self.counts[k]), f"count {zone[1]}")
+        return super().zone_count(st, zone, k)
+
+    def _move(self, st, src, dst, k, amount) -> None:
+        untracked = self.untracked_zones()
+        if src[1] not in untracked and dst[1] not in untracked:
+            return super()._move(st, src, dst, k, amount)
+        have = self.zone_count(st, src, k)
+        n = amount(have)
+        if n == const(0):
+            return
+        if src[1] not in untracked:
+            self.write(st, self.count_slots(src, k), src[2], lambda old: arith("-", old, n))
+        if dst[1] not in untracked:
+            self.write(st, self.count_slots(dst, k), dst[2], lambda old: arith("+", old, n))
+
+    # ---- statements
+    def s_Shuffle(self, s, st, env):
+        pass  # counts forget the order
+
+    def s_End(self, s, st, env):
+        if s.what == "game":
+            return super().s_End(s, st, env)
+        st.halted = TRUE  # the rest of the segment does not run
+
+    def s_Break(self, s, st, env):
+        st.halted = TRUE
+
+    def s_Random(self, s, st, env):
+        env[s.binder.slot] = self.fresh_of(s.binder.iter.element, s.binder.name)
+
+    def s_Rotate(self, s, st, env):
+        # Markers pass between seats: the counts of that family become unknowns (their sum is lost too).
+        decl = self.zones.get(s.zone)
+        if decl is None or s.zone in self.untracked_zones():
+            return
+        for k in range(len(self.counts)):
+            for slot in self.family(("zone", s.zone, k), decl.per_player):
+                new = self.fresh(0, max(0, self.counts[k]), f"rotated {s.zone}")
+                st.vals[slot] = ite(st.halted, st.vals[slot], new)
+
+    def s_Move(self, s, st, env):
+        sel = s.selector
+        src_decl = self.zones.get(getattr(s.source, "zone", None))
+        if sel.kind in ("top", "bottom") or (sel.kind == "one" and sel.cond is None) or (
+                sel.kind == "one" and src_decl is not None and src_decl.shape == "stack"):
+            src, dst = self.ev(s.source, st, env), self.ev(s.dest, st, env)
+            if src[0] != "zone" or dst[0] != "zone":
+                raise Unsupported(f"move between things that are not zones{_where(s)}")
+            # Order forgotten: the card taken is any kind the zone holds (and matches); `one` may take none.
+            kinds = len(self.counts)
+            card = self.fresh(0, kinds if sel.kind == "one" else kinds - 1, "drawn")
+            for k in range(kinds):
+                here = compare("==", card, const(k))
+                if sel.cond is not None:
+                    self.fail_if(st, and_(here, not_(self.ev(sel.cond, st, {**env, sel.slot: const(k)}))))
+                self.fail_if(st, and_(here, compare("<=", self.zone_count(st, src, k), const(0))))
+                self._move(st, src, dst, k, lambda have, h=here: ite(h, const(1), const(0)))
+            return
+        return super().s_Move(s, st, env)
+
+    # ---- where the engine may stop
+    def stops(self, s) -> bool:
+        if isinstance(s, _STOPS):
+            return True
+        if isinstance(s, m.Move):
+            decl = self.zones.get(getattr(s.source, "zone", None))
+            return s.selector.kind in ("top", "bottom") or (decl is not None and decl.shape == "stack"
+                                                             and s.selector.kind == "one")
+        if isinstance(s, m.For) and any(isinstance(x, m.Break) for x in m.walk(s.body)):
+            return True  # `break` leaves the loop, not the segment: keep the loop out of segments
+        if isinstance(s, m.Do):
+            name = s.procedure
+            if name not in self._stop_memo:
+                self._stop_memo[name] = True  # a recursive procedure is not inlined
+                proc = self.procs.get(name)
+                self._stop_memo[name] = proc is None or any(self.stops(x) for x in proc.body)
+            return self._stop_memo[name]
+        return any(self.stops(x) for body in _bodies(s) for x in body)
+
+    def translates(self, s) -> bool:
+        """Whether the statement can run inside a segment (else its bodies are segmented apart)."""
+        try:
+            self.run([s], _Store([("s", i) for i in range(len(self.slots))]), {})
+        except Unsupported:
+            if not _bodies(s) and not isinstance(s, m.Do):
+                raise
+            return False
+        return True
+
+    def segments(self) -> list[tuple[str, list]]:
+        """(where it starts, statements) of every segment of the game."""
+        out: list[tuple[str, list]] = []
+        seen_procs: set[str] = set()
+
+        def visit(stmts, where: str) -> None:
+            run: list = []
+
+            def flush():
+                if run:
+                    out.append((_span_of(run[0], where), list(run)))
+                    run.clear()
+            for s in stmts:
+                chance = isinstance(s, (m.Move, m.Random)) and self.stops(s)
+                if chance:
+                    flush()
+                    run.append(s)  # the draw starts the next segment: the engine stops before it
+                    continue
+                if not self.stops(s) and self.translates(s):
+                    run.append(s)
+                    continue
+                flush()
+                if isinstance(s, m.Do):
+                    if s.procedure not in seen_procs and s.procedure in self.procs:
+                        seen_procs.add(s.procedure)
+                        proc = self.procs[s.procedure]
+                        visit(proc.body, f"procedure {proc.name}")
+                    continue
+                for body in _bodies(s):
+                    visit(body, _span_of(s, where))
+            flush()
+        visit(self.g.flow.body, "the flow")
+        for t in self.g.triggers:
+            visit(t.body, f"trigger {t.name}")
+        return out
+
+    def build_abstract(self) -> System:
+        over = self.at[("over",)]
+        symbolic = [("s", i) for i in range(len(self.slots))]
+        commands = []
+        for index, (where, stmts) in enumerate(self.segments()):
+            self.segment_unknowns = {}
+            st = _Store(list(symbolic))
+            self.run(stmts, st, {})
+            st.vals += [("s", i) for i in range(len(st.vals), len(self.slots))]
+            updates = {i: v for i, v in enumerate(st.vals) if v != ("s", i) and i not in self.unknown}
+            guard = compare("==", ("s", over), const(0))
+            commands.append(Command(f"segment {index} ({where})", -1, index, (), guard, st.error, updates))
+        invariants, untracked = {}, {}
+        for p in self.g.properties:
+            if p.kind != "invariant":
+                continue
+            before = len(self.unknown)
+            self.segment_unknowns = {}
+            value = self.ev(p.expr, _Store(list(symbolic)), {})
+            if len(self.unknown) != before:
+                names = sorted({self.slots[i].name.split("#")[0].lstrip("?") for i in self.unknown[before:]})
+                untracked[p.name] = (f"it reads what the counts abstraction does not record ({', '.join(names)}; "
+                                     f"zones laid out on a board get no counts){_where(p)}")
+            else:
+                invariants[p.name] = value
+        commands = [dataclasses.replace(c, guard=and_(c.guard, *self._domain_of(c))) for c in commands]
+        system = System(self.n, self.options, self.slots, self.init, commands, invariants, {}, over,
+                        free=frozenset(self.unknown))
+        system.compiled["untracked"] = untracked
+        return system
+
+    def _domain_of(self, c: Command) -> list:
+        used: set = set()
+        for x in (c.guard, c.error, *c.updates.values()):
+            slots_of(x, used)
+        out = []
+        for i in sorted(used & set(self.unknown)):
+            low, high = self.domains.get(i, (None, None))
+            if low is not None:
+                out.append(compare(">=", ("s", i), const(low)))
+            if high is not None:
+                out.append(compare("<=", ("s", i), const(high)))
+        return out
+
+
+def not_(x):
+    from .fragment import not_ as negate
+    return negate(x)
+
+
+def _bodies(s) -> list:
+    """The statement lists directly inside a statement."""
+    if isinstance(s, m.If):
+        return [body for _, body in s.branches] + [s.orelse]
+    if isinstance(s, m.Choose):
+        return [a.body for a in s.actions]
+    if isinstance(s, m.Turns):
+        return [s.body, s.then]
+    return [getattr(s, "body")] if isinstance(getattr(s, "body", None), tuple) else []
+
+
+def _span_of(s, where: str) -> str:
+    span = getattr(s, "span", None)
+    return str(span) if span is not None else where
+
+
+def build(game: m.Game, players: int, options: dict[str, str]) -> System:
+    """The counts abstraction of one configuration (all invariants; `slice` cuts it per invariant)."""
+    try:
+        return _Abstract(game, players, options).build_abstract()
+    except Unsupported:
+        raise
+    except (KeyError, AttributeError, TypeError, IndexError, StopIteration) as exc:
+        raise Unsupported(f"a model construct the counts abstraction does not know ({type(exc).__name__}: {exc})") \
+            from None
+
+
+def _value_slots(x, out: set) -> set:
+    """The slots whose value flows into `x` (not those only tested by its conditions)."""
+    tag = x[0]
+    if tag == "s":
+        out.add(x[1])
+    elif tag == "ite":
+        _value_slots(x[2], out)
+        _value_slots(x[3], out)
+    elif tag in ("+", "-", "*", "min", "max", "div", "mod", "neg"):
+        for y in x[1:]:
+            _value_slots(y, out)
+    return out
+
+
+def cone(system: System, expr) -> set:
+    """The slots of the invariant's cone of influence (see the module's docstring)."""
+    scalar = {i for i, s in enumerate(system.slots) if s.key[0] in ("var", "supply", "held", "over")}
+    kept = slots_of(expr) - set(system.free)
+    while True:
+        more = set()
+        for c in system.commands:
+            for i in kept & set(c.updates):
+                more |= _value_slots(c.updates[i], set())
+                more |= slots_of(c.updates[i]) & scalar
+        more -= set(system.free)
+        if more <= kept:
+            return kept
+        kept |= more
+
+
+def slice(system: System, name: str) -> System:
+    """The system for one invariant: every slot outside its cone is an unknown."""
+    expr = system.invariants[name]
+    kept = cone(system, expr) | {system.over}
+    commands = [dataclasses.replace(c, updates={i: v for i, v in c.updates.items() if i in kept})
+                for c in system.commands]
+    commands = [c for c in commands if c.updates]  # the others only stutter
+    used = slots_of(expr)
+    for c in commands:
+        for x in (c.guard, c.error, *c.updates.values()):
+            slots_of(x, used)
+    free = frozenset(used - kept)
+    return System(system.players, system.options, system.slots, system.init, commands, {name: expr}, {},
+                  system.over, free=free)
+
+
+__all__ = ["build", "slice", "cone", "TRUE", "or_"]
+
+
+# ---- deciding one invariant over the abstraction ---------------------------------------------------
+
+def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, deadline: float) -> tuple:
+    """(status, k or depth, note) for one invariant of `build`'s system, over its slice:
+
+    - ("proven", k, ...): k-inductive in the abstraction (Houdini with the slot bounds for k = 1, then
+      k-induction with BMC covering its base case), hence true in every engine state;
+    - ("bounded", d, ...): no abstract state within d segments breaks it (so no engine state reached
+      through at most d segments does);
+    - ("unknown", d, why): the abstraction allows a trace breaking it (not an engine trace, and perhaps
+      a spurious one), or Z3 ran out of time.
+    """
+    import time
+
+    from . import symbolic
+
+    if name in system.compiled.get("untracked", {}):
+        return "unknown", 0, system.compiled["untracked"][name]
+    sliced = slice(system, name)
+    expr = sliced.invariants[name]
+    candidates = {("invariant", name): expr}
+    candidates.update({("bound", k): e for k, e in symbolic.bound_lemmas(sliced).items()})
+    lemmas = symbolic.houdini(sliced, candidates, timeout_ms, deadline)
+    if ("invariant", name) in lemmas:
+        return "proven", 1, f"{len(lemmas) - 1} slot bound(s) proven alongside"
+    facts = [e for key, e in lemmas.items() if key[0] == "bound"]
+    pending = 0
+    if time.perf_counter() < deadline:
+        status, k, _ = symbolic.k_induction(sliced, expr, max_k, timeout_ms, assume=facts)
+        pending = k if status == "proven" else 0
+    if time.perf_counter() >= deadline:
+        return "unknown", 0, "the time limit of the symbolic step"
+    answer = symbolic.bmc(sliced, max(depth, pending - 1), timeout_ms, deadline, {("invariant", name)}, facts)
+    a = answer[("invariant", name)]
+    if a.status == "refuted":
+        return "unknown", a.depth, (f"the abstraction found a trace of {a.depth} segment(s) breaking it, which is no "
+                                    "engine trace to replay (the abstraction forgets the control flow; it may be "
+                                    "spurious)")
+    if a.status == "unknown":
+        return "unknown", a.depth, a.reason
+    if pending and a.depth >= pending - 1:
+        return "proven", pending, f"{len(facts)} slot bound(s) assumed"
+    return "bounded", a.depth, ""
