@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import time
 
 import pytest
 import z3
@@ -14,7 +15,7 @@ from rulekit import model as m
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
-from rulekit.verify import Unsupported, fragment, parametric, symbolic, vector
+from rulekit.verify import Unsupported, fragment, parametric, segments, symbolic, vector
 from rulekit.verify.explore import Limits, explore
 from tests.helpers import write_spec
 
@@ -334,3 +335,116 @@ def test_check_refutes_with_a_replayed_bmc_witness(market):
                    if f.id.startswith("chucky/invariant/z3-symbolic")]
     assert unsupported and unsupported[0].verdict == "unknown" and "trigger" in unsupported[0].message
 
+
+
+# ---- the counts abstraction (verify.segments): whole games, control flow forgotten ------------------
+
+def _kept_values(system, loaded, state, kept) -> dict:
+    """The engine state's values of the kept slots (variables, tokens, zone counts, the end flag)."""
+    whole = fragment.System(system.players, system.options, [system.slots[i] for i in kept],
+                            [system.init[i] for i in kept], [])
+    return dict(zip(kept, fragment.abstract(whole, loaded, state)))
+
+
+def _reachable_within(system, before: dict, after: dict, steps: int) -> bool:
+    """Is `after` reached from `before` in at most `steps` steps of the abstract relation?"""
+    rel = symbolic.Relation(system)
+    solver = z3.Solver()
+    solver.set("timeout", 20_000)
+    xs = rel.state("0")
+    solver.add(*(xs[i] == v for i, v in before.items()))
+    for t in range(steps + 1):
+        if solver.check(*(xs[i] == v for i, v in after.items())) == z3.sat:
+            return True
+        ys = rel.state(str(t + 1))
+        solver.add(rel.step(xs, ys, z3.Int(f"c{t}")))
+        xs = ys
+    return False
+
+
+@pytest.mark.parametrize("name, players, invariant", [
+    ("chucky", 1, "fear_conserved"), ("chucky", 3, "wounds_bounded"),
+    ("chocobo", 3, "tokens_within_rounds"), ("chocobo", 4, "tokens_conserved")])
+def test_engine_traces_are_sequences_of_abstract_steps(name, players, invariant):
+    """Each engine step (a decision or a chance outcome) is one or more abstract steps (or none: a step
+    that changes no kept slot), on the invariant's slice."""
+    spec = Spec.find(name)
+    loaded = load(spec.path, players=players)
+    system = segments.build(spec.model, players, loaded.options)
+    sliced = segments.slice(system, invariant)
+    kept = sorted(set(range(len(sliced.slots))) - sliced.free - {i for i, s in enumerate(sliced.slots)
+                                                                  if s.key[0] == "unknown"})
+    kept = [i for i in kept if i in segments.cone(sliced, sliced.invariants[invariant]) | {sliced.over}]
+    moved = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = loaded.new_initial_state(seed=seed)
+        for _ in range(60):
+            if state.is_terminal() or not (state.is_chance_node() or state.legal_actions()):
+                break
+            before = _kept_values(sliced, loaded, state, kept)
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance())
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+            after = _kept_values(sliced, loaded, state, kept)
+            if after != before:
+                moved += 1
+                assert _reachable_within(sliced, before, after, 6), (name, seed, before, after)
+    assert moved > 0, "the traces never touched the invariant's slots: the test would prove nothing"
+
+
+def test_counts_abstraction_proves_the_token_invariants_of_the_bundled_games():
+    for name, players, proven in (("chucky", 2, ["fear_capped", "fear_conserved", "wounds_bounded"]),
+                                  ("chocobo", 3, ["tokens_within_rounds", "tokens_conserved"])):
+        game = Spec.find(name).model
+        system = segments.build(game, players, game.default_options())
+        for invariant in proven:
+            status, k, _ = segments.decide(system, invariant, 4, 3, 5000, time.perf_counter() + 30)
+            assert (status, k) == ("proven", 1), (name, invariant)
+
+
+def _with_invariant(system, name, expr):
+    out = dataclasses.replace(system, invariants={**system.invariants, name: expr})
+    out.compiled["untracked"] = system.compiled.get("untracked", {})
+    return out
+
+
+def test_counts_abstraction_proofs_are_not_vacuous():
+    """Injected false invariants (a lower cap than the one the rules keep; a supply that the first
+    take changes) are never proven."""
+    game = Spec.find("chucky").model
+    system = segments.build(game, 2, game.default_options())
+    held = ("s", system.index(("held", "Fear", 0)))
+    supply = ("s", system.index(("supply", "Fear")))
+    lower_cap = _with_invariant(system, "lower_cap", fragment.compare("<=", held, fragment.const(3)))
+    untouched = _with_invariant(system, "untouched", fragment.compare("==", supply, fragment.const(25)))
+    for sys_, name in ((lower_cap, "lower_cap"), (untouched, "untouched")):
+        status, _, why = segments.decide(sys_, name, 6, 3, 5000, time.perf_counter() + 30)
+        assert status == "unknown", name
+        assert "no engine trace" in why
+
+
+def test_counts_abstraction_names_what_it_does_not_record():
+    game = Spec.find("chucky").model
+    system = segments.build(game, 1, game.default_options())
+    status, _, why = segments.decide(system, "one_card_per_place", 4, 3, 1000, time.perf_counter() + 5)
+    assert status == "unknown" and "board" in why and "chucky.checks" in why
+
+
+def test_check_reports_counts_abstraction_verdicts_and_never_refutes_with_them():
+    from rulekit.checking import _segment_findings
+
+    game = Spec.find("chucky").model
+    found = {f.id: f for f in _segment_findings(game, game.default_options(), PlayBounds())}
+    assert found["chucky/invariant/fear_capped/z3"].verdict == "proven"
+    assert found["chucky/invariant/fear_conserved/z3"].verdict == "proven"
+    assert "counts abstraction" in found["chucky/invariant/fear_capped/z3"].message
+    assert all(f.verdict in ("proven", "bounded", "unknown") for f in found.values())
+    assert found["chucky/invariant/ends_match_outcome/z3"].verdict in ("unknown", "bounded")
+
+
+def test_constructs_beyond_the_counts_abstraction_are_unsupported():
+    game = Spec.find("chuche").model
+    with pytest.raises(Unsupported, match="unknown value of type cards"):
+        segments.build(game, 2, game.default_options())

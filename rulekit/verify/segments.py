@@ -369,6 +369,14 @@ def slice(system: System, name: str) -> System:
 __all__ = ["build", "slice", "cone", "TRUE", "or_"]
 
 
+def by_cost(system: System) -> list[str]:
+    """The invariants, those decided without Z3 first, then by the size of their cone of influence."""
+    untracked = system.compiled.get("untracked", {})
+    decided = [name for name in untracked]
+    rest = sorted((name for name in system.invariants), key=lambda n: len(cone(system, system.invariants[n])))
+    return decided + rest
+
+
 # ---- deciding one invariant over the abstraction ---------------------------------------------------
 
 def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, deadline: float) -> tuple:
