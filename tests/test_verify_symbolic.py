@@ -436,7 +436,7 @@ def test_check_reports_counts_abstraction_verdicts_and_never_refutes_with_them()
     from rulekit.checking import _segment_findings
 
     game = Spec.find("chucky").model
-    found = {f.id: f for f in _segment_findings(game, game.default_options(), PlayBounds())}
+    found = {f.id: f for f in _segment_findings(game, game.default_options(), PlayBounds(symbolic_time_limit=60))}
     assert found["chucky/invariant/fear_capped/z3"].verdict == "proven"
     assert found["chucky/invariant/fear_conserved/z3"].verdict == "proven"
     assert "counts abstraction" in found["chucky/invariant/fear_capped/z3"].message
