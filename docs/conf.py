@@ -50,7 +50,7 @@ pygments_dark_style = "monokai"
 # Names that this version's rulekit.checking.PlayBounds lacks are ignored.
 rulekit_check_bounds = {"games": 10, "variant_games": 3, "max_steps": 500, "seed": 0, "max_states": 1000,
                         "time_limit": 0.2, "solver_timeout": 1.0, "shrink": False}
-rulekit_simulation_games = 150
+rulekit_simulation_games = 80
 rulekit_simulation_max_steps = 1000
 rulekit_simulation_seed = 0
 

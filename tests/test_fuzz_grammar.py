@@ -33,7 +33,7 @@ CHOCOBO_TEXT = CHOCOBO.read_text(encoding="utf-8")
 
 HEADER = 'game g "G"\nrulebook "r.txt" source "s"\nplayers 2 to 4\n'
 FAST = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-SLOW = settings(max_examples=3000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SLOW = settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # Identifiers the generated text draws from most of the time, so that references often
 # resolve: a few short names, the names of builtins, and some of the Chocobo spec's.

@@ -149,7 +149,7 @@ def test_cli_all_options_and_sarif(tmp_path, capsys):
     assert code == 1 and data["version"] == "2.1.0"
     assert any(r["ruleId"].startswith("deadlock") for r in data["runs"][0]["results"])
     code = main(["check", "chocobo", "--games", "2", "--variant-games", "0", "--max-states", "100",
-                 "--all-options", "--format", "json"])
+                 "--symbolic-time-limit", "0", "--all-options", "--format", "json"])
     findings = json.loads(capsys.readouterr().out)["games"][0]["findings"]
     variants = [f for f in findings if f["id"].endswith("/variant")]
     assert code == 0 and len(variants) == 7

@@ -395,6 +395,8 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
 
     if name in system.compiled.get("untracked", {}):
         return "unknown", 0, system.compiled["untracked"][name]
+    if time.perf_counter() >= deadline:
+        return "unknown", 0, "the time limit of the symbolic step"
     sliced = slice(system, name)
     expr = sliced.invariants[name]
     candidates = {("invariant", name): expr}
