@@ -448,3 +448,16 @@ def test_constructs_beyond_the_counts_abstraction_are_unsupported():
     game = Spec.find("chuche").model
     with pytest.raises(Unsupported, match="unknown value of type cards"):
         segments.build(game, 2, game.default_options())
+
+
+def test_counts_abstraction_mixes_flags_and_numbers_without_z3_sort_errors():
+    """Flags live in integer slots: `and`, `not` and comparisons over them must still type-check in Z3."""
+    import time
+
+    from rulekit.verify import segments
+
+    model = Spec.find("cranky").model
+    system = segments.build(model, 4, model.default_options())
+    for name in segments.by_cost(system):
+        status, _, _ = segments.decide(system, name, 2, 1, 200, time.perf_counter() + 0.5)
+        assert status in ("proven", "bounded", "unknown")

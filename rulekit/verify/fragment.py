@@ -585,6 +585,12 @@ class _Builder:
     def s_Reveal(self, s, st, env):
         pass  # what players see is no part of the state
 
+    def s_Announce(self, s, st, env):
+        pass  # a statement players hear changes nothing, true or not
+
+    def s_CheckTriggers(self, s, st, env):
+        pass  # a place where triggers may fire: a stop of the counts abstraction, where they are segments
+
     def s_Let(self, s, st, env):
         env[s.slot] = self.ev(s.value, st, env)
 

@@ -38,7 +38,7 @@ from . import Unsupported
 from .fragment import (FALSE, TRUE, Command, Slot, System, _Builder, _Store, _where, and_, arith, compare, const, ite,
                        or_, slots_of)
 
-_STOPS = (m.Choose, m.Random, m.Loop, m.Turns, m.Rounds)
+_STOPS = (m.Choose, m.Random, m.Loop, m.Turns, m.Rounds, m.CheckTriggers)
 
 
 class _Abstract(_Builder):

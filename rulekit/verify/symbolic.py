@@ -27,6 +27,14 @@ _CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a 
         "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 
 
+def _bool(t):
+    return t if z3.is_bool(t) else t != 0
+
+
+def _int(t):
+    return z3.If(t, z3.IntVal(1), z3.IntVal(0)) if z3.is_bool(t) else t
+
+
 def to_z3(x, slots: dict, memo: dict | None = None):
     """The Z3 term of an IR expression; `slots` maps slot indexes to terms."""
     memo = {} if memo is None else memo
@@ -43,11 +51,18 @@ def to_z3(x, slots: dict, memo: dict | None = None):
     elif tag == "neg":
         out = -to_z3(x[1], slots, memo)
     elif tag == "not":
-        out = z3.Not(to_z3(x[1], slots, memo))
+        out = z3.Not(_bool(to_z3(x[1], slots, memo)))
     elif tag == "ite":
-        out = z3.If(to_z3(x[1], slots, memo), to_z3(x[2], slots, memo), to_z3(x[3], slots, memo))
+        then, orelse = to_z3(x[2], slots, memo), to_z3(x[3], slots, memo)
+        if then.sort() != orelse.sort():
+            then, orelse = _int(then), _int(orelse)
+        out = z3.If(_bool(to_z3(x[1], slots, memo)), then, orelse)
     else:
         a, b = to_z3(x[1], slots, memo), to_z3(x[2], slots, memo)
+        if tag in ("and", "or"):
+            a, b = _bool(a), _bool(b)
+        elif a.sort() != b.sort() or tag not in ("==", "!="):
+            a, b = _int(a), _int(b)  # a flag kept in an integer slot is 0 or 1
         if tag == "and":
             out = z3.And(a, b)
         elif tag == "or":
