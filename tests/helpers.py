@@ -27,6 +27,25 @@ def play_random(game, seed: int, max_decisions: int = 5000, on_state=None, auto_
         decisions += 1
 
 
+def play_explicit(game, seed: int, choices: int, cap: int, on_state):
+    """One random game with chance drawn by the caller from `chance_outcomes` (as OpenSpiel does),
+    `on_state(state)` on every state and no deadlock allowed; returns the last state."""
+    rng = random.Random(choices)
+    state = game.new_initial_state(seed=seed)
+    for _ in range(cap):
+        on_state(state)
+        if state.is_terminal():
+            break
+        assert state.legal_actions(), "no deadlock"
+        if state.is_chance_node():
+            actions, weights = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, weights)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    on_state(state)
+    return state
+
+
 def write_spec(tmp_path: Path, text: str, name: str = "tiny", rulebook: str = TINY_RULEBOOK,
                checks: str | None = None) -> Path:
     folder = tmp_path / name

@@ -5,14 +5,13 @@ set-up, then name every decision; they follow the rulebook's own examples where 
 """
 from __future__ import annotations
 
-import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulekit
-from tests.helpers import act, chance, option_variants
+from tests.helpers import act, chance, option_variants, play_explicit
 
 GAME = "chucky"
 
@@ -75,19 +74,7 @@ def assert_invariants(state):
 @given(seed=st.integers(0, 2**31), choices=st.integers(0, 2**31))
 def test_random_play_keeps_the_invariants(players, options, seed, choices):
     game = rulekit.load(GAME, players=players, options=options)
-    rng = random.Random(choices)
-    state = game.new_initial_state(seed=seed)
-    for _ in range(3000):
-        assert_invariants(state)
-        if state.is_terminal():
-            break
-        assert state.legal_actions(), "no deadlock"
-        if state.is_chance_node():
-            actions, weights = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(actions, weights)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
-    assert_invariants(state)
+    play_explicit(game, seed, choices, 3000, assert_invariants)
 
 
 # ---- golden playthroughs -------------------------------------------------------------------

@@ -6,14 +6,13 @@ scene needs, so that nobody can answer an Attack! unless the scene says so.
 """
 from __future__ import annotations
 
-import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulekit
-from tests.helpers import option_variants
+from tests.helpers import option_variants, play_explicit
 
 GAME = "cranky"
 VARIANTS = option_variants(GAME)
@@ -117,20 +116,7 @@ def check_invariants(state):
 
 def play(players: int, options: dict, seed: int, choices: int, cap: int = 6000):
     game = rulekit.load(GAME, players=players, options=options)
-    rng = random.Random(choices)
-    state = game.new_initial_state(seed=seed)
-    for _ in range(cap):
-        check_invariants(state)
-        if state.is_terminal():
-            break
-        assert state.legal_actions(), "no deadlock"
-        if state.is_chance_node():
-            actions, weights = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(actions, weights)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
-    check_invariants(state)
-    return state
+    return play_explicit(game, seed, choices, cap, check_invariants)
 
 
 @pytest.mark.parametrize("players", [4, 5, 6, 7, 8])
