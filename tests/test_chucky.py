@@ -5,7 +5,6 @@ set-up, then name every decision; they follow the rulebook's own examples where 
 """
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

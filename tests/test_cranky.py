@@ -6,7 +6,6 @@ scene needs, so that nobody can answer an Attack! unless the scene says so.
 """
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
