@@ -27,6 +27,7 @@ before the next choice.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .. import model as m
@@ -380,6 +381,17 @@ class _Builder:
             return ("b", bool(e.value))
         return const(e.value)
 
+    @contextmanager
+    def _nested(self, limit: int, why: str):
+        """One level into a fact, a definition or a procedure; deeper than `limit` means recursion."""
+        self.depth += 1
+        try:
+            if self.depth > limit:
+                raise Unsupported(why)
+            yield
+        finally:
+            self.depth -= 1
+
     def e_Local(self, e, st, env):
         if e.slot not in env:
             raise Unsupported(f"local {e.name}{_where(e)}")
@@ -388,13 +400,8 @@ class _Builder:
     def e_FactRef(self, e, st, env):
         if e.fact not in self.fact_values:
             fact = next(f for f in self.g.facts if f.name == e.fact)
-            self.depth += 1
-            if self.depth > 50:
-                raise Unsupported(f"fact {e.fact} defined in terms of itself")
-            try:
+            with self._nested(50, f"fact {e.fact} defined in terms of itself"):
                 value = self.ev(fact.value, _Store([]), {})
-            finally:
-                self.depth -= 1
             if value[0] != "c":
                 raise Unsupported(f"fact {e.fact} is not a number known before play{_where(fact)}")
             self.fact_values[e.fact] = value[1]
@@ -508,14 +515,9 @@ class _Builder:
         d = self.defines.get(e.define)
         if d is None:
             raise Unsupported(f"definition {e.define}{_where(e)}")
-        self.depth += 1
-        if self.depth > 50:
-            raise Unsupported(f"recursive definition {e.define}{_where(e)}")
-        try:
+        with self._nested(50, f"recursive definition {e.define}{_where(e)}"):
             inner = {p.slot: self.ev(a, st, env) for p, a in zip(d.params, e.args)}
             return self.ev(d.body, st, inner)
-        finally:
-            self.depth -= 1
 
     # ---- finite domains: (value, present) pairs, `present` a condition (a card kind in the zone)
     def domain(self, it: m.Iter, st, env, distinct: bool = True) -> list[tuple]:
@@ -673,14 +675,9 @@ class _Builder:
         proc = self.procs.get(s.procedure)
         if proc is None:
             raise Unsupported(f"procedure {s.procedure}{_where(s)}")
-        self.depth += 1
-        if self.depth > 30:
-            raise Unsupported(f"recursive procedure {s.procedure}{_where(s)}")
-        try:
+        with self._nested(30, f"recursive procedure {s.procedure}{_where(s)}"):
             inner = {p.slot: self.ev(a, st, env) for p, a in zip(proc.params, s.args)}
             self.run(proc.body, st, inner)
-        finally:
-            self.depth -= 1
 
     def s_Win(self, s, st, env):
         winners = [self.at[("winner", p)] for p in range(self.n)]
