@@ -30,8 +30,8 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=200, help="random positions per table size (default: 200)")
     args = parser.parse_args()
     game = rulekit.load("chuche", players=6)
-    value = game._program.ns["A_wert"].__getitem__
-    deck = [k for k, n in enumerate(game._component_counts) for _ in range(n) if value(k) > 0]
+    value = game.program.ns["A_wert"].__getitem__
+    deck = [k for k, n in enumerate(game.component_count_list) for _ in range(n) if value(k) > 0]
     rng = random.Random(0)
     table = Table("table cards", "subsets (mean)", "captures (mean)", "pruned µs/decision", "filter µs/decision",
                   "filter / pruned", title="capture generation, one decision = three hand cards")

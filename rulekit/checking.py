@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from . import model as m
 from . import quotes as q
 from .engine import Game
-from .errors import RuleRuntimeError
+from .errors import RuleRuntimeError, SpecError, WitnessError
 from .findings import Finding, GameReport
 from .pipeline import Spec
 
@@ -59,16 +59,28 @@ def _loc(span) -> str | None:
     return str(span) if span is not None else None
 
 
+def setup_error(exc: RuleRuntimeError | SpecError) -> tuple[str, object]:
+    """What stops a configuration from being built, in one line, and where."""
+    if isinstance(exc, SpecError):
+        first = exc.diagnostics[0]
+        return f"{first.code} {first.message}", first.span
+    return str(exc), exc.span
+
+
+def _config(spec: Spec, players: int, options: dict):
+    """The core IR of one configuration, or None when it cannot be built (random play reports why)."""
+    try:
+        return spec.config(players, options)
+    except SpecError:
+        return None
+
+
 def _quote_texts(node) -> list[str]:
     return [x.text for x in getattr(node, "quotes", ())]
 
 
 def _desc(prop) -> str:
     return f": {prop.description}" if getattr(prop, "description", None) else ""
-
-
-class WitnessError(AssertionError):
-    """A witness that does not replay in the engine: a rulekit bug, never a spec problem."""
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None) -> GameReport:
@@ -86,7 +98,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     variants = _variants(game)
     explored_variants = variants if bounds.all_options else variants[:1]
     with clock("z3-abstraction"):
-        proofs = {_key(o): _abstraction(game, o, bounds) for o in variants}
+        proofs = {_key(o): _abstraction(spec, game, o, bounds) for o in variants}
     with clock("random-play"):
         tallies = _random_play(spec, game, variants, bounds, progress)
     with clock("explicit-state"):
@@ -215,11 +227,12 @@ def _consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBound
 
 def _claims_in_engine(spec: Spec, game: m.Game, report: GameReport, players: int, cross_check: bool) -> None:
     try:
-        loaded = Game(spec, players, game.default_options())
-    except RuleRuntimeError as exc:
+        loaded = spec.engine(players, game.default_options())
+    except (RuleRuntimeError, SpecError) as exc:
+        message, span = setup_error(exc)
         report.add(Finding(f"{game.name}/runtime/setup-{players}", game.name, "runtime", "error", "refuted",
-                           "static", f"with {players} players the set-up cannot be built: {exc}",
-                           location=_loc(exc.span)))
+                           "static", f"with {players} players the set-up cannot be built: {message}",
+                           location=_loc(span)))
         return
     for claim, holds in loaded.claims():
         if holds:
@@ -318,9 +331,10 @@ def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBou
     for options, players, games, budget in plan:
         tally = tallies[_key(options)]
         try:
-            loaded = Game(spec, players, options)
-        except RuleRuntimeError as exc:
-            tally.errors.setdefault(f"the set-up cannot be built with {players} players: {exc}", (None, [], exc.span))
+            loaded = spec.engine(players, options)
+        except (RuleRuntimeError, SpecError) as exc:
+            message, span = setup_error(exc)
+            tally.errors.setdefault(f"the set-up cannot be built with {players} players: {message}", (None, [], span))
             continue
         start = tally.steps
         for g in range(games):
@@ -337,7 +351,7 @@ def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBou
 def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: _Tally) -> None:
     rng = random.Random(seed)
     tally.played += 1
-    table = loaded._action_table
+    table = loaded.action_table
     invariants, targets = loaded.properties("invariant"), loaded.properties("reachable")
     state = loaded.new_initial_state(seed=seed, auto_chance=True)
     decisions = 0
@@ -395,8 +409,8 @@ def _explore(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> lis
         return out
     for players in counts:
         try:
-            loaded = Game(spec, players, options)
-        except RuleRuntimeError:
+            loaded = spec.engine(players, options)
+        except (RuleRuntimeError, SpecError):
             continue
         try:
             result = vector.explore(loaded, limits)
@@ -432,6 +446,7 @@ def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> li
     """BMC, k-induction and the parametric proof, for each player count, when the configuration lies in
     the symbolic fragment (`verify.fragment`); one `unknown` finding naming the construct otherwise."""
     from .verify import Unsupported, fragment, parametric, symbolic
+    from .verify.replay import action_ids
 
     suffix, changed = _suffix(options, game), _changed(options, game)
     counts = list(range(game.min_players, game.max_players + 1))
@@ -439,7 +454,10 @@ def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> li
     results = {}
     try:
         for players in counts:
-            system = fragment.build(game, players, options)
+            config = _config(spec, players, options)
+            if config is None:
+                continue
+            system = fragment.build(config)
             results[players] = (system, symbolic.verify(system, bounds.bmc_depth, bounds.max_k, timeout,
                                                          bounds.symbolic_time_limit))
     except Unsupported as exc:
@@ -449,19 +467,21 @@ def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> li
                         "z3-bmc", f"Z3 (BMC, k-induction) left out: the exact symbolic transition relation does not "
                         f"cover this game (unsupported: {exc}); its ends and deadlocks are judged by exploration and "
                         "random play, its invariants also by Z3 over the counts abstraction", options=changed),
-                *_segment_findings(game, options, bounds)]
+                *_segment_findings(spec, game, options, bounds)]
     except z3_errors() as exc:
         return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
                         "z3-bmc", f"Z3 failed on the symbolic transition relation ({exc})", options=changed)]
+    if not results:
+        return []
     where = _players(counts)
     found: list[Finding] = []
     loaded_cache: dict = {}
 
     def replay(players, path, holds, what):
         if players not in loaded_cache:
-            loaded_cache[players] = Game(spec, players, options)
+            loaded_cache[players] = spec.engine(players, options)
         loaded = loaded_cache[players]
-        ids = fragment.action_ids(results[players][0], loaded)
+        ids = action_ids(results[players][0], loaded)
         return replayed(loaded, [ids[c] for c in path], holds, what)
 
     depth = min(v.depth for _, v in results.values())
@@ -550,7 +570,7 @@ def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> li
     return found
 
 
-def _segment_findings(game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
+def _segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
     """Each invariant over the counts abstraction (`verify.segments`): proven by k-induction, bounded
     by BMC (in segments), or unknown with the reason; never refuted, as its traces are not the engine's."""
     import time
@@ -564,7 +584,10 @@ def _segment_findings(game: m.Game, options: dict, bounds: PlayBounds) -> list[F
     results: dict = {}
     try:
         for players in counts:
-            system = segments.build(game, players, options)
+            config = _config(spec, players, options)
+            if config is None:
+                continue
+            system = segments.build(config)
             # A fifth of the symbolic step's time per configuration: what the abstraction decides it
             # decides in a fraction of a second, and `rulekit check` must stay fast.
             deadline = time.perf_counter() + bounds.symbolic_time_limit / 5
@@ -623,11 +646,10 @@ def z3_errors() -> tuple:
 _ABSTRACTION_CACHE: dict = {}
 
 
-def _abstraction(game: m.Game, options: dict, bounds: PlayBounds) -> dict:
+def _abstraction(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> dict:
     """Z3 over the counts abstraction; the answer depends only on the options that the declarations,
     definitions and properties read, so variants that differ elsewhere share one computation."""
     from .verify import smt
-    from .verify.graphs import _children
 
     read = set()
     stack = [*game.facts, *game.components, *game.tokens, *game.vars, *game.defines, *game.properties]
@@ -635,13 +657,15 @@ def _abstraction(game: m.Game, options: dict, bounds: PlayBounds) -> dict:
         node = stack.pop()
         if isinstance(node, m.OptionIs):
             read.add(node.ambiguity)
-        stack.extend(_children(node))
+        stack.extend(m.children(node))
     key = (id(game), bounds.solver_timeout, tuple(sorted((k, v) for k, v in options.items() if k in read)))
     cached = _ABSTRACTION_CACHE.get(key)
     if cached is None or cached[0] is not game:
         if len(_ABSTRACTION_CACHE) > 256:
             _ABSTRACTION_CACHE.clear()
-        cached = _ABSTRACTION_CACHE[key] = (game, smt.abstraction_proofs(game, options, int(bounds.solver_timeout * 1000)))
+        configs = [_config(spec, players, options) for players in range(game.min_players, game.max_players + 1)]
+        proofs = {} if None in configs else smt.abstraction_proofs(configs, int(bounds.solver_timeout * 1000))
+        cached = _ABSTRACTION_CACHE[key] = (game, proofs)
     return cached[1]
 
 
@@ -843,9 +867,7 @@ def _explored_text(explored: list) -> str:
 
 
 def _chooses(game: m.Game) -> dict:
-    from .engine.codegen import walk_stmts
-
-    return {c.point: c for p in (game.flow, *game.procedures) for c in walk_stmts(p.body) if isinstance(c, m.Choose)}
+    return {c.point: c for p in (game.flow, *game.procedures) for c in m.walk(p.body) if isinstance(c, m.Choose)}
 
 
 def _variant_analysis(game: m.Game, variants: list[dict], verdicts: dict, report: GameReport) -> None:

@@ -1,8 +1,12 @@
 """One error hierarchy for every stage, with stable codes.
 
 User errors (a broken spec, an illegal action, a bad state file) derive from
-:class:`RulekitError` and render like a compiler's diagnostics. Anything else
-escaping rulekit is an internal bug.
+:class:`RulekitError` and render like a compiler's diagnostics. A construct that a
+backend does not cover is :class:`Unsupported`, which its caller turns into an
+honest `unknown`. A rulekit bug is an :class:`InternalError` (or any other
+exception): it is never shown as `unknown`.
+
+Every error pickles, so parallel `rulekit check` passes real errors between processes.
 """
 from __future__ import annotations
 
@@ -27,6 +31,40 @@ class RulekitError(Exception):
     """Base of every error that rulekit reports to its users."""
 
     code = "E000"
+
+    def __reduce__(self):
+        # Subclasses take other constructor arguments than their message; rebuild from the state.
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls, args, state):
+    error = Exception.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
+class InternalError(Exception):
+    """A rulekit bug: the two semantics disagree, or a backend met a model it should know.
+
+    Never reported as a verdict; it fails the tests and reaches the user as a bug to report.
+    """
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+class WitnessError(InternalError):
+    """A witness found by one backend that the engine does not replay (the semantics disagree)."""
+
+
+class Unsupported(RulekitError):
+    """A construct that a backend does not cover, named with where it is; the caller says `unknown`.
+
+    Raised only explicitly, for a construct; anything else escaping a backend is a bug.
+    """
+
+    code = "E600"
 
 
 @dataclass

@@ -188,7 +188,8 @@ class Binder:
 
 @dataclass(frozen=True, slots=True)
 class Quant(Expr):
-    """count (copies of matching cards, or matching elements), exists, the, forall, sum."""
+    """count (copies of matching cards, or matching elements), exists, the, forall, sum, and the
+    aggregates max, min (a value) and argmax, argmin (an element, the first of equals)."""
 
     kind: str
     binder: Binder

@@ -30,8 +30,9 @@ registers a spec of your own. Everything here is derived from the game's model:
   perfect recall), and a fixed-size float32 tensor, see `ObservationEncoder`.
 * serialization: the state is its action history; OpenSpiel's serialize/deserialize replays it.
 
-The observation tensor (`ObservationEncoder`) needs only numpy: the PettingZoo adapter
-uses it too, so this module imports without `pyspiel` (only `load_game` and friends need it).
+The observation tensor (`rulekit.engine.observation.ObservationEncoder`) needs only numpy: the
+PettingZoo adapter uses it too, so this module imports without `pyspiel` (only `load_game` and
+friends need it).
 """
 from __future__ import annotations
 
@@ -44,8 +45,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError('rulekit.openspiel needs numpy and open_spiel: pip install "rulekit[openspiel]"') from exc
 
 from . import model as m
-from .engine.codegen import walk_stmts
-from .engine.stepwise import Stepwise
+from .engine.observation import ObservationEncoder, encoder_for
 from .errors import RulekitError
 from .pipeline import Spec
 from .resources import bundled_games
@@ -61,211 +61,12 @@ CHANCE_NODES_SET_UP = 100       # plus room for the set-up (shuffles and deals b
 _RESERVED = ("players", "max_game_length", "max_chance_nodes")
 
 
-# ---- the observation tensor -------------------------------------------------------------
-
-class ObservationEncoder:
-    """A fixed-size float32 encoding of what one player sees, derived from the game's model.
-
-    Pieces, in order (Z zone instances, e.g. hand[0]..hand[n-1] and deck; K component kinds;
-    S the stack zones among the Z; V the variable and token slots):
-
-    ==========  ======  =================================================================
-    observer    (n,)    one-hot: the observing seat
-    turn        (n,)    one-hot: whose turn it is
-    to_move     (n,)    one-hot: who must decide now (all 0 at chance and terminal nodes)
-    status      (2,)    [chance node, game over]
-    zones       (Z, K)  per zone, copies of each kind the observer can see (0 if hidden)
-    sizes       (Z,)    per zone, how many cards it holds (always public)
-    top         (S, K)  per stack zone, one-hot of its top card when the observer sees it
-                        (all 0 while the top is still undetermined after a shuffle)
-    revealed    (Z, K)  cards of each zone revealed to the observer during this turn
-    vars        (V,)    every variable and token count the observer can see, raw values
-                        (0 for a variable declared `owner` or `hidden` that is not theirs)
-    choosing    (1+P*K) only for games whose decisions pick sets of cards, taken step by step
-                        (rulekit.engine.stepwise; P is the most set parameters of one action):
-                        the head step taken plus 1 (0 when none), then per set parameter the
-                        copies of each kind chosen so far; shown to the deciding player only
-    ==========  ======  =================================================================
-
-    `mode` picks whose secrets are shown: "player" (exactly the engine's
-    `observation(player)`: public zones, the player's own owner-only zones, reveals to them),
-    "public" (public zones and reveals to everyone only) or "all" (the whole truth).
-    """
-
-    def __init__(self, game):
-        self.game = game
-        self.n = n = game.num_players()
-        self.kinds = list(game.component_counts)
-        self.kind_index = {name: i for i, name in enumerate(self.kinds)}
-        self.total = max(sum(game.component_counts.values()), 1)
-        instances = game.zone_instances()
-        base = {}
-        for i, (_, decl, _) in enumerate(instances):
-            base.setdefault(decl.name, i)
-        self.zones = [(decl, i - base[decl.name] if decl.indexed else None) for i, (_, decl, _) in enumerate(instances)]
-        first = game.new_initial_state().observation(0)
-        self.zone_names = list(first["zones"])
-        self.var_names = list(first["vars"])
-        if len(self.zone_names) != len(self.zones):
-            raise RulekitError(f"{game.name}: the engine shows {len(self.zone_names)} zones, the model declares "
-                               f"{len(self.zones)}")
-        self.stacks = [i for i, (z, _) in enumerate(self.zones) if z.shape == "stack"]
-        self.stepwise = Stepwise(game) if Stepwise.needed(game) else None
-        K, Z, S, V = len(self.kinds), len(self.zones), len(self.stacks), len(self.var_names)
-        P = self.stepwise.set_parameters if self.stepwise else 0
-        shapes = [("observer", (n,)), ("turn", (n,)), ("to_move", (n,)), ("status", (2,)),
-                  ("zones", (Z, K)), ("sizes", (Z,)), ("top", (S, K)), ("revealed", (Z, K)), ("vars", (V,)),
-                  ("choosing", (1 + P * K,) if P else (0,))]
-        self.pieces = [(name, shape) for name, shape in shapes if int(np.prod(shape)) > 0]
-        self.size = sum(int(np.prod(shape)) for _, shape in self.pieces)
-
-    def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
-        """Named, reshaped views (no copies) of a flat tensor of this encoding."""
-        out, at = {}, 0
-        for name, shape in self.pieces:
-            size = int(np.prod(shape))
-            out[name] = flat[at:at + size].reshape(shape)
-            at += size
-        return out
-
-    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Lowest and highest value of each entry (variables are unbounded)."""
-        low = np.zeros(self.size, np.float32)
-        high = np.full(self.size, float(self.total), np.float32)
-        lv, hv = self.views(low), self.views(high)
-        for name in ("observer", "turn", "to_move", "status", "top"):
-            if name in hv:
-                hv[name][...] = 1
-        if "vars" in lv:
-            lv["vars"][...] = -np.inf
-            hv["vars"][...] = np.inf
-        if "choosing" in hv:
-            hv["choosing"][0] = float(self.stepwise.heads.size)
-        return low, high
-
-    def _contents(self, state, player: int, mode: str, obs: dict) -> list:
-        """Per zone: the list of card names the observer sees, or just the count."""
-        contents = list(obs["zones"].values())
-        if mode == "public":
-            return [len(c) if isinstance(c, list) and z.visibility != "public" else c
-                    for c, (z, _) in zip(contents, self.zones)]
-        if mode == "all":
-            return [state.zone(z.name, p) for z, p in self.zones]
-        return contents
-
-    def _reveals(self, state, player: int, mode: str) -> list:
-        out = []
-        for entry in state.log[state.turn_start:]:
-            if entry[0] == "reveal":
-                _, zone, cards, to = entry
-                if mode == "all" or to == -1 or (mode == "player" and to == player):
-                    out.append((zone, cards))
-        return out
-
-    def encode(self, state, player: int, mode: str = "player", over: bool | None = None,
-               out: np.ndarray | None = None, partial: list[int] | None = None) -> np.ndarray:
-        """The tensor of `state` (a rulekit State) seen by `player`; `over` overrides game over
-        (for a game cut by a cap); `out` is filled in place when given; `partial`: the steps of a
-        set choice taken so far (games with set choices only)."""
-        if not 0 <= player < self.n:
-            raise ValueError(f"player {player} is not a seat of this {self.n}-player game")
-        if out is None:
-            out = np.zeros(self.size, np.float32)
-        else:
-            out.fill(0)
-        d = self.views(out)
-        obs = state.observation(player)
-        over = state.is_terminal() if over is None else over
-        d["observer"][player] = 1
-        if 0 <= obs["turn"] < self.n:
-            d["turn"][obs["turn"]] = 1
-        if not over and 0 <= obs["to_move"] < self.n:
-            d["to_move"][obs["to_move"]] = 1
-        d["status"][0] = float(not over and state.is_chance_node())
-        d["status"][1] = float(over)
-        index = self.kind_index
-        contents = self._contents(state, player, mode, obs)
-        zones, sizes = d.get("zones"), d.get("sizes")
-        for i, c in enumerate(contents):
-            if isinstance(c, list):
-                if zones is not None:
-                    row = zones[i]
-                    for name in c:
-                        row[index[name]] += 1
-                sizes[i] = len(c)
-            else:
-                sizes[i] = c
-        lo, hi = state.lo, state.hi
-        for j, i in enumerate(self.stacks):
-            c = contents[i]
-            # a shuffled stack keeps an undetermined block [lo, hi): its top is not known yet
-            if isinstance(c, list) and c and not (hi[i] > lo[i] and hi[i] == len(c)):
-                d["top"][j, index[c[-1]]] = 1
-        if "revealed" in d:
-            for zone, cards in self._reveals(state, player, mode):
-                for k in cards:
-                    d["revealed"][zone, k] += 1
-        if "vars" in d:
-            d["vars"][:] = self._vars(state, player, mode, obs)
-        if partial and "choosing" in d and (mode == "all" or obs["to_move"] == player):
-            choosing = d["choosing"]
-            choosing[0] = partial[0] + 1
-            K = len(self.kinds)
-            for i, kinds in enumerate(self.stepwise.chosen(partial)):
-                for k in kinds:
-                    choosing[1 + i * K + k] += 1
-        return out
-
-    def _vars(self, state, player: int, mode: str, obs: dict) -> list:
-        if mode == "all":
-            return list(state.v)
-        if mode == "public":
-            return [v if self.game.variable_public(i) else 0 for i, v in enumerate(state.v)]
-        return [0 if v is None else v for v in obs["vars"].values()]
-
-    def choosing_text(self, state, partial: list[int] | None) -> str:
-        """The set choice in progress, for the deciding player's observation string."""
-        if not partial or self.stepwise is None:
-            return ""
-        head = self.stepwise.describe(state, [], partial[0]).split(" ", 1)[0]
-        sets = ["{" + ", ".join(self.kinds[k] for k in kinds) + "}" for kinds in self.stepwise.chosen(partial)]
-        return f"\n  choosing: {head}, cards so far: {' then '.join(sets)}"
-
-    def text(self, state, player: int, mode: str = "player") -> str:
-        """A readable observation; for "player" mode, the engine's own `observation_string`."""
-        if mode == "player":
-            return state.observation_string(player)
-        obs = state.observation(player)
-        game = self.game
-        lines = [f"{'full' if mode == 'all' else 'public'} view for {game.player_name(player)}; "
-                 f"turn of {game.player_name(obs['turn'])}"]
-        for name, c in zip(self.zone_names, self._contents(state, player, mode, obs)):
-            shown = (", ".join(c) or "-") if isinstance(c, list) else f"{c} hidden card(s)"
-            lines.append(f"  {name}: {shown}")
-        shown = self._vars(state, player, mode, obs) if mode == "all" else obs["vars"].values()
-        lines.append("  " + ", ".join(f"{k}={'?' if v is None or (mode == 'public' and not self.game.variable_public(i)) else v}"
-                                      for i, (k, v) in enumerate(zip(obs["vars"], shown))))
-        for zone, cards in self._reveals(state, player, mode):
-            lines.append(f"  > {self.zone_names[zone]} revealed: " + (", ".join(self.kinds[k] for k in cards) or "-"))
-        return "\n".join(lines)
-
-
-_encoders: dict[tuple, ObservationEncoder] = {}
-
-
-def encoder_for(game) -> ObservationEncoder:
-    """The (cached) observation encoder of a loaded rulekit game."""
-    if game.key not in _encoders:
-        _encoders[game.key] = ObservationEncoder(game)
-    return _encoders[game.key]
-
-
 # ---- what the model says about the game ----------------------------------------------------
 
 def has_chance(model: m.Game) -> bool:
     """Does the spec ever shuffle or draw at random?"""
     return any(isinstance(st, (m.Random, m.Shuffle))
-               for proc in (model.flow, *model.procedures) for st in walk_stmts(proc.body))
+               for proc in (model.flow, *model.procedures) for st in m.walk(proc.body))
 
 
 def has_hidden_information(model: m.Game) -> bool:
@@ -417,15 +218,15 @@ class RulekitGame(_GameBase):
             utility_sum=None if general or len(sums) != 1 else sums.copy().pop(),
             max_game_length=max_len)
         super().__init__(self._type, info, params)
-        self._cfg = cfg
+        self.rulekit_config = cfg
 
     @property
     def rulekit_game(self):
         """The underlying rulekit Game."""
-        return self._cfg.game
+        return self.rulekit_config.game
 
     def max_chance_nodes_in_history(self) -> int:
-        return self._cfg.max_chance
+        return self.rulekit_config.max_chance
 
     def new_initial_state(self, *args):
         if args:
@@ -433,7 +234,7 @@ class RulekitGame(_GameBase):
         return RulekitState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        return RulekitObserver(self._cfg, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+        return RulekitObserver(self.rulekit_config, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
 class RulekitState(_StateBase):
@@ -441,28 +242,28 @@ class RulekitState(_StateBase):
 
     def __init__(self, game: RulekitGame):
         super().__init__(game)
-        self._play = _Play(game._cfg)
+        self.rulekit_play = _Play(game.rulekit_config)
 
     @property
     def rulekit_state(self):
-        return self._play.state
+        return self.rulekit_play.state
 
     @property
     def cut(self) -> bool:
         """True when a cap (or a rules deadlock) ended the game, not its rules."""
-        return self._play.cut
+        return self.rulekit_play.cut
 
     def current_player(self) -> int:
-        play = self._play
+        play = self.rulekit_play
         return int(pyspiel.PlayerId.TERMINAL) if play.over else play.state.current_player()
 
     def _legal_actions(self, player: int) -> list[int]:
-        play = self._play
+        play = self.rulekit_play
         return play.legal_actions() if player == play.state.current_player() else []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        outcomes = self._play.state.chance_outcomes()
-        limit = self._play.cfg.max_outcomes
+        outcomes = self.rulekit_play.state.chance_outcomes()
+        limit = self.rulekit_play.cfg.max_outcomes
         bad = [a for a, _ in outcomes if not 0 <= a < limit]
         if bad:
             raise RulekitError(f"chance outcome(s) {bad} fall outside 0..{limit - 1} (max_chance_outcomes): "
@@ -471,27 +272,27 @@ class RulekitState(_StateBase):
         return outcomes
 
     def _apply_action(self, action: int) -> None:
-        self._play.apply(int(action))
+        self.rulekit_play.apply(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        state = self._play.state
+        state = self.rulekit_play.state
         if player == int(pyspiel.PlayerId.CHANCE):
             return state.action_to_string(action) if state.is_chance_node() else f"chance: outcome {action}"
-        if self._play.cfg.stepwise:
-            return self._play.cfg.stepwise.describe(state, self._play.partial, action)
+        if self.rulekit_play.cfg.stepwise:
+            return self.rulekit_play.cfg.stepwise.describe(state, self.rulekit_play.partial, action)
         return state.game.describe_action(action)
 
     def is_terminal(self) -> bool:
-        return self._play.over
+        return self.rulekit_play.over
 
     def returns(self) -> list[float]:
-        play = self._play
+        play = self.rulekit_play
         if play.cut:
             return [play.cfg.lose] * play.cfg.players
         return play.state.returns()
 
     def __str__(self) -> str:
-        play = self._play
+        play = self.rulekit_play
         text = str(play.state)
         if play.cut:
             why = ("a rules deadlock: nobody can move" if play.state.is_stuck()
@@ -525,7 +326,7 @@ class RulekitObserver:
         self.perfect_recall = iig_obs_type.perfect_recall
         if self.perfect_recall and self.mode != "player":
             raise ValueError("perfect-recall observations are supported for a single player only")
-        self._cfg = cfg
+        self.rulekit_config = cfg
         self._encoder = cfg.encoder
         if self.perfect_recall:
             self.tensor = None
@@ -536,12 +337,12 @@ class RulekitObserver:
 
     def set_from(self, state: RulekitState, player: int) -> None:
         if self.tensor is not None:
-            play = state._play
+            play = state.rulekit_play
             self._encoder.encode(play.state, player, self.mode, over=play.over, out=self.tensor,
                                  partial=play.partial)
 
     def string_from(self, state: RulekitState, player: int) -> str:
-        play = state._play
+        play = state.rulekit_play
         if not 0 <= player < play.cfg.players:
             raise ValueError(f"player {player} is not a seat of this {play.cfg.players}-player game")
         if self.perfect_recall:

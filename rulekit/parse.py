@@ -553,6 +553,9 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def sum_q(self, meta, c):
         return self._node("sum", meta, var=c[0], iter=c[1], body=c[2])
 
+    def aggregate(self, meta, c):
+        return self._node("aggregate", meta, name=c[0], binder=c[1], body=c[2])
+
 
 # Friendly messages for common mistakes, matched against Lark's parser state.
 SYNTAX_EXAMPLES: dict[str, tuple[str, list[str]]] = {

@@ -13,7 +13,7 @@
   seed (the engine's `auto_chance` mode), so agents only ever see their own decisions; the
   same seed and the same actions give the same game. `reset()` without a seed draws one.
 * Observations are dicts: "observation", the fixed-size float32 tensor of
-  `rulekit.openspiel.ObservationEncoder` (what that player may see, nothing more), and
+  `rulekit.engine.observation.ObservationEncoder` (what that player may see, nothing more), and
   "action_mask", int8 over the game's `num_distinct_actions` (all 0 for an agent that is
   not to move). `infos[agent]` is `{}`.
 * Rewards come only at the end: the spec's win/lose payoff per player. A rules deadlock
@@ -36,7 +36,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError('rulekit.pettingzoo needs pettingzoo, gymnasium and numpy: '
                       'pip install "rulekit[pettingzoo]"') from exc
 
-from .openspiel import DEFAULT_MAX_GAME_LENGTH, encoder_for
+from .engine.observation import encoder_for
+from .openspiel import DEFAULT_MAX_GAME_LENGTH
 
 
 def env(game_name: str, players: int | None = None, options: dict[str, str] | None = None,

@@ -1,16 +1,22 @@
 """The compiler pipeline: each stage's result computed once, on demand.
 
-    text --parse--> syntax tree --resolve--> model
+    text --parse--> syntax tree --resolve--> model --lower(players, options)--> core IR --> engine
+
+The model is the whole game under every option; each configuration (a player count and one option
+per ambiguity) is lowered once and cached here, and so is the engine compiled from it: `rulekit.load`,
+`rulekit check`, the docs and the adapters all get configurations and engines from this one cache.
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 from functools import cached_property
 from pathlib import Path
 
 from . import model as m
 from . import resources
-from .errors import GameNotFoundError, SpecError
+from .errors import GameNotFoundError, OptionError, SpecError
+from .lower import Config, instantiate
 from .parse import parse
 from .resolve import resolve
 from .syntax import Node
@@ -95,6 +101,61 @@ class Spec:
     def compile(self) -> m.Game:
         """The model, or SpecError with every diagnostic found."""
         return self.model
+
+    # ---- configurations
+    def options_for(self, options: dict[str, str] | None = None) -> dict[str, str]:
+        """Every ambiguity's option: the defaults, with `options` picked instead; OptionError for a name
+        or option that does not exist."""
+        model = self.model
+        chosen = model.default_options()
+        for name, value in (options or {}).items():
+            if name not in chosen:
+                close = difflib.get_close_matches(name, list(chosen), n=1)
+                raise OptionError(f"{model.name} has no ambiguity {name!r}"
+                                  + (f"; did you mean {close[0]!r}?" if close
+                                     else f"; it has: {', '.join(chosen) or 'none'}"))
+            allowed = model.ambiguity(name).option_names()
+            if value not in allowed:
+                raise OptionError(f"ambiguity {name!r} has no option {value!r}; its options are: {', '.join(allowed)}")
+            chosen[name] = value
+        return chosen
+
+    def players_for(self, players: int | None) -> int:
+        """`players`, checked against the rulebook's range; the fewest allowed when None."""
+        model = self.model
+        if players is None:
+            return model.min_players
+        if isinstance(players, bool) or not isinstance(players, int) or not model.min_players <= players <= model.max_players:
+            raise OptionError(f"{model.name} is for {model.min_players} to {model.max_players} players, not {players!r}")
+        return players
+
+    def config(self, players: int | None = None, options: dict[str, str] | None = None) -> Config:
+        """The core IR of one configuration, lowered once (SpecError if it does not lower)."""
+        players, chosen = self.players_for(players), self.options_for(options)
+        key = (players, tuple(sorted(chosen.items())))
+        if key not in self._configs:
+            texts = {self.display_path: self.text}
+            if self.checks_path is not None:
+                texts[_display(self.checks_path)] = self.checks_text
+            self._configs[key] = instantiate(self.model, players, chosen, texts)
+        return self._configs[key]
+
+    def engine(self, players: int | None = None, options: dict[str, str] | None = None):
+        """The engine of one configuration (a `rulekit.Game`), compiled once from its core IR."""
+        config = self.config(players, options)
+        if config.key not in self._engines:
+            from .engine import Game  # the engine is a backend of the pipeline, loaded when asked for
+
+            self._engines[config.key] = Game(config, self.digest)
+        return self._engines[config.key]
+
+    @cached_property
+    def _configs(self) -> dict[tuple, Config]:
+        return {}
+
+    @cached_property
+    def _engines(self) -> dict[tuple, object]:
+        return {}
 
 
 _SPECS: dict[tuple, Spec] = {}

@@ -795,6 +795,29 @@ class Resolver:
     def e_sum(self, n, span, static):
         return self.e_forall(n, span, static, "sum", m.INT)
 
+    def e_aggregate(self, n, span, static):
+        """`max(x in I where C: E)` and the other aggregates of `AGGREGATES`."""
+        kind = n.name.text
+        if kind not in AGGREGATES:
+            close = difflib.get_close_matches(kind, list(AGGREGATES), n=1)
+            self.error("E201", f"there is no aggregate '{kind}'; the aggregates are: {', '.join(AGGREGATES)}",
+                       n.name.span, f"did you mean '{close[0]}'?" if close else
+                       "count, exists, the, forall and sum are quantifiers of their own")
+            return _error(span)
+        if self._stateful(span, static, kind):
+            return _error(span)
+        self.fn.push()
+        binder = self.binder(n.binder)
+        body = self.expect(self.expr(n.body), m.INT, n.body.span, f"the value of '{kind}'")
+        self.fn.pop()
+        return m.Quant(kind, binder, body, m.INT if kind in ("max", "min") else binder.iter.element, span)
+
+
+# The binder-form aggregates, `NAME(x in I where C: E)`: the largest or smallest value of E over the x
+# of I that meet C, or the x that has it (ties go to the first x in the order of I).
+AGGREGATES = {"max": "the largest value", "min": "the smallest value",
+              "argmax": "the element with the largest value", "argmin": "the element with the smallest value"}
+
 
 def _article(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"

@@ -89,3 +89,10 @@ def act(state, text: str) -> None:
     names = {state.action_to_string(a): a for a in state.legal_actions()}
     assert text in names, (text, sorted(names))
     state.apply_action(names[text])
+
+
+def configure(model, players: int, options: dict[str, str] | None = None):
+    """The core IR of a model for one configuration, the unchosen ambiguities at their defaults."""
+    from rulekit.lower import instantiate
+
+    return instantiate(model, players, {**model.default_options(), **(options or {})})

@@ -118,7 +118,7 @@ def test_many_random_matches_end_with_a_winner(players):
 def test_capture_moves_are_exactly_the_brute_force_combinations():
     """In random positions, the engine's capture moves are the combinations a brute force finds."""
     game = rulekit.load(GAME, players=3)
-    value = {name: (int(name.rsplit("_", 1)[1]) if name[-1].isdigit() else 0) for name in game._kind_names}
+    value = {name: (int(name.rsplit("_", 1)[1]) if name[-1].isdigit() else 0) for name in game.kind_names}
     checked = 0
     for seed in range(8):
         rng = random.Random(seed)
@@ -134,7 +134,7 @@ def test_capture_moves_are_exactly_the_brute_force_combinations():
                 for h in set(state.zone("hand", p)):
                     for bag in brute_force(table, value.__getitem__, target - value[h]):
                         if bag:
-                            shown = ", ".join(sorted(bag, key=game._kind_names.index))
+                            shown = ", ".join(sorted(bag, key=game.kind_names.index))
                             expected.add(f"kombinieren(h={h}, r={{}}, s={{{shown}}})")
                 assert {a for a in actions if a.startswith("kombinieren(")} == expected
                 checked += 1

@@ -20,7 +20,6 @@ import pytest
 
 import rulekit
 from rulekit import SpecError
-from rulekit.engine import Game
 from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
 
@@ -160,7 +159,7 @@ def _random_game(spec: Spec, model, seed: int = 0, max_steps: int = 300) -> None
     """Load a complete spec in the engine and play one seeded random game (bounded)."""
     import random
 
-    game = Game(spec, model.min_players, model.default_options())
+    game = spec.engine(model.min_players)
     state = game.new_initial_state(seed=seed, auto_chance=True)
     rng = random.Random(seed)
     for _ in range(max_steps):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import rulekit
-from rulekit import openspiel
+from rulekit.engine.observation import ObservationEncoder
 from tests.helpers import compile_text, load_text
 
 HEADER = '''
@@ -77,7 +77,7 @@ def test_secret_variables_stay_out_of_the_openspiel_tensor(tmp_path):
     game = load_text(tmp_path, VOTE, players=3)
     state = game.new_initial_state()
     play(state, "vote(s=no)")
-    encoder = openspiel.ObservationEncoder(game)
+    encoder = ObservationEncoder(game)
     mine = encoder.views(encoder.encode(state, 0))["vars"]
     theirs = encoder.views(encoder.encode(state, 1))["vars"]
     public = encoder.views(encoder.encode(state, 1, mode="public"))["vars"]

@@ -93,11 +93,11 @@ def test_openspiel_takes_a_capture_step_by_step_and_serializes_mid_choice():
             actions, probs = zip(*state.chance_outcomes())
             state.apply_action(rng.choices(actions, probs)[0])
             continue
-        play = state._play
+        play = state.rulekit_play
         if play.partial:
             mid_choice += 1
             again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
-            assert again._play.partial == play.partial and str(again) == str(state)
+            assert again.rulekit_play.partial == play.partial and str(again) == str(state)
             assert again.legal_actions() == state.legal_actions()
             assert "choosing:" in state.observation_string(state.current_player())
         state.apply_action(rng.choice(state.legal_actions()))

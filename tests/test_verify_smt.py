@@ -10,6 +10,7 @@ from rulekit import load
 from rulekit import model as m
 from rulekit.pipeline import Spec
 from rulekit.verify import smt
+from tests.helpers import configure
 from tests.helpers import compile_text
 
 TOKENS = "benchmarks/tokens/tokens.rules"
@@ -75,10 +76,14 @@ def test_claims_over_a_board_are_decided_position_by_position():
     assert bad.result == "unsat" and {t.label for t in bad.core} == {"fact edge_pairs", "claim pairs"}
 
 
+def every_count(model, options=None):
+    return [configure(model, p, options) for p in range(model.min_players, model.max_players + 1)]
+
+
 def test_abstraction_finds_the_dead_objective_only_under_same_type():
     g = chocobo()
-    default = smt.abstraction_proofs(g, g.default_options())
-    strict = smt.abstraction_proofs(g, {**g.default_options(), "six_of_any_type": "same_type"})
+    default = smt.abstraction_proofs(every_count(g))
+    strict = smt.abstraction_proofs(every_count(g, {"six_of_any_type": "same_type"}))
     assert "six_crystals" not in default
     assert strict["six_crystals"][0] == "dead"
     assert default["tokens_conserved"][0] == "proven"
@@ -87,7 +92,7 @@ def test_abstraction_finds_the_dead_objective_only_under_same_type():
 
 def test_token_model_invariants_follow_from_conservation():
     g = Spec.find(TOKENS).model
-    proofs = smt.abstraction_proofs(g, g.default_options())
+    proofs = smt.abstraction_proofs(every_count(g))
     assert proofs["within_cap"][0] == "proven" and proofs["conserved"][0] == "proven"
 
 
@@ -96,7 +101,7 @@ def test_engine_states_satisfy_the_abstraction():
     g = chocobo()
     for players in (3, 5):
         game = load("chocobo", players=players)
-        enc = smt.StateEncoder(g, players, game.options)
+        enc = smt.StateEncoder(game.config)
         base = [f for t, f in enc.assertions() if t.what != "claim"] + enc.constraints()
         rng = random.Random(players)
         solver = z3.Solver()

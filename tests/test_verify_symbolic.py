@@ -15,7 +15,8 @@ from rulekit import model as m
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
-from rulekit.verify import Unsupported, fragment, parametric, segments, symbolic, vector
+from tests.helpers import configure
+from rulekit.verify import Unsupported, fragment, parametric, replay, segments, symbolic, terms, vector
 from rulekit.verify.explore import Limits, explore
 from tests.helpers import write_spec
 
@@ -111,27 +112,27 @@ def _z3_step_holds(system, before, after, command) -> bool:
 def test_engine_traces_satisfy_the_symbolic_relation_step_by_step(market):
     for spec, players in _configurations(market):
         loaded = load(spec.path, players=players)
-        raw = fragment.build(spec.model, players, loaded.options)
-        for system in (raw, fragment.within_bounds(raw)):
-            ids = fragment.action_ids(system, loaded)
+        raw = fragment.build(configure(spec.model, players, loaded.options))
+        for system in (raw, terms.within_bounds(raw)):
+            ids = replay.action_ids(system, loaded)
             command_of = {a: c for c, a in enumerate(ids)}
             checked = 0
             for seed in range(4):
                 rng = random.Random(seed)
                 state = loaded.new_initial_state(seed=seed)
-                assert fragment.abstract(system, loaded, state) == system.init
+                assert replay.abstract(system, loaded, state) == system.init
                 for _ in range(40):
-                    values = fragment.abstract(system, loaded, state)
-                    enabled = {ids[c] for c in range(len(system.commands)) if fragment.step(system, values, c)[0]}
+                    values = replay.abstract(system, loaded, state)
+                    enabled = {ids[c] for c in range(len(system.commands)) if replay.step(system, values, c)[0]}
                     assert enabled == set(state.legal_actions()), (spec.path, players, values)
                     for prop, test in loaded.properties("invariant") + loaded.properties("reachable"):
                         expr = system.invariants.get(prop.name, system.targets.get(prop.name))
-                        assert fragment.holds(system, expr, values) == test(state), prop.name
+                        assert replay.holds(system, expr, values) == test(state), prop.name
                     if state.is_terminal() or not state.legal_actions():
                         break
                     action = rng.choice(state.legal_actions())
                     c = command_of[action]
-                    ok, refused, after = fragment.step(system, values, c)
+                    ok, refused, after = replay.step(system, values, c)
                     assert ok
                     try:
                         state.apply_action(action)
@@ -139,7 +140,7 @@ def test_engine_traces_satisfy_the_symbolic_relation_step_by_step(market):
                         assert refused, "the engine refused an action the symbolic relation allows"
                         continue
                     assert not refused, "the symbolic relation refuses an action the engine carries out"
-                    assert after == fragment.abstract(system, loaded, state)
+                    assert after == replay.abstract(system, loaded, state)
                     if checked < 12:  # Z3 is slower: a sample of steps per configuration
                         assert _z3_step_holds(system, values, after, c)
                         wrong = list(after)
@@ -150,18 +151,18 @@ def test_engine_traces_satisfy_the_symbolic_relation_step_by_step(market):
 
 
 def test_market_lies_in_the_fragment_and_its_refused_trades_match_the_engine(market):
-    system = fragment.build(market.model, 2, {})
+    system = fragment.build(configure(market.model, 2, {}))
     kinds = {s.key[0] for s in system.slots}
     assert {"var", "supply", "held", "zone", "over", "winner"} <= kinds
-    assert any(c.error != fragment.FALSE for c in system.commands)  # a score past 3 is refused
+    assert any(c.error != terms.FALSE for c in system.commands)  # a score past 3 is refused
 
 
 def test_bmc_witnesses_replay_in_the_engine(market):
     loaded = load(market.path, players=2)
-    system = fragment.build(market.model, 2, {})
+    system = fragment.build(configure(market.model, 2, {}))
     verdicts = symbolic.verify(system, depth=8, budget=60)
     answers = verdicts.answers
-    ids = fragment.action_ids(system, loaded)
+    ids = replay.action_ids(system, loaded)
     broken = answers[("invariant", "low_score")]
     assert broken.status == "refuted" and broken.depth == 3  # three gems to one player
     state = loaded.replay([ids[c] for c in broken.path])
@@ -179,10 +180,10 @@ def test_bmc_witnesses_replay_in_the_engine(market):
 def test_deadlock_found_by_bmc_replays_and_induction_proves_the_counter_bounds(tmp_path):
     spec = Spec.find(str(write_spec(tmp_path, STUCK, name="stuck")))
     loaded = load(spec.path, players=1)
-    system = fragment.build(spec.model, 1, {})
+    system = fragment.build(configure(spec.model, 1, {}))
     stuck = symbolic.bmc(system, 5)[("deadlock",)]
     assert stuck.status == "found" and stuck.depth == 2
-    assert loaded.replay([fragment.action_ids(system, loaded)[c] for c in stuck.path]).is_stuck()
+    assert loaded.replay([replay.action_ids(system, loaded)[c] for c in stuck.path]).is_stuck()
     report = check_spec(spec, PlayBounds(games=2, variant_games=0, max_steps=20))
     z3_deadlock = next(f for f in report.findings if f.id == "stuck/deadlock/z3")
     assert z3_deadlock.verdict == "refuted" and z3_deadlock.method == "z3-bmc" and len(z3_deadlock.witness) == 2
@@ -190,7 +191,7 @@ def test_deadlock_found_by_bmc_replays_and_induction_proves_the_counter_bounds(t
 
 
 def test_k_induction_proves_what_holds_and_not_what_does_not(market):
-    system = fragment.build(market.model, 3, {})
+    system = fragment.build(configure(market.model, 3, {}))
     verdicts = symbolic.verify(system, depth=6, budget=30)
     assert "cards_kept" in verdicts.proven
     assert "low_score" not in verdicts.proven
@@ -200,9 +201,9 @@ def test_k_induction_proves_what_holds_and_not_what_does_not(market):
 def test_token_model_proofs_and_deadlock_freedom():
     model = Spec.find(TOKENS).model
     for players in (2, 8):
-        v = symbolic.verify(fragment.build(model, players, {}), depth=8, budget=30)
+        v = symbolic.verify(fragment.build(configure(model, players, {})), depth=8, budget=30)
         assert set(v.proven) == {"within_cap", "conserved"} and v.stuck_free == 1
-    v = symbolic.verify(fragment.build(model, 3, {}), depth=8, budget=30)
+    v = symbolic.verify(fragment.build(configure(model, 3, {})), depth=8, budget=30)
     assert v.unreachable == {"supply_empty": 1}  # three players hold at most 15 of the 30
 
 
@@ -262,9 +263,9 @@ def test_vectorized_explorer_counts_the_whole_benchmark():
 def test_bundled_games_are_outside_the_fragment_and_named():
     chocobo, chucky = Spec.find("chocobo").model, Spec.find("chucky").model
     with pytest.raises(Unsupported, match=r"Rounds at .*chocobo.rules:\d+:\d+"):
-        fragment.build(chocobo, 3, chocobo.default_options())
+        fragment.build(configure(chocobo, 3, chocobo.default_options()))
     with pytest.raises(Unsupported, match="trigger"):
-        fragment.build(chucky, 1, chucky.default_options())
+        fragment.build(configure(chucky, 1, chucky.default_options()))
     with pytest.raises(Unsupported):
         parametric.prove(chocobo, chocobo.default_options())
 
@@ -292,17 +293,17 @@ def test_unknown_model_nodes_are_unsupported_never_a_crash():
         loop, body=(dataclasses.replace(choose, actions=(changed, *choose.actions[1:])),)),))
     odd = dataclasses.replace(model, flow=flow)
     with pytest.raises(Unsupported, match="FutureStatement"):
-        fragment.build(odd, 2, {})
+        fragment.build(configure(odd, 2, {}))
     with pytest.raises(Unsupported, match="FutureStatement"):
         parametric.prove(odd, {})
     prop = dataclasses.replace(model.properties[0], expr=FutureExpr())
     odd = dataclasses.replace(model, properties=(prop, *model.properties[1:]))
     with pytest.raises(Unsupported, match="FutureExpr"):
-        fragment.build(odd, 2, {})
+        fragment.build(configure(odd, 2, {}))
 
 
 def test_a_solver_timeout_is_unknown_or_decided_never_a_crash():
-    system = fragment.build(Spec.find(TOKENS).model, 8, {})
+    system = fragment.build(configure(Spec.find(TOKENS).model, 8, {}))
     answers = symbolic.bmc(system, 40, timeout_ms=1)
     assert all(a.status in ("bounded", "unreached", "none", "unknown", "reached") for a in answers.values())
     v = symbolic.verify(system, depth=40, timeout_ms=1, budget=0.5)
@@ -341,9 +342,9 @@ def test_check_refutes_with_a_replayed_bmc_witness(market):
 
 def _kept_values(system, loaded, state, kept) -> dict:
     """The engine state's values of the kept slots (variables, tokens, zone counts, the end flag)."""
-    whole = fragment.System(system.players, system.options, [system.slots[i] for i in kept],
+    whole = terms.System(system.players, system.options, [system.slots[i] for i in kept],
                             [system.init[i] for i in kept], [])
-    return dict(zip(kept, fragment.abstract(whole, loaded, state)))
+    return dict(zip(kept, replay.abstract(whole, loaded, state)))
 
 
 def _reachable_within(system, before: dict, after: dict, steps: int) -> bool:
@@ -370,7 +371,7 @@ def test_engine_traces_are_sequences_of_abstract_steps(name, players, invariant)
     that changes no kept slot), on the invariant's slice."""
     spec = Spec.find(name)
     loaded = load(spec.path, players=players)
-    system = segments.build(spec.model, players, loaded.options)
+    system = segments.build(configure(spec.model, players, loaded.options))
     sliced = segments.slice(system, invariant)
     kept = sorted(set(range(len(sliced.slots))) - sliced.free - {i for i, s in enumerate(sliced.slots)
                                                                   if s.key[0] == "unknown"})
@@ -398,7 +399,7 @@ def test_counts_abstraction_proves_the_token_invariants_of_the_bundled_games():
     for name, players, proven in (("chucky", 2, ["fear_capped", "fear_conserved", "wounds_bounded"]),
                                   ("chocobo", 3, ["tokens_within_rounds", "tokens_conserved"])):
         game = Spec.find(name).model
-        system = segments.build(game, players, game.default_options())
+        system = segments.build(configure(game, players, game.default_options()))
         for invariant in proven:
             status, k, _ = segments.decide(system, invariant, 4, 3, 5000, time.perf_counter() + 30)
             assert (status, k) == ("proven", 1), (name, invariant)
@@ -414,11 +415,11 @@ def test_counts_abstraction_proofs_are_not_vacuous():
     """Injected false invariants (a lower cap than the one the rules keep; a supply that the first
     take changes) are never proven."""
     game = Spec.find("chucky").model
-    system = segments.build(game, 2, game.default_options())
+    system = segments.build(configure(game, 2, game.default_options()))
     held = ("s", system.index(("held", "Fear", 0)))
     supply = ("s", system.index(("supply", "Fear")))
-    lower_cap = _with_invariant(system, "lower_cap", fragment.compare("<=", held, fragment.const(3)))
-    untouched = _with_invariant(system, "untouched", fragment.compare("==", supply, fragment.const(25)))
+    lower_cap = _with_invariant(system, "lower_cap", terms.compare("<=", held, terms.const(3)))
+    untouched = _with_invariant(system, "untouched", terms.compare("==", supply, terms.const(25)))
     for sys_, name in ((lower_cap, "lower_cap"), (untouched, "untouched")):
         status, _, why = segments.decide(sys_, name, 6, 3, 5000, time.perf_counter() + 30)
         assert status == "unknown", name
@@ -427,7 +428,7 @@ def test_counts_abstraction_proofs_are_not_vacuous():
 
 def test_counts_abstraction_names_what_it_does_not_record():
     game = Spec.find("chucky").model
-    system = segments.build(game, 1, game.default_options())
+    system = segments.build(configure(game, 1, game.default_options()))
     status, _, why = segments.decide(system, "one_card_per_place", 4, 3, 1000, time.perf_counter() + 5)
     assert status == "unknown" and "board" in why and "chucky.checks" in why
 
@@ -435,8 +436,9 @@ def test_counts_abstraction_names_what_it_does_not_record():
 def test_check_reports_counts_abstraction_verdicts_and_never_refutes_with_them():
     from rulekit.checking import _segment_findings
 
-    game = Spec.find("chucky").model
-    found = {f.id: f for f in _segment_findings(game, game.default_options(), PlayBounds(symbolic_time_limit=60))}
+    spec = Spec.find("chucky")
+    game = spec.model
+    found = {f.id: f for f in _segment_findings(spec, game, game.default_options(), PlayBounds(symbolic_time_limit=60))}
     assert found["chucky/invariant/fear_capped/z3"].verdict == "proven"
     assert found["chucky/invariant/fear_conserved/z3"].verdict == "proven"
     assert "counts abstraction" in found["chucky/invariant/fear_capped/z3"].message
@@ -447,7 +449,7 @@ def test_check_reports_counts_abstraction_verdicts_and_never_refutes_with_them()
 def test_constructs_beyond_the_counts_abstraction_are_unsupported():
     game = Spec.find("chuche").model
     with pytest.raises(Unsupported, match="unknown value of type cards"):
-        segments.build(game, 2, game.default_options())
+        segments.build(configure(game, 2, game.default_options()))
 
 
 def test_counts_abstraction_mixes_flags_and_numbers_without_z3_sort_errors():
@@ -457,7 +459,7 @@ def test_counts_abstraction_mixes_flags_and_numbers_without_z3_sort_errors():
     from rulekit.verify import segments
 
     model = Spec.find("cranky").model
-    system = segments.build(model, 4, model.default_options())
+    system = segments.build(configure(model, 4, model.default_options()))
     for name in segments.by_cost(system):
         status, _, _ = segments.decide(system, name, 2, 1, 200, time.perf_counter() + 0.5)
         assert status in ("proven", "bounded", "unknown")

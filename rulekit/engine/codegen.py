@@ -12,12 +12,12 @@ import itertools
 import re
 
 from .. import model as m
-from ..errors import RuleRuntimeError
+from ..errors import InternalError
+from ..lower import Config
 from . import runtime, subsets
-from .actions import ActionTable
-from .layout import Layout
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
+AGGREGATES = {"max": (True, False), "min": (False, False), "argmax": (True, True), "argmin": (False, True)}
 INLINE_DEPTH = 3  # definitions inlined into their callers, this many levels deep
 LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as endless
 
@@ -37,10 +37,13 @@ def _py_name(name: str) -> str:
 
 
 class Codegen:
-    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
+    """Python source for one configuration, read from its core IR (facts and options already folded)."""
+
+    def __init__(self, config: Config):
+        game = config.game
+        self.config = config
         self.g = game
-        self.n = players
-        self.options = options
+        self.n = config.players
         self.kind = {c.name: i for i, c in enumerate(game.components)}
         self.zone_decls = {z.name: z for z in game.zones}
         self.var_decls = {v.name: v for v in game.vars}
@@ -59,83 +62,10 @@ class Codegen:
         self.env: dict[int, str] = {}
         self.loop_ends: list[str] = []
         self.frame_size = 0
-        self.choice_bases: dict[tuple[int, int], tuple[int, list[int]]] = {}
-        self.action_table = ActionTable()
-        for fact in _fact_order(game):  # facts are known before play: constants of the program
-            self.consts[f"F_{_py_name(fact.name)}"] = self.static_value(fact.value, f"fact '{fact.name}'")
-        self.board_sizes = {}
-        for b in game.boards:
-            rows, columns = (self.static_value(x, f"the size of board '{b.name}'") for x in (b.rows, b.columns))
-            if rows < 1 or columns < 1:
-                raise RuleRuntimeError(f"board '{b.name}' would be {rows} by {columns}", b.span)
-            self.board_sizes[b.name] = (rows, columns)
-        self.lay = Layout.of(game, players, self.board_sizes)
-        self.copies = [self.static_value(c.count, f"the count of '{c.name}'") for c in game.components]
-        self.consts["BAG_WEIGHTS"] = subsets.weights([max(0, c) for c in self.copies])
-        self._assign_action_ids()
-
-    # ---- action ids: stable across states, one range per action of each choice point
-    def domain_size(self, it: m.Iter) -> int:
-        if it.kind == "cards":
-            return len(self.g.components)
-        if it.kind == "players":
-            return self.g.max_players
-        if it.kind == "enum":
-            return len(self.enum_decls[it.enum].members)
-        if it.kind == "board":
-            rows, columns = self.board_sizes[it.enum]
-            return rows * columns
-        if it.kind == "set":
-            return len(it.items)
-        if it.kind == "subsets":
-            size = 1
-            for c in self.copies:
-                size *= max(0, c) + 1
-            return size
-        low, high = self.static_int(it.low), self.static_int(it.high)
-        return max(0, high - low + 1)
-
-    def _assign_action_ids(self):
-        chooses = [s for s in _walk_all(self.g) if isinstance(s, m.Choose)]
-        chooses.sort(key=lambda c: c.point)
-        for c in chooses:
-            for ai, action in enumerate(c.actions):
-                sizes = [self.domain_size(b.iter) for b in action.binders]
-                names = [self.value_names(b.iter) for b in action.binders]
-                self.choice_bases[(c.point, ai)] = (self.action_table.add(c.point, ai, sizes, names), sizes)
-        self.num_actions = self.action_table.size
-
-    def static_value(self, e: m.Expr, what: str) -> int:
-        """The value of an expression that needs no state (facts, literals, player_count)."""
-        try:
-            return int(eval(self.ex(e), {**self.consts, **{n: getattr(runtime, n) for n in runtime.__all_helpers__}}))  # noqa: S307
-        except RuleRuntimeError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise RuleRuntimeError(f"{what} must be known before play ({exc})", getattr(e, "span", None)) from None
-
-    def static_int(self, e: m.Expr) -> int:
-        return self.static_value(e, "the bounds of a choice over a range")
-
-    def value_names(self, it: m.Iter) -> list[str] | None:
-        """How each index of a choice domain reads, for ranges and literal sets."""
-        if it.kind == "range":
-            low = self.static_int(it.low)
-            return [str(low + i) for i in range(self.domain_size(it))]
-        if it.kind == "set":
-            names = []
-            for item in it.items:
-                if isinstance(item, m.Const) and item.name:
-                    names.append(item.name)
-                elif isinstance(item, m.Const) and item.type == m.BOOL:
-                    names.append("true" if item.value else "false")
-                else:
-                    try:
-                        names.append(str(self.static_value(item, "a set member")))
-                    except RuleRuntimeError:
-                        names.append(f"#{len(names)}")
-            return names
-        return None
+        self.board_sizes = config.board_sizes
+        self.lay = config.layout
+        self.action_table = config.actions
+        self.consts["BAG_WEIGHTS"] = subsets.weights(list(config.component_counts))
 
     # ---- constants
     def const(self, name: str, value) -> str:
@@ -157,9 +87,6 @@ class Codegen:
 
     def x_Local(self, e):
         return self.env.get(e.slot, f"fr[{e.slot + 1}]")
-
-    def x_FactRef(self, e):
-        return f"F_{_py_name(e.fact)}"
 
     def x_VarRef(self, e):
         base = self.lay.var_base[e.var]
@@ -212,9 +139,6 @@ class Codegen:
     def x_IfExpr(self, e):
         return f"({self.ex(e.then)} if {self.ex(e.cond)} else {self.ex(e.orelse)})"
 
-    def x_OptionIs(self, e):
-        return "True" if self.options[e.ambiguity] == e.option else "False"
-
     def x_DefineCall(self, e):
         args = [self.ex(a) for a in e.args]
         if self.inlining >= INLINE_DEPTH:
@@ -251,7 +175,8 @@ class Codegen:
         if it.kind == "enum":
             return f"range({len(self.enum_decls[it.enum].members)})"
         if it.kind == "board":
-            return f"range({self.domain_size(it)})"
+            rows, columns = self.board_sizes[it.enum]
+            return f"range({rows * columns})"
         if it.kind == "set":
             return "(" + "".join(self.ex(i) + ", " for i in it.items) + ")"
         if it.kind == "bag":
@@ -281,6 +206,11 @@ class Codegen:
         if e.kind == "count":
             src = self.binder_src(b, distinct=False)
             return f"sum(1 for {var} in {src} if {cond})" if cond else f"len({src})" if b.iter.kind == "cards" else f"sum(1 for {var} in {src})"
+        if e.kind in AGGREGATES:  # over distinct values, so that ties go to the first in the domain's order
+            largest, element = AGGREGATES[e.kind]
+            what = self.const(f"W{len(self.consts)}", f"{e.kind}({b.name} in ...)")
+            pairs = f"(({self.ex(e.body)}, {var}) for {var} in {self.binder_src(b, distinct=True)}{' if ' + cond if cond else ''})"
+            return f"best({pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
         src = self.binder_src(b, distinct=b.iter.kind not in ("cards", "bag"))
         guard = f" if {cond}" if cond else ""
         if e.kind == "exists":
@@ -289,6 +219,8 @@ class Codegen:
             return f"all({self.ex(e.body)} for {var} in {src}{guard})"
         if e.kind == "sum":
             return f"sum({self.ex(e.body)} for {var} in {src}{guard})"
+        if e.kind != "the":
+            raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
         what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
         return f"the(next(({var} for {var} in {src}{guard}), None), {what}, {self.span_const(e.span)})"
 
@@ -577,7 +509,7 @@ class Codegen:
         lines = ["_o = {}"]
         bodies = []
         for ai, action in enumerate(st.actions):
-            base, sizes = self.choice_bases[(st.point, ai)]
+            base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
             label = self.label()
             bodies.append((label, action))
             depth = 0
@@ -619,20 +551,6 @@ class Codegen:
             self.block(action.body)
             self.jump(end)
         self.place(end)
-
-    def max_chance_value(self) -> int:
-        """The largest chance outcome id a `random` over numbers can produce (0 if none)."""
-        best = 0
-        for st in _walk_all(self.g):
-            if isinstance(st, m.Random) and st.binder.iter.kind in ("range", "set"):
-                it = st.binder.iter
-                try:
-                    values = ([self.static_int(it.high)] if it.kind == "range"
-                              else [self.static_value(i, "a set member") for i in it.items])
-                except RuleRuntimeError:
-                    continue
-                best = max([best, *values])
-        return best
 
     def domain_desc(self, it: m.Iter) -> str:
         return {"cards": "card", "players": "player", "enum": f"enum:{it.enum}",
@@ -728,7 +646,6 @@ class Codegen:
                 given = dict(c.attrs).get(a.name)
                 values.append(self.ex(given) if given is not None else str(default))
             out.append(f"A_{_py_name(a.name)} = ({''.join(v + ', ' for v in values)})")
-        out.append(f"COUNTS = ({''.join(self.ex(c.count) + ', ' for c in g.components)})")
         for d in g.defines:
             self.env = {p.slot: f"_L{p.slot}" for p in d.params}
             params = "".join(f", _L{p.slot}" for p in d.params)
@@ -821,48 +738,6 @@ def _stays_in_frame(lines: list[str]) -> bool:
     """True for an instruction that neither suspends nor changes frames: it only picks the next pc."""
     return not any(word in line for line in lines for word in ("s.decide", "chance_", "FRAMES", "HALT", "end_context",
                                                                "TRIGGER"))
-
-
-
-def _fact_order(g: m.Game) -> list[m.Fact]:
-    by_name = {f.name: f for f in g.facts}
-    done, order = set(), []
-
-    def visit(f, path):
-        if f.name in done:
-            return
-        if f.name in path:
-            raise RuleRuntimeError(f"fact '{f.name}' is defined in terms of itself", f.span)
-        for ref in _fact_refs(f.value):
-            visit(by_name[ref], path | {f.name})
-        done.add(f.name)
-        order.append(f)
-
-    for f in g.facts:
-        visit(f, frozenset())
-    return order
-
-
-def _fact_refs(e) -> list[str]:
-    if isinstance(e, m.FactRef):
-        return [e.fact]
-    out = []
-    for name in getattr(e, "__slots__", ()):
-        child = getattr(e, name, None)
-        if isinstance(child, m.Expr):
-            out += _fact_refs(child)
-        elif isinstance(child, tuple):
-            out += [r for c in child if isinstance(c, m.Expr) for r in _fact_refs(c)]
-    return out
-
-
-def _walk_all(g: m.Game):
-    for body in bodies(g):
-        yield from walk_stmts(body)
-
-
-bodies = m.bodies
-walk_stmts = m.walk
 
 
 def _mentions(e, slot: int) -> bool:

@@ -5,8 +5,9 @@ import json
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
+from ..lower import ActionTable, Config, Layout
 from . import runtime, subsets
-from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program, bodies, walk_stmts
+from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .state import State
 
 STATE_FORMAT = "rulekit-state"
@@ -14,15 +15,22 @@ STATE_VERSION = 1
 
 
 class Game:
-    """OpenSpiel-shaped: `new_initial_state`, `num_players`, `num_distinct_actions`, ..."""
+    """OpenSpiel-shaped: `new_initial_state`, `num_players`, `num_distinct_actions`, ...
 
-    def __init__(self, spec, players: int, options: dict[str, str]):
-        self.spec = spec
-        self.model: m.Game = spec.model
-        self.options = dict(options)
-        self._players = players
-        codegen = Codegen(self.model, players, self.options)
-        self._layout = codegen.lay
+    Built from the core IR of one configuration (`rulekit.lower.Config`); get one with
+    `rulekit.load` or `Spec.engine`, which compile each configuration once. The engine publishes
+    where things are in a state (`layout`), how action ids are numbered (`action_table`, `choices`)
+    and the compiled program, so that other backends never read its internals.
+    """
+
+    def __init__(self, config: Config, digest: str = ""):
+        self.config = config
+        self.model: m.Game = config.source
+        self.options = dict(config.options)
+        self.digest = digest
+        self._players = players = config.players
+        codegen = Codegen(config)
+        self.layout: Layout = config.layout
         source, consts, flow_size = codegen.module()
         namespace = {name: getattr(runtime, name) for name in runtime.__all_helpers__}
         namespace.update(SUSPEND=SUSPEND, FRAMES=FRAMES, HALT=HALT, TRIGGER=TRIGGER)
@@ -33,51 +41,39 @@ class Game:
             raise RuleRuntimeError(f"the spec is too deeply nested for the engine ({exc.msg}); "
                                    "move part of it into a procedure", self.model.flow.span) from None
         exec(code, namespace)  # noqa: S102
-        self._program = Program(source, namespace, flow_size, len(codegen.instrs))
-        self._triggers = namespace["TRIGGERS"]
-        self._num_actions = codegen.num_actions
-        self._board_sizes = dict(codegen.board_sizes)
-        self._board_columns = {name: size[1] for name, size in codegen.board_sizes.items()}
-        self._max_chance_value = codegen.max_chance_value()
-        self._action_table = codegen.action_table
-        self._chooses = {c.point: c for body in bodies(self.model) for c in walk_stmts(body) if isinstance(c, m.Choose)}
-        self._kind_names = [c.name for c in self.model.components]
-        self._is_set = [d.shape == "set" for d in self._layout.zone_decl]
-        counts = namespace["COUNTS"]
-        self.facts = {f.name: codegen.consts[f"F_{codegen_name(f.name)}"] for f in self.model.facts}
-        initial = [[] for _ in self._layout.zone_names]
-        start = self._layout.zone_base[next(z.name for z in self.model.zones if z.initial)] if self.model.zones else None
-        for kind, count in enumerate(counts):
-            if count < 0:
-                raise RuleRuntimeError(f"component '{self._kind_names[kind]}' has a negative count ({count})",
-                                       self.model.components[kind].span)
-            if start is not None:
+        self.program = Program(source, namespace, flow_size, len(codegen.instrs))
+        self.triggers = namespace["TRIGGERS"]
+        self.action_table: ActionTable = config.actions
+        self.choices = config.choices
+        self.kind_names = [c.name for c in self.model.components]
+        self.zone_is_set = [d.shape == "set" for d in self.layout.zone_decl]
+        self.facts = dict(config.facts)
+        initial = [[] for _ in self.layout.zone_names]
+        start = next((self.layout.zone_base[z.name] for z in self.model.zones if z.initial), None)
+        if start is not None:
+            for kind, count in enumerate(config.component_counts):
                 initial[start].extend([kind] * count)
-        self._initial_zones = initial
-        self._component_counts = tuple(counts)
-        values = [0] * self._layout.nvars
-        inits = [(v, codegen.ex(v.init)) for v in self.model.vars]
-        supplies = [(t, codegen.ex(t.count)) for t in self.model.tokens]
-        namespace.update(codegen.consts)
-        for v, code in inits:
-            base = self._layout.var_base[v.name]
-            value = int(eval(code, namespace))  # noqa: S307 - generated from the model
+        self.initial_zones = initial
+        self.component_count_list = config.component_counts
+        values = [0] * self.layout.nvars
+        for v in self.model.vars:
+            base = self.layout.var_base[v.name]
             for p in range(players if v.per_player else 1):
-                values[base + p] = value
-        for t, code in supplies:
-            values[self._layout.supply_slot[t.name]] = int(eval(code, namespace))  # noqa: S307
-        self._initial_vars = values
-        self.key = (self.model.name, spec.digest, players, tuple(sorted(self.options.items())))
+                values[base + p] = config.initial_values[v.name]
+        for name, total in config.supplies.items():
+            values[self.layout.supply_slot[name]] = total
+        self.initial_values = values
+        self.key = (self.model.name, digest, players, tuple(sorted(self.options.items())))
         self._var_seen_by = self._variable_visibility()
-        self._properties = [(p, namespace[f"PROP{i}"]) for i, p in enumerate(self.model.properties)]
-        self._claims = [(c, namespace[f"CLAIM{i}"]) for i, c in enumerate(self.model.claims)]
+        self._properties = [(p, namespace[f"PROP{i}"]) for i, p in enumerate(config.game.properties)]
+        self._claims = [(c, namespace[f"CLAIM{i}"]) for i, c in enumerate(config.game.claims)]
 
     def _variable_visibility(self) -> list[int | None]:
         """Per variable slot: None when everyone sees it, else the only seat that does (-1: nobody)."""
-        seen_by: list[int | None] = [None] * self._layout.nvars
+        seen_by: list[int | None] = [None] * self.layout.nvars
         for v in self.model.vars:
             if v.visibility != "public":
-                base = self._layout.var_base[v.name]
+                base = self.layout.var_base[v.name]
                 for p in range(self._players if v.per_player else 1):
                     seen_by[base + p] = p if v.per_player and v.visibility == "owner" else -1
         return seen_by
@@ -100,7 +96,7 @@ class Game:
     def claims(self) -> list:
         """The spec's claims about the set-up, each as (declaration, holds in the initial position)."""
         start = object.__new__(State)
-        start.z, start.v, start.cur = [list(c) for c in self._initial_zones], list(self._initial_vars), 0
+        start.z, start.v, start.cur = [list(c) for c in self.initial_zones], list(self.initial_values), 0
         start.game = self
         return [(c, test(start)) for c, test in self._claims]
 
@@ -109,14 +105,14 @@ class Game:
         return self._players
 
     def num_distinct_actions(self) -> int:
-        return self._num_actions
+        return self.action_table.size
 
     def max_chance_outcomes(self) -> int:
         """A bound on chance outcome ids: card kinds, seats, enum members, positions of a board, or the
         values of a range."""
         enums = max((len(e.members) for e in self.model.enums), default=0)
-        positions = max((rows * columns for rows, columns in self._board_sizes.values()), default=0)
-        return max(len(self._kind_names), self.model.max_players, enums, positions, self._max_chance_value + 1, 1)
+        positions = max((rows * columns for rows, columns in self.config.board_sizes.values()), default=0)
+        return max(len(self.kind_names), self.model.max_players, enums, positions, self.config.max_chance_value + 1, 1)
 
     def min_utility(self) -> float:
         return float(min(self.model.payoff))
@@ -147,7 +143,7 @@ class Game:
     @property
     def source(self) -> str:
         """The generated Python this game runs as (for the curious and for debugging)."""
-        return self._program.source
+        return self.program.source
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in self.options.items() if v != self.model.default_options()[k]}
@@ -159,22 +155,22 @@ class Game:
         decl = next((z for z in self.model.zones if z.name == name), None)
         if decl is None:
             raise KeyError(f"{self.name} has no zone {name!r}")
-        count = self._layout.zone_count[name]
+        count = self.layout.zone_count[name]
         if decl.indexed != (index is not None) or (index is not None and not 0 <= index < count):
             raise KeyError(f"zone {name!r} is {'indexed: give a seat or position below ' + str(count) if decl.indexed else 'shared: give no index'}")
-        return self._layout.zone_base[name] + (index or 0)
+        return self.layout.zone_base[name] + (index or 0)
 
     def zone_instances(self) -> list[tuple[str, m.ZoneDecl, int]]:
         """Every zone of a state in order: its name (as `hand[2]`), declaration and owner seat (-1: none)."""
-        lay = self._layout
+        lay = self.layout
         return list(zip(lay.zone_names, lay.zone_decl, lay.zone_owner))
 
     def variable_names(self) -> list[str]:
         """Every variable slot of a state in order, tokens included (as `supply(Fear)`, `Fear[1]`)."""
-        return list(self._layout.var_names)
+        return list(self.layout.var_names)
 
     def var_index(self, name: str, player: int | None = None) -> int:
-        lay = self._layout
+        lay = self.layout
         if name in lay.supply_slot:
             return lay.supply_slot[name] if player is None else lay.held_base[name] + player
         decl = next((v for v in self.model.vars if v.name == name), None)
@@ -187,7 +183,7 @@ class Game:
     @property
     def component_counts(self) -> dict[str, int]:
         """How many copies of each component this configuration has."""
-        return dict(zip(self._kind_names, self._component_counts))
+        return dict(zip(self.kind_names, self.component_count_list))
 
     # ---- names for people
     def player_name(self, p: int) -> str:
@@ -195,7 +191,7 @@ class Game:
 
     def describe_value(self, domain: str, value: int) -> str:
         if domain == "card":
-            return self._kind_names[value] if 0 <= value < len(self._kind_names) else str(value)
+            return self.kind_names[value] if 0 <= value < len(self.kind_names) else str(value)
         if domain == "player":
             return self.player_name(value)
         if domain == "bool":
@@ -210,7 +206,7 @@ class Game:
         return str(value)
 
     def describe_action(self, action: int) -> str:
-        if not 0 <= action < self._action_table.size:
+        if not 0 <= action < self.action_table.size:
             return f"<unknown action {action}>"
         act, parts = self.action_parts(action)
         if len(act.binders) == 1 and act.name == act.binders[0].name:
@@ -219,8 +215,8 @@ class Game:
 
     def action_parts(self, action: int) -> tuple[m.Action, list[str]]:
         """The action of a legal action id, and each of its parameters as `name=value`."""
-        point, ai, combo, shown = self._action_table[action]
-        act = self._chooses[point].actions[ai]
+        point, ai, combo, shown = self.action_table[action]
+        act = self.choices[point].actions[ai]
         parts = []
         for b, index, name in zip(act.binders, combo, shown):
             it = b.iter
@@ -233,26 +229,26 @@ class Game:
             elif it.kind == "enum":
                 text = self.describe_value(f"enum:{it.enum}", index)
             elif it.kind == "board":
-                text = self.describe_value(f"pos:{it.enum}:{self._board_columns[it.enum]}", index)
+                text = self.describe_value(f"pos:{it.enum}:{self.config.board_sizes[it.enum][1]}", index)
             elif it.kind == "subsets":
-                bag = subsets.from_index(index, [max(0, c) for c in self._component_counts])
-                text = "{" + ", ".join(self._kind_names[k] for k in bag) + "}"
+                bag = subsets.from_index(index, [max(0, c) for c in self.component_count_list])
+                text = "{" + ", ".join(self.kind_names[k] for k in bag) + "}"
             else:
                 text = f"#{index}"
             parts.append(f"{b.name}={text}")
         return act, parts
 
     def action_label(self, action: int) -> str | None:
-        point, ai, _, _ = self._action_table[action]
-        return self._chooses[point].actions[ai].label
+        point, ai, _, _ = self.action_table[action]
+        return self.choices[point].actions[ai].label
 
     # ---- observations
     def _visible(self, zone: int, player: int) -> bool:
-        vis = self._layout.zone_decl[zone].visibility
-        return vis == "public" or (vis == "owner" and self._layout.zone_owner[zone] == player)
+        vis = self.layout.zone_decl[zone].visibility
+        return vis == "public" or (vis == "owner" and self.layout.zone_owner[zone] == player)
 
     def _event(self, entry: tuple, player: int) -> str:
-        names, kinds = self._layout.zone_names, self._kind_names
+        names, kinds = self.layout.zone_names, self.kind_names
         if entry[0] == "reveal":
             _, zone, cards, to = entry
             if to == -1 or to == player:
@@ -270,9 +266,9 @@ class Game:
         """What `player` may see: visible zones card by card ("?" where a shuffled stack's order is
         not decided yet), hidden zones as a count, every variable, and this turn's events."""
         zones = {}
-        for i, name in enumerate(self._layout.zone_names):
+        for i, name in enumerate(self.layout.zone_names):
             if self._visible(i, player):
-                cards = [self._kind_names[k] for k in state.z[i]]
+                cards = [self.kind_names[k] for k in state.z[i]]
                 lo, hi = state.lo[i], state.hi[i]
                 if hi > lo:
                     cards[lo:hi] = ["?"] * (hi - lo)
@@ -286,7 +282,7 @@ class Game:
             "zones": zones,
             # a variable the player may not see reads None
             "vars": {name: value if self.variable_visible(i, player) else None
-                     for i, (name, value) in enumerate(zip(self._layout.var_names, state.v))},
+                     for i, (name, value) in enumerate(zip(self.layout.var_names, state.v))},
             "events": [self._event(e, player) for e in state.log[state.turn_start:]],
             "terminal": state.over,
         }
@@ -299,7 +295,7 @@ class Game:
             if decl.per_board is None and content:
                 lines.append(f"  {name}: " + (", ".join(content) if isinstance(content, list)
                                               else f"{content} hidden card(s)"))
-        for board, (rows, columns) in self._board_sizes.items():
+        for board, (rows, columns) in self.config.board_sizes.items():
             families = [z.name for z in self.model.zones if z.per_board == board]
             cells = []
             for r in range(1, rows + 1):
@@ -331,7 +327,7 @@ class Game:
         if decl is not None and decl.type.kind == "card":
             return self.describe_value("card", value)
         if decl is not None and decl.type.kind == "pos":
-            return self.describe_value(f"pos:{decl.type.enum}:{self._board_columns[decl.type.enum]}", value)
+            return self.describe_value(f"pos:{decl.type.enum}:{self.config.board_sizes[decl.type.enum][1]}", value)
         return str(value)
 
     def observation_text(self, state: State, player: int) -> str:
@@ -345,16 +341,16 @@ class Game:
     def describe_state(self, state: State) -> str:
         lines = [f"{self.name}: turn of {self.player_name(state.cur)}, "
                  + ("over" if state.over else "chance" if state.chance is not None else f"{self.player_name(state.to_move)} to move")]
-        for i, name in enumerate(self._layout.zone_names):
+        for i, name in enumerate(self.layout.zone_names):
             block = f" (undetermined {state.lo[i]}..{state.hi[i]})" if state.hi[i] > state.lo[i] else ""
-            lines.append(f"  {name}: {', '.join(self._kind_names[k] for k in state.z[i]) or '-'}{block}")
-        lines.append("  " + ", ".join(f"{k}={v}" for k, v in zip(self._layout.var_names, state.v)))
+            lines.append(f"  {name}: {', '.join(self.kind_names[k] for k in state.z[i]) or '-'}{block}")
+        lines.append("  " + ", ".join(f"{k}={v}" for k, v in zip(self.layout.var_names, state.v)))
         return "\n".join(lines)
 
     # ---- serialization
     def serialize(self, state: State) -> str:
         return json.dumps({
-            "format": STATE_FORMAT, "version": STATE_VERSION, "game": self.name, "spec": self.spec.digest,
+            "format": STATE_FORMAT, "version": STATE_VERSION, "game": self.name, "spec": self.digest,
             "players": self._players, "options": self.options, "seed": state.seed, "auto_chance": state.auto,
             "history": state.history, "digest": state.digest(),
         })
@@ -368,7 +364,7 @@ class Game:
             raise StateFormatError("this is not a rulekit state (no \"format\": \"rulekit-state\")")
         if data.get("version") != STATE_VERSION:
             raise StateFormatError(f"state version {data.get('version')!r} is not supported (expected {STATE_VERSION})")
-        expected = {"game": self.name, "spec": self.spec.digest, "players": self._players, "options": self.options}
+        expected = {"game": self.name, "spec": self.digest, "players": self._players, "options": self.options}
         for key, want in expected.items():
             if data.get(key) != want:
                 raise StateFormatError(f"the state is for {key} {data.get(key)!r}, but this game has {want!r}")
@@ -394,7 +390,3 @@ class Game:
         if data.get("digest") != state.digest():
             raise StateFormatError("the state's digest does not match its content; the state was altered")
         return state
-
-
-def codegen_name(name: str) -> str:
-    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)

@@ -214,6 +214,18 @@ def the(value, what, span):
     return value
 
 
+def best(pairs, largest: bool, element: bool, what, span):
+    """max/min (the value) or argmax/argmin (`element`: the element) over (value, element) pairs;
+    ties go to the first element, in the order of the domain."""
+    found = None
+    for value, x in pairs:
+        if found is None or (value > found[0] if largest else value < found[0]):
+            found = (value, x)
+    if found is None:
+        fail(f"{what} ranges over nothing", span)
+    return found[1] if element else found[0]
+
+
 def check_range(value, low, high, name, span):
     if not low <= value <= high:
         fail(f"'{name}' would become {value}, outside its range {low}..{high}", span)
@@ -221,5 +233,5 @@ def check_range(value, low, high, name, span):
 
 
 __all_helpers__ = ("fail", "needs_top", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
-                   "take_all", "put", "put_many", "move_many", "shuffle", "the", "check_range", "insort", "adjacent", "orthogonal",
+                   "take_all", "put", "put_many", "move_many", "shuffle", "the", "best", "check_range", "insort", "adjacent", "orthogonal",
                    "subsets_every", "subsets_summing", "bag_index", "take_bag")

@@ -35,16 +35,16 @@ class State:
             raise ValueError("auto_chance needs a seed: new_initial_state(seed=..., auto_chance=True)")
         self.auto = auto_chance
         self.game = game
-        self.code = game._program.code
-        self.zone_names = game._layout.zone_names
-        self.kind_names = game._kind_names
-        self.is_set = game._is_set
-        self.z = [list(cards) for cards in game._initial_zones]
+        self.code = game.program.code
+        self.zone_names = game.layout.zone_names
+        self.kind_names = game.kind_names
+        self.is_set = game.zone_is_set
+        self.z = [list(cards) for cards in game.initial_zones]
         self.lo = [0] * len(self.z)
         self.hi = [0] * len(self.z)
-        self.v = list(game._initial_vars)
+        self.v = list(game.initial_values)
         self.cur = 0
-        self.fr = [[0] + [None] * game._program.entry_locals]
+        self.fr = [[0] + [None] * game.program.entry_locals]
         self.ctx: list[list] = []
         self.log: list[tuple] = []
         self.turn_start = 0
@@ -57,7 +57,7 @@ class State:
         self.resume: tuple | None = None
         self.history: list[int] = []
         self.seed = seed
-        self.triggers = game._triggers
+        self.triggers = game.triggers
         self.armed = [True] * len(self.triggers)
         self._run()
 

@@ -17,22 +17,22 @@ from __future__ import annotations
 
 from ..errors import IllegalActionError
 from . import subsets
-from .actions import ActionTable
+from ..lower import ActionTable
 
 
 class Stepwise:
     def __init__(self, game):
         self.game = game
-        self.copies = [max(0, c) for c in game._component_counts]
+        self.copies = [max(0, c) for c in game.component_count_list]
         self.done = len(self.copies)  # the token that closes a set
         self.heads = ActionTable()  # the actions with their set parameters left out
         self._head: dict[tuple[int, int], tuple[int, list[int], list[int]]] = {}  # offset, scalars, sizes
         self.set_parameters = 0  # the most set parameters of one action
-        for point, choose in sorted(game._chooses.items()):
+        for point, choose in sorted(game.choices.items()):
             for ai, action in enumerate(choose.actions):
                 scalars = [i for i, b in enumerate(action.binders) if b.iter.kind != "subsets"]
                 self.set_parameters = max(self.set_parameters, len(action.binders) - len(scalars))
-                all_sizes = game._action_table.sizes[(point, ai)]
+                all_sizes = game.action_table.sizes[(point, ai)]
                 sizes = [all_sizes[i] for i in scalars]
                 self._head[(point, ai)] = (self.heads.add(point, ai, sizes, [None] * len(sizes)), scalars, sizes)
         self.num_actions = max(self.heads.size, self.done + 1)
@@ -40,17 +40,17 @@ class Stepwise:
     @staticmethod
     def needed(game) -> bool:
         """Does some decision of the game pick a set of cards?"""
-        return any(b.iter.kind == "subsets" for c in game._chooses.values() for a in c.actions for b in a.binders)
+        return any(b.iter.kind == "subsets" for c in game.choices.values() for a in c.actions for b in a.binders)
 
     def tokens(self, action: int) -> list[int]:
         """The token sequence of a (full) engine action."""
-        point, ai, combo, _ = self.game._action_table[action]
+        point, ai, combo, _ = self.game.action_table[action]
         offset, scalars, sizes = self._head[(point, ai)]
         head = 0
         for i, size in zip(scalars, sizes):
             head = head * size + combo[i]
         out = [offset + head]
-        binders = self.game._chooses[point].actions[ai].binders
+        binders = self.game.choices[point].actions[ai].binders
         for b, index in zip(binders, combo):
             if b.iter.kind == "subsets":
                 out += [*subsets.from_index(index, self.copies), self.done]
@@ -95,7 +95,7 @@ class Stepwise:
         if token == self.done:
             return "done"
         if 0 <= token < self.done:
-            return f"add {self.game._kind_names[token]}"
+            return f"add {self.game.kind_names[token]}"
         return f"<step {token}>"
 
     def chosen(self, partial: list[int]) -> list[list[int]]:

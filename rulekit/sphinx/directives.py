@@ -18,7 +18,6 @@ from sphinx.util.docutils import SphinxDirective
 from .. import model as m
 from .. import resources
 from ..checking import PlayBounds, check_spec
-from ..engine import Game
 from ..errors import RulekitError, SpecError
 from ..pipeline import Spec
 from .diagram import turn_structure_svg
@@ -280,7 +279,7 @@ class GamePage:
         for p in range(self.model.min_players, self.model.max_players + 1):
             try:
                 out[p] = _cached(("counts", str(self.spec.path.resolve()), self.spec.digest, p),
-                                 lambda p=p: Game(self.spec, p, self.model.default_options()).component_counts)
+                                 lambda p=p: self.spec.engine(p).component_counts)
             except RulekitError:
                 out[p] = {}
         return out

@@ -251,6 +251,12 @@ class English:
             out = ["for every ", b.name, " in ", *self.iter(b.iter), ": ", *self.expr(e.body)]
         elif e.kind == "sum":
             out = ["the sum, over every ", b.name, " in ", *self.iter(b.iter), ", of ", *self.expr(e.body)]
+        elif e.kind in ("max", "min"):
+            out = [f"the {'largest' if e.kind == 'max' else 'smallest'} ", *self.expr(e.body), " over the ",
+                   *self._plural(b)]
+        elif e.kind in ("argmax", "argmin"):
+            out = ["the ", *self._singular(b), f" with the {'largest' if e.kind == 'argmax' else 'smallest'} ",
+                   *self.expr(e.body), " (on a tie, the first of them)"]
         else:
             out = [f"{humanize(e.kind)} of ", *self.binder(b)]
             if e.body is not None:

@@ -15,7 +15,7 @@ DECLARATIONS = ("game", "rulebook", "players", "order", "payoff", "unmodelled", 
                 "claim", "token", "zone", "var", "define", "procedure", "flow", "ambiguity", "checks", "invariant",
                 "reachable", "expect", "board", "trigger", "rule", "action")
 BUILTINS = ("current", "player_count", "size", "next", "previous", "seat", "supply", "held", "min", "max", "abs",
-            "count", "exists", "the", "forall", "sum")
+            "count", "exists", "the", "forall", "sum", "argmax", "argmin")
 CONSTANTS = ("true", "false")
 _FALLBACK = ("move", "from", "to", "at", "top", "bottom", "all", "one", "where", "shuffle", "set", "add",
              "subtract", "take", "return", "by", "if", "else", "then", "for", "in", "loop", "while", "break", "let",

@@ -5,7 +5,6 @@ import io
 import random
 from dataclasses import dataclass, field
 
-from ..engine import Game
 from ..pipeline import Spec
 
 
@@ -37,7 +36,7 @@ def simulate(spec: Spec, games: int, max_steps: int = 1000, seed: int = 0,
     chosen = {**model.default_options(), **(options or {})}
     out = []
     for players in range(model.min_players, model.max_players + 1):
-        game = Game(spec, players, chosen)
+        game = spec.engine(players, chosen)
         stats = SeatStats(players, games, wins=[0] * players)
         rng = random.Random(seed * 7919 + players)
         for i in range(games):

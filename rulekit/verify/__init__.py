@@ -5,11 +5,12 @@
 - `graphs`: networkx (turn-structure graph, dead rules, strongly connected components)
 - `strategies`: Hypothesis (random play with shrinking)
 
-Every backend reads the model only; a construct it cannot handle raises `Unsupported`, which the
-caller turns into an `unknown` verdict, never a crash.
+Every backend reads the core IR of one configuration (`rulekit.lower`); a construct it does not
+cover raises `Unsupported` explicitly, which the caller turns into an `unknown` verdict. Any other
+exception is a rulekit bug and is never reported as `unknown`.
 """
 from __future__ import annotations
 
+from ..errors import Unsupported
 
-class Unsupported(Exception):
-    """A model construct this backend cannot encode; the caller reports `unknown`."""
+__all__ = ["Unsupported"]

@@ -140,7 +140,7 @@ class _Keyer:
     """Compact, canonical state keys for one loaded game."""
 
     def __init__(self, game, symmetric: bool):
-        lay = game._layout
+        lay = game.layout
         n = game.num_players()
         self.symmetric = symmetric and n > 1
         per_zone = [z.name for z in game.model.zones if z.per_player]
@@ -155,9 +155,9 @@ class _Keyer:
         self.n = n
         # At a decision, the binder slots of every action of that choice point are written before
         # they are read: whatever they hold is dead.
-        self.table = game._action_table
+        self.table = game.action_table
         self.dead = {point: sorted({b.slot + 1 for a in c.actions for b in a.binders})
-                     for point, c in game._chooses.items()}
+                     for point, c in game.choices.items()}
         # Engine fields this keyer does not know are part of the key, unless every state shares them.
         probe = game.new_initial_state(seed=0)
         twin = probe.clone()
@@ -214,7 +214,7 @@ def explore(loaded, limits: Limits | None = None) -> Exploration:
                       symmetry_reason=why if loaded.num_players() > 1 else "one player")
     invariants = loaded.properties("invariant")
     targets = loaded.properties("reachable")
-    table = loaded._action_table
+    table = loaded.action_table
     start = time.perf_counter()
     deadline = start + limits.time_limit
     root = fork(loaded.new_initial_state(seed=0))

@@ -14,10 +14,9 @@ Anything else (chance, shuffles, the top of a stack, turns, rounds, triggers, bo
 this module does not know) raises `Unsupported` naming the construct and where it is, and the caller
 reports `unknown`. Translation never guesses.
 
-The system is built from the model alone; the engine is used only to name actions (their ids) when a
-witness is replayed. Expressions become a small integer/boolean IR of nested tuples, folded as they are
-built, which `to_python` turns into numpy code (for frontiers of states, or one state) and
-`verify.symbolic` into Z3 terms.
+The system is built from the core IR of the configuration alone (`rulekit.lower`); the engine is used
+only to name actions (their ids) when a witness is replayed (`verify.replay`). Expressions become the
+terms of `verify.terms`, folded as they are built.
 
 A command is one action with concrete binder values: a guard (the binders' conditions and `when`, over
 the state before), an error condition (a rule the engine would refuse: a variable leaving its range, a
@@ -28,233 +27,36 @@ before the next choice.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import model as m
+from ..lower import Config
 from . import Unsupported
-
-# ---- the IR: ints ('c', v) ('s', i) (op, a, b) ('neg', a) ('ite', c, a, b); bools ('b', v) and comparisons
-
-TRUE, FALSE = ("b", True), ("b", False)
-_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-          "min": min, "max": max, "div": lambda a, b: a // b, "mod": lambda a, b: a % b}
-_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
-
-
-def const(v: int):
-    return ("c", int(v))
-
-
-def is_const(x) -> bool:
-    return x[0] in ("c", "b")
-
-
-def arith(op: str, a, b):
-    if a[0] == "c" and b[0] == "c":
-        return const(_ARITH[op](a[1], b[1]))
-    if op == "+" and a == ("c", 0):
-        return b
-    if op in ("+", "-") and b == ("c", 0):
-        return a
-    if op == "*" and (a == ("c", 1) or b == ("c", 1)):
-        return b if a == ("c", 1) else a
-    if op == "*" and (a == ("c", 0) or b == ("c", 0)):
-        return const(0)
-    if op in ("min", "max") and a == b:
-        return a
-    return (op, a, b)
-
-
-def compare(op: str, a, b):
-    if a[0] == "c" and b[0] == "c":
-        return ("b", _CMP[op](a[1], b[1]))
-    return (op, a, b)
-
-
-def not_(a):
-    if a[0] == "b":
-        return ("b", not a[1])
-    if a[0] == "not":
-        return a[1]
-    return ("not", a)
-
-
-def and_(*xs):
-    out = TRUE
-    for x in xs:
-        if x == FALSE or out == FALSE:
-            return FALSE
-        out = x if out == TRUE else out if x == TRUE else ("and", out, x)
-    return out
-
-
-def or_(*xs):
-    out = FALSE
-    for x in xs:
-        if x == TRUE or out == TRUE:
-            return TRUE
-        out = x if out == FALSE else out if x == FALSE else ("or", out, x)
-    return out
-
-
-def ite(c, a, b):
-    if c[0] == "b":
-        return a if c[1] else b
-    if a == b:
-        return a
-    if a[0] == "b" or b[0] == "b" or a[0] in _BOOL_OPS or b[0] in _BOOL_OPS:
-        return or_(and_(c, a), and_(not_(c), b))
-    return ("ite", c, a, b)
-
-
-_BOOL_OPS = {"and", "or", "not", *_CMP}
-
-
-def is_bool(x) -> bool:
-    return x[0] == "b" or x[0] in _BOOL_OPS
-
-
-def substitute(x, values: dict):
-    """`x` with the slots in `values` replaced by constants, folded again."""
-    memo: dict = {}
-
-    def go(x):
-        key = id(x)
-        if key in memo:
-            return memo[key][1]
-        tag = x[0]
-        if tag == "s":
-            out = const(values[x[1]]) if x[1] in values else x
-        elif tag in ("c", "b"):
-            out = x
-        elif tag == "ite":
-            out = ite(go(x[1]), go(x[2]), go(x[3]))
-        elif tag == "not":
-            out = not_(go(x[1]))
-        elif tag == "neg":
-            a = go(x[1])
-            out = const(-a[1]) if a[0] == "c" else ("neg", a)
-        elif tag == "and":
-            out = and_(go(x[1]), go(x[2]))
-        elif tag == "or":
-            out = or_(go(x[1]), go(x[2]))
-        elif tag in _CMP:
-            out = compare(tag, go(x[1]), go(x[2]))
-        else:
-            out = arith(tag, go(x[1]), go(x[2]))
-        memo[key] = (x, out)
-        return out
-    return go(x)
-
-
-def slots_of(x, out: set | None = None) -> set:
-    out = set() if out is None else out
-    if x[0] == "s":
-        out.add(x[1])
-    elif x[0] not in ("c", "b"):
-        for y in x[1:]:
-            if isinstance(y, tuple):
-                slots_of(y, out)
-    return out
-
-
-def to_python(x, name: str = "x") -> str:
-    """A numpy expression of `x` over `name[i]` (arrays of one slot's values, or one-element arrays)."""
-    tag = x[0]
-    if tag == "c":
-        return str(x[1]) if x[1] >= 0 else f"({x[1]})"
-    if tag == "b":
-        return "np.True_" if x[1] else "np.False_"
-    if tag == "s":
-        return f"{name}[{x[1]}]"
-    if tag == "neg":
-        return f"(-{to_python(x[1], name)})"
-    if tag == "not":
-        return f"(~{to_python(x[1], name)})"
-    if tag == "ite":
-        return f"np.where({to_python(x[1], name)}, {to_python(x[2], name)}, {to_python(x[3], name)})"
-    a, b = to_python(x[1], name), to_python(x[2], name)
-    if tag == "and":
-        return f"({a} & {b})"
-    if tag == "or":
-        return f"({a} | {b})"
-    if tag == "min":
-        return f"np.minimum({a}, {b})"
-    if tag == "max":
-        return f"np.maximum({a}, {b})"
-    if tag == "div":
-        return f"({a} // {b})"
-    if tag == "mod":
-        return f"({a} % {b})"
-    return f"({a} {tag} {b})"
-
-
-# ---- the system ------------------------------------------------------------------------------------
+from .terms import (COMPARISONS, FALSE, TRUE, Command, Slot, System, and_, arith, compare, const, is_bool, ite, neg,
+                    not_, or_)
 
 @dataclass
-class Slot:
-    """One integer of the state. `key` names it: ('var', name, seat), ('supply', token),
-    ('held', token, seat), ('zone', zone, seat, kind), ('over',), ('winner', seat); `seat` is the
-    player it belongs to (None when shared): the unit that symmetry reduction permutes."""
-
-    key: tuple
-    name: str
-    low: int | None
-    high: int | None
-    seat: int | None = None
-
-
-@dataclass
-class Command:
-    label: str
-    point: int
-    action: int  # index of the action in its choice
-    combo: tuple  # the binders' domain indexes, as the engine numbers actions
-    guard: tuple
-    error: tuple
-    updates: dict  # slot index -> new value
-
-
-@dataclass
-class System:
-    players: int
-    options: dict
-    slots: list[Slot]
-    init: list[int]
-    commands: list[Command]
-    invariants: dict[str, tuple] = field(default_factory=dict)
-    targets: dict[str, tuple] = field(default_factory=dict)
-    over: int = 0  # slot index of the end flag
-    # Slots with no initial value and no update: any value in every state (an abstraction's unknowns).
-    free: frozenset = frozenset()
-    compiled: dict = field(default_factory=dict, repr=False, compare=False)  # evaluators, by what they compute
-
-    def index(self, key: tuple) -> int:
-        return next(i for i, s in enumerate(self.slots) if s.key == key)
-
-    def enabled_any(self):
-        return or_(*(c.guard for c in self.commands))
-
-
-@dataclass
-class _Store:
+class Store:
     vals: list
     halted: tuple = FALSE
     error: tuple = FALSE
 
-    def copy(self) -> _Store:
-        return _Store(list(self.vals), self.halted, self.error)
+    def copy(self) -> Store:
+        return Store(list(self.vals), self.halted, self.error)
 
 
-def _where(node) -> str:
+def where(node) -> str:
     span = getattr(node, "span", None)
     return f" at {span}" if span is not None else ""
 
 
-class _Builder:
-    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
-        self.g, self.n, self.options = game, players, dict(options)
+class Builder:
+    """Translates the core IR of one configuration (facts and options already folded)."""
+
+    def __init__(self, config: Config):
+        game = config.game
+        self.config = config
+        self.g, self.n, self.options = game, config.players, dict(config.options)
         self.vars = {v.name: v for v in game.vars}
         self.zones = {z.name: z for z in game.zones}
         self.tokens = {t.name: t for t in game.tokens}
@@ -263,10 +65,9 @@ class _Builder:
         self.procs = {p.name: p for p in game.procedures}
         self.kinds = {c.name: i for i, c in enumerate(game.components)}
         self.direction = 1 if game.order == "clockwise" else -1
-        self.fact_values: dict[str, int] = {}
         self.depth = 0
         self._check_declarations()
-        self.counts = [self.static(c.count, f"the count of {c.name}") for c in game.components]
+        self.counts = list(config.component_counts)
         self.slots: list[Slot] = []
         self.at: dict[tuple, int] = {}
         self.init: list[int] = []
@@ -276,21 +77,21 @@ class _Builder:
     def _check_declarations(self) -> None:
         g = self.g
         if g.triggers:
-            raise Unsupported(f"trigger {g.triggers[0].name}{_where(g.triggers[0])}")
+            raise Unsupported(f"trigger {g.triggers[0].name}{where(g.triggers[0])}")
         if g.boards:
-            raise Unsupported(f"board {g.boards[0].name}{_where(g.boards[0])}")
+            raise Unsupported(f"board {g.boards[0].name}{where(g.boards[0])}")
         for z in g.zones:
             if getattr(z, "per_board", None) is not None:
-                raise Unsupported(f"zone {z.name} laid out on a board{_where(z)}")
+                raise Unsupported(f"zone {z.name} laid out on a board{where(z)}")
 
     def untracked_zones(self) -> set:
         """Zones given no slots (a subclass that abstracts them away reads them as unknown counts)."""
         return set()
 
     def static(self, e: m.Expr, what: str) -> int:
-        value = self.ev(e, _Store([]), {})
+        value = self.ev(e, Store([]), {})
         if value[0] not in ("c", "b"):
-            raise Unsupported(f"{what} is not known before play{_where(e)}")
+            raise Unsupported(f"{what} is not known before play{where(e)}")
         return int(value[1])
 
     def _slot(self, key, name, low, high, init, seat=None) -> None:
@@ -314,7 +115,7 @@ class _Builder:
                 low = self.static(v.low, f"the range of {v.name}") if v.low is not None else None
                 high = self.static(v.high, f"the range of {v.name}") if v.high is not None else None
             else:
-                raise Unsupported(f"variable {v.name} of type {t}{_where(v)}")
+                raise Unsupported(f"variable {v.name} of type {t}{where(v)}")
             init = self.static(v.init, f"the initial value of {v.name}")
             for p in (range(n) if v.per_player else [None]):
                 self._slot(("var", v.name, p), v.name if p is None else f"{v.name}[{p}]", low, high, init, p)
@@ -344,7 +145,7 @@ class _Builder:
         seats = range(self.n) if per_player else [None]
         return [self.at[(*prefix[:2], p, *prefix[2:])] for p in seats]
 
-    def read(self, st: _Store, slots: list[int], seat):
+    def read(self, st: Store, slots: list[int], seat):
         if len(slots) == 1:
             return st.vals[slots[0]]
         if seat[0] == "c":
@@ -356,7 +157,7 @@ class _Builder:
             out = ite(compare("==", seat, const(p)), st.vals[slots[p]], out)
         return out
 
-    def write(self, st: _Store, slots: list[int], seat, new_value) -> None:
+    def write(self, st: Store, slots: list[int], seat, new_value) -> None:
         """new_value(old) -> new; only where the seat matches, and only while the game goes on."""
         targets = [(TRUE, slots[0])] if len(slots) == 1 else (
             [(TRUE, slots[seat[1]])] if seat[0] == "c" else [(compare("==", seat, const(p)), s) for p, s in enumerate(slots)])
@@ -364,14 +165,14 @@ class _Builder:
             old = st.vals[slot]
             st.vals[slot] = ite(and_(cond, not_(st.halted)), new_value(old), old)
 
-    def fail_if(self, st: _Store, cond) -> None:
+    def fail_if(self, st: Store, cond) -> None:
         st.error = or_(st.error, and_(not_(st.halted), cond))
 
     # ---- expressions
-    def ev(self, e, st: _Store, env: dict):
+    def ev(self, e, st: Store, env: dict):
         method = getattr(self, "e_" + type(e).__name__, None)
         if method is None:
-            raise Unsupported(f"expression {type(e).__name__}{_where(e)}")
+            raise Unsupported(f"expression {type(e).__name__}{where(e)}")
         return method(e, st, env)
 
     def e_Const(self, e, st, env):
@@ -394,23 +195,13 @@ class _Builder:
 
     def e_Local(self, e, st, env):
         if e.slot not in env:
-            raise Unsupported(f"local {e.name}{_where(e)}")
+            raise Unsupported(f"local {e.name}{where(e)}")
         return env[e.slot]
-
-    def e_FactRef(self, e, st, env):
-        if e.fact not in self.fact_values:
-            fact = next(f for f in self.g.facts if f.name == e.fact)
-            with self._nested(50, f"fact {e.fact} defined in terms of itself"):
-                value = self.ev(fact.value, _Store([]), {})
-            if value[0] != "c":
-                raise Unsupported(f"fact {e.fact} is not a number known before play{_where(fact)}")
-            self.fact_values[e.fact] = value[1]
-        return const(self.fact_values[e.fact])
 
     def e_VarRef(self, e, st, env):
         decl = self.vars.get(e.var)
         if decl is None:
-            raise Unsupported(f"variable {e.var}{_where(e)}")
+            raise Unsupported(f"variable {e.var}{where(e)}")
         seat = self.ev(e.player, st, env) if e.player is not None else None
         value = self.read(st, self.family(("var", e.var), decl.per_player), seat)
         return compare("!=", value, const(0)) if decl.type == m.BOOL else value
@@ -418,7 +209,7 @@ class _Builder:
     def e_ZoneRef(self, e, st, env):
         decl = self.zones.get(e.zone)
         if decl is None:
-            raise Unsupported(f"zone {e.zone}{_where(e)}")
+            raise Unsupported(f"zone {e.zone}{where(e)}")
         seat = self.ev(e.player, st, env) if e.player is not None else None
         return ("zone", e.zone, seat)
 
@@ -432,8 +223,6 @@ class _Builder:
         name = e.name
         if name == "current":
             return const(0)  # nothing in the fragment changes whose turn it is
-        if name == "player_count":
-            return const(self.n)
         if name == "size":
             zone = self.ev(e.args[0], st, env)
             return _sum([self.zone_count(st, zone, k) for k in range(len(self.counts))])
@@ -450,27 +239,27 @@ class _Builder:
             return out
         if name == "abs":
             a = self.ev(e.args[0], st, env)
-            return ite(compare(">=", a, const(0)), a, _neg(a))
+            return ite(compare(">=", a, const(0)), a, neg(a))
         if name in ("next", "previous"):
             step = self.direction if name == "next" else -self.direction
             return arith("mod", arith("+", self.ev(e.args[0], st, env), const(step)), const(self.n))
         if name == "seat":
             a = self.ev(e.args[0], st, env)
             if a[0] != "c" or not 0 <= a[1] < self.n:
-                raise Unsupported(f"seat() of a number not known before play{_where(e)}")
+                raise Unsupported(f"seat() of a number not known before play{where(e)}")
             return a
-        raise Unsupported(f"builtin {name}(){_where(e)}")
+        raise Unsupported(f"builtin {name}(){where(e)}")
 
     def e_Attr(self, e, st, env):
         if e.target.type != m.CARD:
-            raise Unsupported(f"attribute {e.attr} of a {e.target.type}{_where(e)}")
+            raise Unsupported(f"attribute {e.attr} of a {e.target.type}{where(e)}")
         card = self.ev(e.target, st, env)
         values = []
         for c in self.g.components:
             given = dict(c.attrs).get(e.attr)
             decl = next((a for a in self.g.attrs if a.name == e.attr), None)
             default = -1 if decl is not None and decl.type.kind == "enum" else 0
-            values.append(self.ev(given, _Store([]), {}) if given is not None else const(default))
+            values.append(self.ev(given, Store([]), {}) if given is not None else const(default))
         if card[0] == "c":
             return values[card[1]]
         out = values[-1]
@@ -480,7 +269,7 @@ class _Builder:
 
     def e_Unary(self, e, st, env):
         a = self.ev(e.operand, st, env)
-        return not_(a) if e.op == "not" else _neg(a)
+        return not_(a) if e.op == "not" else neg(a)
 
     def e_Binary(self, e, st, env):
         a, b = self.ev(e.left, st, env), self.ev(e.right, st, env)
@@ -489,10 +278,10 @@ class _Builder:
             return and_(a, b)
         if op == "or":
             return or_(a, b)
-        if op in _CMP:
+        if op in COMPARISONS:
             if is_bool(a) or is_bool(b):
                 if op not in ("==", "!="):
-                    raise Unsupported(f"ordering of conditions{_where(e)}")
+                    raise Unsupported(f"ordering of conditions{where(e)}")
                 same = or_(and_(a, b), and_(not_(a), not_(b)))
                 return same if op == "==" else not_(same)
             return compare(op, a, b)
@@ -501,21 +290,18 @@ class _Builder:
         if op in ("/", "%"):
             # Python floors; Z3's div and mod agree with it only for a positive divisor.
             if b[0] != "c" or b[1] <= 0:
-                raise Unsupported(f"{op} by a number that is not a positive constant{_where(e)}")
+                raise Unsupported(f"{op} by a number that is not a positive constant{where(e)}")
             return arith("div" if op == "/" else "mod", a, b)
-        raise Unsupported(f"operator {op}{_where(e)}")
+        raise Unsupported(f"operator {op}{where(e)}")
 
     def e_IfExpr(self, e, st, env):
         return ite(self.ev(e.cond, st, env), self.ev(e.then, st, env), self.ev(e.orelse, st, env))
 
-    def e_OptionIs(self, e, st, env):
-        return ("b", self.options.get(e.ambiguity) == e.option)
-
     def e_DefineCall(self, e, st, env):
         d = self.defines.get(e.define)
         if d is None:
-            raise Unsupported(f"definition {e.define}{_where(e)}")
-        with self._nested(50, f"recursive definition {e.define}{_where(e)}"):
+            raise Unsupported(f"definition {e.define}{where(e)}")
+        with self._nested(50, f"recursive definition {e.define}{where(e)}"):
             inner = {p.slot: self.ev(a, st, env) for p, a in zip(d.params, e.args)}
             return self.ev(d.body, st, inner)
 
@@ -527,7 +313,7 @@ class _Builder:
             if it.start is not None:
                 s = self.ev(it.start, st, env)
                 if s[0] != "c":
-                    raise Unsupported(f"players from a seat not known before play{_where(it.start)}")
+                    raise Unsupported(f"players from a seat not known before play{where(it.start)}")
                 start = s[1]
             return [(const((start + self.direction * i) % self.n), TRUE) for i in range(self.n)]
         if kind == "enum":
@@ -535,7 +321,7 @@ class _Builder:
         if kind == "range":
             lo, hi = self.ev(it.low, st, env), self.ev(it.high, st, env)
             if lo[0] != "c" or hi[0] != "c":
-                raise Unsupported(f"a range whose bounds are not known before play{_where(it.low)}")
+                raise Unsupported(f"a range whose bounds are not known before play{where(it.low)}")
             return [(const(v), TRUE) for v in range(lo[1], hi[1] + 1)]
         if kind == "set":
             return [(self.ev(x, st, env), TRUE) for x in it.items]
@@ -551,7 +337,9 @@ class _Builder:
     def e_Quant(self, e, st, env):
         b = e.binder
         if e.kind == "the":
-            raise Unsupported(f"the(...){_where(e)}")
+            raise Unsupported(f"the(...){where(e)}")
+        if e.kind in ("max", "min", "argmax", "argmin"):
+            return self.aggregate(e, st, env)
         cards = b.iter.kind == "cards"
         terms = []
         for value, amount in self.domain(b.iter, st, env):
@@ -569,16 +357,33 @@ class _Builder:
             # Over cards the engine adds the body once per copy.
             return _sum([ite(p, arith("*", amount, self.ev(e.body, st, inner)) if cards else self.ev(e.body, st, inner),
                              const(0)) for inner, _, p, amount in terms])
-        raise Unsupported(f"quantifier {e.kind}{_where(e)}")
+        raise Unsupported(f"quantifier {e.kind}{where(e)}")
+
+    def aggregate(self, e, st, env):
+        """max/min, or the first element with the largest/smallest value (argmax/argmin), over the
+        values of the domain that are present and meet the condition; the engine refuses an empty one."""
+        b = e.binder
+        larger = ">" if e.kind in ("max", "argmax") else "<"
+        best, arg, found = const(0), const(0), FALSE
+        for value, amount in self.domain(b.iter, st, env):
+            inner = {**env, b.slot: value}
+            present = self.ev(b.cond, st, inner) if b.cond is not None else TRUE
+            if b.iter.kind == "cards":
+                present = and_(compare(">", amount, const(0)), present)
+            v = self.ev(e.body, st, inner)
+            better = and_(present, or_(not_(found), compare(larger, v, best)))
+            best, arg, found = ite(better, v, best), ite(better, value, arg), or_(found, present)
+        self.fail_if(st, not_(found))
+        return arg if e.kind.startswith("arg") else best
 
     # ---- statements
-    def run(self, stmts, st: _Store, env: dict) -> None:
+    def run(self, stmts, st: Store, env: dict) -> None:
         for s in stmts:
             if st.halted == TRUE:
                 return
             method = getattr(self, "s_" + type(s).__name__, None)
             if method is None:
-                raise Unsupported(f"statement {type(s).__name__}{_where(s)}")
+                raise Unsupported(f"statement {type(s).__name__}{where(s)}")
             method(s, st, env)
 
     def s_Rule(self, s, st, env):
@@ -599,7 +404,7 @@ class _Builder:
     def s_Assign(self, s, st, env):
         decl = self.vars.get(s.var)
         if decl is None:
-            raise Unsupported(f"variable {s.var}{_where(s)}")
+            raise Unsupported(f"variable {s.var}{where(s)}")
         seat = self.ev(s.player, st, env) if s.player is not None else None
         value = self.ev(s.value, st, env)
         slots = self.family(("var", s.var), decl.per_player)
@@ -661,7 +466,7 @@ class _Builder:
     def s_For(self, s, st, env):
         b = s.binder
         if b.cond is not None:
-            raise Unsupported(f"a `for` with a condition{_where(s)}")
+            raise Unsupported(f"a `for` with a condition{where(s)}")
         cards = b.iter.kind == "cards"
         # The engine takes the domain once, before the first round.
         for value, amount in self.domain(b.iter, st, env):
@@ -674,8 +479,8 @@ class _Builder:
     def s_Do(self, s, st, env):
         proc = self.procs.get(s.procedure)
         if proc is None:
-            raise Unsupported(f"procedure {s.procedure}{_where(s)}")
-        with self._nested(30, f"recursive procedure {s.procedure}{_where(s)}"):
+            raise Unsupported(f"procedure {s.procedure}{where(s)}")
+        with self._nested(30, f"recursive procedure {s.procedure}{where(s)}"):
             inner = {p.slot: self.ev(a, st, env) for p, a in zip(proc.params, s.args)}
             self.run(proc.body, st, inner)
 
@@ -689,7 +494,7 @@ class _Builder:
 
     def s_End(self, s, st, env):
         if s.what != "game":
-            raise Unsupported(f"end {s.what}{_where(s)}")
+            raise Unsupported(f"end {s.what}{where(s)}")
         over = self.at[("over",)]
         st.vals[over] = ite(st.halted, st.vals[over], const(1))
         st.halted = TRUE
@@ -698,7 +503,7 @@ class _Builder:
         sel = s.selector
         src, dst = self.ev(s.source, st, env), self.ev(s.dest, st, env)
         if src[0] != "zone" or dst[0] != "zone":
-            raise Unsupported(f"move between things that are not zones{_where(s)}")
+            raise Unsupported(f"move between things that are not zones{where(s)}")
         kinds = range(len(self.counts))
         if sel.kind == "card":
             card = self.ev(sel.card, st, env)
@@ -723,7 +528,7 @@ class _Builder:
                 self._move(st, src, dst, k, lambda have, t=this: ite(t, const(1), const(0)))
                 taken = or_(taken, this)
             return
-        raise Unsupported(f"move of the {sel.kind} card{' of a stack' if sel.kind == 'one' else ''}{_where(s)}")
+        raise Unsupported(f"move of the {sel.kind} card{' of a stack' if sel.kind == 'one' else ''}{where(s)}")
 
     def _move(self, st, src, dst, k, amount) -> None:
         have = self.zone_count(st, src, k)
@@ -736,7 +541,7 @@ class _Builder:
     # ---- the flow
     def build(self) -> System:
         setup, before, choose, after, loops = flow_shape(self.g, lambda st: hasattr(self, "s_" + type(st).__name__))
-        start = _Store([const(v) for v in self.init])
+        start = Store([const(v) for v in self.init])
         self.run([*setup, *before], start, {})
         if start.error != FALSE or not all(v[0] == "c" for v in start.vals):
             raise Unsupported("a set-up that the fragment cannot evaluate before play")
@@ -745,14 +550,14 @@ class _Builder:
         symbolic = [("s", i) for i in range(len(self.slots))]
         commands = []
         for ai, action in enumerate(choose.actions):
-            for values in self._combos(action, _Store(symbolic), {}):
+            for values in self._combos(action, Store(symbolic), {}):
                 env = {b.slot: v for b, (v, _, _) in zip(action.binders, values)}
                 guard = and_(compare("==", symbolic[over], const(0)), *(p for _, p, _ in values))
                 if action.when is not None:
-                    guard = and_(guard, self.ev(action.when, _Store(symbolic), env))
+                    guard = and_(guard, self.ev(action.when, Store(symbolic), env))
                 if guard == FALSE:
                     continue
-                st = _Store(list(symbolic))
+                st = Store(list(symbolic))
                 self.run(action.body, st, dict(env))
                 self.run(after, st, {})
                 if loops:
@@ -769,7 +574,7 @@ class _Builder:
             props[kind] = {}
             for p in self.g.properties:
                 if p.kind == kind:
-                    value = self.ev(p.expr, _Store(symbolic), {})
+                    value = self.ev(p.expr, Store(symbolic), {})
                     if not is_bool(value):
                         raise Unsupported(f"property {p.name} is not a condition")
                     props[kind][p.name] = value
@@ -788,7 +593,7 @@ class _Builder:
             low = self.ev(b.iter.low, st, env)[1] if b.iter.kind == "range" else 0
             for position, (value, amount) in enumerate(self.domain(b.iter, st, env)):
                 if value[0] != "c":
-                    raise Unsupported(f"a choice over values not known before play{_where(b)}")
+                    raise Unsupported(f"a choice over values not known before play{where(b)}")
                 inner = {**env, b.slot: value}
                 cond = self.ev(b.cond, st, inner) if b.cond is not None else TRUE
                 present = and_(compare(">", amount, const(0)), cond) if cards else cond
@@ -808,15 +613,15 @@ def flow_shape(game: m.Game, straight=lambda st: True):
     body = list(game.flow.body)
     for i, s in enumerate(body):
         if not isinstance(s, (m.Loop, m.Choose)) and not straight(s):
-            raise Unsupported(f"statement {type(s).__name__}{_where(s)} in the flow (the fragment's flow is "
+            raise Unsupported(f"statement {type(s).__name__}{where(s)} in the flow (the fragment's flow is "
                               "set-up, then `loop { ... choose ... }`)")
         if isinstance(s, m.Loop):
             if s.cond is not None:
-                raise Unsupported(f"a `while` around the decisions{_where(s)}")
+                raise Unsupported(f"a `while` around the decisions{where(s)}")
             inner = list(s.body)
             chooses = [j for j, x in enumerate(inner) if isinstance(x, m.Choose)]
             if len(chooses) != 1:
-                raise Unsupported(f"a loop with {len(chooses)} decisions at its top level{_where(s)}")
+                raise Unsupported(f"a loop with {len(chooses)} decisions at its top level{where(s)}")
             j = chooses[0]
             parts = (body[:i], inner[:j], inner[j], inner[j + 1:], True)
             break
@@ -828,7 +633,7 @@ def flow_shape(game: m.Game, straight=lambda st: True):
     for stmts in (parts[0], parts[1], parts[3]):
         for st in m.walk(stmts):
             if isinstance(st, (m.Choose, m.Random, m.Loop)):
-                raise Unsupported(f"statement {type(st).__name__} outside the one decision{_where(st)}")
+                raise Unsupported(f"statement {type(st).__name__} outside the one decision{where(st)}")
     return parts
 
 def _sum(xs):
@@ -838,229 +643,9 @@ def _sum(xs):
     return out
 
 
-def _neg(a):
-    return const(-a[1]) if a[0] == "c" else ("neg", a)
-
-
-def build(game: m.Game, players: int, options: dict[str, str]) -> System:
+def build(config: Config) -> System:
     """The configuration as a guarded-command system, or `Unsupported` naming what lies outside."""
-    try:
-        return _Builder(game, players, options).build()
-    except Unsupported:
-        raise
-    except (KeyError, AttributeError, TypeError, IndexError, StopIteration) as exc:
-        # A model shape this translation does not expect (new node types or fields): never a crash.
-        raise Unsupported(f"a model construct the symbolic translation does not know ({type(exc).__name__}: {exc})") from None
+    return Builder(config).build()
 
 
-# ---- the link with the engine -------------------------------------------------------------------
-
-def abstract(system: System, loaded, state) -> list[int]:
-    """The slot values of an engine state."""
-    out = []
-    for slot in system.slots:
-        key = slot.key
-        if key[0] == "var":
-            out.append(int(state.v[loaded.var_index(key[1], key[2])]))
-        elif key[0] == "supply":
-            out.append(state.v[loaded.var_index(key[1])])
-        elif key[0] == "held":
-            out.append(state.v[loaded.var_index(key[1], key[2])])
-        elif key[0] == "zone":
-            out.append(state.z[loaded.zone_index(key[1], key[2])].count(key[3]))
-        elif key[0] == "over":
-            out.append(int(state.over))
-        else:
-            out.append(int(key[1] in state.winners))
-    return out
-
-
-def action_ids(system: System, loaded) -> list[int]:
-    """The engine's action id of each command."""
-    table = {(point, ai, tuple(combo)): i for i, (point, ai, combo, _) in enumerate(loaded._action_table)}
-    return [table[(c.point, c.action, c.combo)] for c in system.commands]
-
-
-def evaluator(exprs: list, name: str = "x"):
-    """One Python function computing every expression of `exprs` over numpy slot arrays."""
-    import numpy as np
-
-    body = ", ".join(to_python(e, name) for e in exprs)
-    source = f"def f({name}):\n    return ({body}{',' if len(exprs) == 1 else ''})\n"
-    namespace = {"np": np}
-    exec(compile(source, "<rulekit symbolic>", "exec"), namespace)  # noqa: S102 - generated from the IR
-    return namespace["f"]
-
-
-def step(system: System, values: list[int], command: int) -> tuple[bool, bool, list[int]]:
-    """(enabled, refused, successor) of one command on one state, by the numpy reading of the IR."""
-    import numpy as np
-
-    x = [np.array([v], dtype=np.int64) for v in values]
-    c = system.commands[command]
-    order = sorted(c.updates)
-    key = ("step", command)
-    if key not in system.compiled:
-        system.compiled[key] = evaluator([c.guard, c.error, *(c.updates[i] for i in order)])
-    out = system.compiled[key](x)
-    after = list(values)
-    for i, v in zip(order, out[2:]):
-        after[i] = int(np.broadcast_to(v, (1,))[0])
-    return bool(np.broadcast_to(out[0], (1,))[0]), bool(np.broadcast_to(out[1], (1,))[0]), after
-
-
-def holds(system: System, expr, values: list[int]) -> bool:
-    import numpy as np
-
-    x = [np.array([v], dtype=np.int64) for v in values]
-    key = ("holds", id(expr))
-    if key not in system.compiled:
-        system.compiled[key] = (expr, evaluator([expr]))  # the expression kept, so its id stays its own
-    return bool(np.broadcast_to(system.compiled[key][1](x)[0], (1,))[0])
-
-
-__all__ = ["System", "Slot", "Command", "build", "abstract", "action_ids", "evaluator", "step", "holds",
-           "substitute", "slots_of", "to_python"]
-
-
-# ---- simplification within the declared bounds -------------------------------------------------------
-
-def _interval(x, env: dict, memo: dict):
-    key = id(x)
-    if key in memo:
-        return memo[key][1]
-    tag = x[0]
-    out = (None, None)
-    if tag == "c":
-        out = (x[1], x[1])
-    elif tag == "s":
-        out = env.get(x[1], (None, None))
-    elif tag in ("+", "-", "min", "max", "neg", "ite"):
-        parts = [_interval(y, env, memo) for y in x[1:] if isinstance(y, tuple) and not is_bool(y)]
-        (a0, a1) = parts[0]
-        (b0, b1) = parts[1] if len(parts) > 1 else (None, None)
-
-        def ok(*v):
-            return all(u is not None for u in v)
-        if tag == "+":
-            out = (a0 + b0 if ok(a0, b0) else None, a1 + b1 if ok(a1, b1) else None)
-        elif tag == "-":
-            out = (a0 - b1 if ok(a0, b1) else None, a1 - b0 if ok(a1, b0) else None)
-        elif tag == "neg":
-            out = (-a1 if ok(a1) else None, -a0 if ok(a0) else None)
-        elif tag == "min":
-            out = (min(a0, b0) if ok(a0, b0) else None,
-                   min(v for v in (a1, b1) if v is not None) if ok(a1) or ok(b1) else None)
-        elif tag == "max":
-            out = (max(v for v in (a0, b0) if v is not None) if ok(a0) or ok(b0) else None,
-                   max(a1, b1) if ok(a1, b1) else None)
-        else:
-            out = (min(a0, b0) if ok(a0, b0) else None, max(a1, b1) if ok(a1, b1) else None)
-    memo[key] = (x, out)
-    return out
-
-
-def _decide(op, a, b):
-    """True/False when intervals a and b decide `a op b`, else None."""
-    (a0, a1), (b0, b1) = a, b
-    known = all(v is not None for v in (a0, a1, b0, b1))
-    if op in ("<", "<=") and a1 is not None and b0 is not None and (a1 < b0 or (op == "<=" and a1 <= b0)):
-        return True
-    if op in ("<", "<=") and a0 is not None and b1 is not None and (a0 > b1 or (op == "<" and a0 >= b1)):
-        return False
-    if op in (">", ">="):
-        r = _decide("<" if op == ">" else "<=", b, a)
-        return r
-    if op in ("==", "!=") and known:
-        if a0 == a1 == b0 == b1:
-            return op == "=="
-        if a1 < b0 or b1 < a0:
-            return op == "!="
-    return None
-
-
-def _narrow(env: dict, cond) -> dict:
-    """Slot intervals tightened by the atoms `slot op constant` of a conjunction."""
-    env = dict(env)
-    stack = [cond]
-    while stack:
-        c = stack.pop()
-        if c[0] == "and":
-            stack += [c[1], c[2]]
-            continue
-        if c[0] not in _CMP:
-            continue
-        op, a, b = c
-        if a[0] == "c" and b[0] == "s":
-            op, a, b = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op], b, a
-        if not (a[0] == "s" and b[0] == "c"):
-            continue
-        lo, hi = env.get(a[1], (None, None))
-        v = b[1]
-        if op in ("<", "<="):
-            v = v - 1 if op == "<" else v
-            hi = v if hi is None else min(hi, v)
-        elif op in (">", ">="):
-            v = v + 1 if op == ">" else v
-            lo = v if lo is None else max(lo, v)
-        elif op == "==":
-            lo, hi = v, v
-        env[a[1]] = (lo, hi)
-    return env
-
-
-def simplify(x, env: dict):
-    """`x` with min, max, comparisons and conditionals that the intervals of `env` decide, folded."""
-    memo: dict = {}
-    intervals: dict = {}
-
-    def go(x):
-        key = id(x)
-        if key in memo:
-            return memo[key][1]
-        tag = x[0]
-        if tag in ("c", "b", "s"):
-            out = x
-        elif tag == "ite":
-            out = ite(go(x[1]), go(x[2]), go(x[3]))
-        elif tag == "not":
-            out = not_(go(x[1]))
-        elif tag == "neg":
-            out = _neg(go(x[1]))
-        elif tag == "and":
-            out = and_(go(x[1]), go(x[2]))
-        elif tag == "or":
-            out = or_(go(x[1]), go(x[2]))
-        else:
-            a, b = go(x[1]), go(x[2])
-            if tag in _CMP:
-                r = _decide(tag, _interval(a, env, intervals), _interval(b, env, intervals))
-                out = ("b", r) if r is not None else compare(tag, a, b)
-            elif tag in ("min", "max"):
-                (a0, a1), (b0, b1) = _interval(a, env, intervals), _interval(b, env, intervals)
-                first = (a1 is not None and b0 is not None and a1 <= b0) if tag == "min" else \
-                    (a0 is not None and b1 is not None and a0 >= b1)
-                second = (b1 is not None and a0 is not None and b1 <= a0) if tag == "min" else \
-                    (b0 is not None and a1 is not None and b0 >= a1)
-                out = a if first else b if second else arith(tag, a, b)
-            else:
-                out = arith(tag, a, b)
-        memo[key] = (x, out)
-        return out
-    return go(x)
-
-
-def within_bounds(system: System) -> System:
-    """The same system, its commands simplified for states within every slot's declared bounds
-    (and, for a command's error and updates, where its guard holds). Exact on those states only: use
-    it where every state is known to be within bounds (checked, or proven)."""
-    base = {i: (s.low, s.high) for i, s in enumerate(system.slots)}
-    commands = []
-    for c in system.commands:
-        guard = simplify(c.guard, base)
-        inside = _narrow(base, guard)
-        commands.append(Command(c.label, c.point, c.action, c.combo, guard, simplify(c.error, inside),
-                                {i: simplify(e, inside) for i, e in c.updates.items()}))
-    # The properties stay as written: a state outside the bounds must still break them.
-    return System(system.players, system.options, system.slots, system.init, commands, system.invariants,
-                  system.targets, system.over, free=system.free)
+__all__ = ["Builder", "Store", "where", "build", "flow_shape"]

@@ -72,9 +72,6 @@ def _label(node) -> str | None:
     return None
 
 
-_children = m.children
-
-
 def turn_graph(game: m.Game) -> nx.DiGraph:
     """Nodes: the flow, procedures, rules, turns and rounds, choice and chance points, actions (and any
     named statement a newer model has); edges: "contains" and "calls" (a `do`)."""
@@ -83,7 +80,7 @@ def turn_graph(game: m.Game) -> nx.DiGraph:
     for label, _ in roots:
         g.add_node(label)
     for label, root in roots:
-        stack = [(label, child) for child in _children(root)]
+        stack = [(label, child) for child in m.children(root)]
         while stack:
             parent, node = stack.pop()
             here = parent
@@ -95,7 +92,7 @@ def turn_graph(game: m.Game) -> nx.DiGraph:
                 g.add_edge(here, f"procedure {node.procedure}", kind="calls")
             if isinstance(node, (m.Expr, m.Iter, m.Binder)):
                 continue
-            stack.extend((here, child) for child in _children(node))
+            stack.extend((here, child) for child in m.children(node))
     # Top-level model nodes that a newer model may add (triggers, ...) start from the flow too.
     for f in dataclasses.fields(game):
         value = getattr(game, f.name)
@@ -106,7 +103,7 @@ def turn_graph(game: m.Game) -> nx.DiGraph:
                 if dataclasses.is_dataclass(item):
                     label = _label(item) or f"{f.name} {getattr(item, 'name', '?')}"
                     g.add_edge("flow", label, kind="contains")
-                    for child in _children(item):
+                    for child in m.children(item):
                         if isinstance(child, m.Do):
                             g.add_edge(label, f"procedure {child.procedure}", kind="calls")
     return g

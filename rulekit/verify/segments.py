@@ -34,19 +34,20 @@ from __future__ import annotations
 import dataclasses
 
 from .. import model as m
+from ..lower import Config
 from . import Unsupported
-from .fragment import (FALSE, TRUE, Command, Slot, System, _Builder, _Store, _where, and_, arith, compare, const, ite,
-                       or_, slots_of)
+from .fragment import Builder, Store, where
+from .terms import FALSE, TRUE, Command, Slot, System, and_, arith, compare, const, ite, not_, or_, slots_of
 
 _STOPS = (m.Choose, m.Random, m.Loop, m.Turns, m.Rounds, m.CheckTriggers)
 
 
-class _Abstract(_Builder):
-    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
+class _Abstract(Builder):
+    def __init__(self, config: Config):
         self.unknown: list[int] = []
         self._stop_memo: dict[str, bool] = {}
         self.segment_unknowns: dict = {}
-        super().__init__(game, players, options)
+        super().__init__(config)
 
     # ---- declarations: triggers and boards are fine here
     def _check_declarations(self) -> None:
@@ -165,7 +166,7 @@ class _Abstract(_Builder):
                 sel.kind == "one" and src_decl is not None and src_decl.shape == "stack"):
             src, dst = self.ev(s.source, st, env), self.ev(s.dest, st, env)
             if src[0] != "zone" or dst[0] != "zone":
-                raise Unsupported(f"move between things that are not zones{_where(s)}")
+                raise Unsupported(f"move between things that are not zones{where(s)}")
             # Order forgotten: the card taken is any kind the zone holds (and matches); `one` may take none.
             kinds = len(self.counts)
             card = self.fresh(0, kinds if sel.kind == "one" else kinds - 1, "drawn")
@@ -200,7 +201,7 @@ class _Abstract(_Builder):
     def translates(self, s) -> bool:
         """Whether the statement can run inside a segment (else its bodies are segmented apart)."""
         try:
-            self.run([s], _Store([("s", i) for i in range(len(self.slots))]), {})
+            self.run([s], Store([("s", i) for i in range(len(self.slots))]), {})
         except Unsupported:
             if not _bodies(s) and not isinstance(s, m.Do):
                 raise
@@ -247,25 +248,25 @@ class _Abstract(_Builder):
         over = self.at[("over",)]
         symbolic = [("s", i) for i in range(len(self.slots))]
         commands = []
-        for index, (where, stmts) in enumerate(self.segments()):
+        for index, (origin, stmts) in enumerate(self.segments()):
             self.segment_unknowns = {}
-            st = _Store(list(symbolic))
+            st = Store(list(symbolic))
             self.run(stmts, st, {})
             st.vals += [("s", i) for i in range(len(st.vals), len(self.slots))]
             updates = {i: v for i, v in enumerate(st.vals) if v != ("s", i) and i not in self.unknown}
             guard = compare("==", ("s", over), const(0))
-            commands.append(Command(f"segment {index} ({where})", -1, index, (), guard, st.error, updates))
+            commands.append(Command(f"segment {index} ({origin})", -1, index, (), guard, st.error, updates))
         invariants, untracked = {}, {}
         for p in self.g.properties:
             if p.kind != "invariant":
                 continue
             before = len(self.unknown)
             self.segment_unknowns = {}
-            value = self.ev(p.expr, _Store(list(symbolic)), {})
+            value = self.ev(p.expr, Store(list(symbolic)), {})
             if len(self.unknown) != before:
                 names = sorted({self.slots[i].name.split("#")[0].lstrip("?") for i in self.unknown[before:]})
                 untracked[p.name] = (f"it reads what the counts abstraction does not record ({', '.join(names)}; "
-                                     f"zones laid out on a board get no counts){_where(p)}")
+                                     f"zones laid out on a board get no counts){where(p)}")
             else:
                 invariants[p.name] = value
         commands = [dataclasses.replace(c, guard=and_(c.guard, *self._domain_of(c))) for c in commands]
@@ -288,11 +289,6 @@ class _Abstract(_Builder):
         return out
 
 
-def not_(x):
-    from .fragment import not_ as negate
-    return negate(x)
-
-
 def _bodies(s) -> list:
     """The statement lists directly inside a statement."""
     if isinstance(s, m.If):
@@ -309,15 +305,9 @@ def _span_of(s, where: str) -> str:
     return str(span) if span is not None else where
 
 
-def build(game: m.Game, players: int, options: dict[str, str]) -> System:
+def build(config: Config) -> System:
     """The counts abstraction of one configuration (all invariants; `slice` cuts it per invariant)."""
-    try:
-        return _Abstract(game, players, options).build_abstract()
-    except Unsupported:
-        raise
-    except (KeyError, AttributeError, TypeError, IndexError, StopIteration) as exc:
-        raise Unsupported(f"a model construct the counts abstraction does not know ({type(exc).__name__}: {exc})") \
-            from None
+    return _Abstract(config).build_abstract()
 
 
 def _value_slots(x, out: set) -> set:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import z3
 
 from .. import model as m
+from ..lower import Config
 from . import Unsupported
 
 
@@ -361,8 +362,9 @@ class StateEncoder(Encoder):
     expression that needs them is `Unsupported`.
     """
 
-    def __init__(self, game: m.Game, players: int, options: dict[str, str]):
-        super().__init__(game, players, options)
+    def __init__(self, config: Config):
+        game, players = config.game, config.players
+        super().__init__(game, players, dict(config.options))
         self.claims = False  # claims are about the initial position, not an arbitrary state
         for z in game.zones:
             if any(getattr(z, f, None) not in (None, False) for f in ("per_board", "board")):
@@ -483,7 +485,6 @@ _STATE_NODES = {"Move", "Shuffle", "Assign", "TokenMove", "If", "For", "Loop", "
 
 def _only_known_statements(game: m.Game) -> str | None:
     """The abstraction is sound only if no statement creates or destroys cards: refuse unknown ones."""
-    from .graphs import _children
 
     stack = [game.flow, *game.procedures]
     while stack:
@@ -491,29 +492,31 @@ def _only_known_statements(game: m.Game) -> str | None:
         if isinstance(node, m.Stmt) and type(node).__name__ not in _STATE_NODES:
             return type(node).__name__
         if not isinstance(node, m.Expr):
-            stack.extend(_children(node))
+            stack.extend(m.children(node))
     for f in ("triggers", "boards"):
         if getattr(game, f, ()):
             return f
     return None
 
 
-def abstraction_proofs(game: m.Game, options: dict[str, str], timeout_ms: int = 5000) -> dict:
-    """Over the counts abstraction, for every allowed player count:
+def abstraction_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
+    """Over the counts abstraction, for every configuration of `configs` (one per allowed player count):
 
     - invariant -> ("proven", text, method, bound) when no abstract state breaks it;
     - reachability target -> ("refuted", ...) when no abstract state meets it;
     - boolean definition -> ("dead", ...) when no abstract state, for no player, makes it true.
     Nothing is returned for what the abstraction cannot decide (it is then left to the other methods).
     """
+    game = configs[0].game
     unknown = _only_known_statements(game)
     if unknown is not None:
         return {}
-    counts = list(range(game.min_players, game.max_players + 1))
+    counts = [c.players for c in configs]
     status: dict[str, list] = {}
-    for players in counts:
+    for config in configs:
+        game, players = config.game, config.players
         try:
-            enc = StateEncoder(game, players, options)
+            enc = StateEncoder(config)
             base = [f for t, f in enc.assertions() if t.what != "claim"] + enc.constraints()
         except (Unsupported, z3.Z3Exception):
             return {}

@@ -1,6 +1,6 @@
 """The symbolic transition relation of a configuration, in Z3: bounded model checking and k-induction.
 
-The relation is read off a `fragment.System` (itself derived from the model, never written per game):
+The relation is read off a `terms.System` (itself derived from the model, never written per game):
 a state is one Z3 integer per slot that some command writes (the others are their initial value), and
 a step is the disjunction over commands of `choice == c and guard and not error and x' == update(x)`.
 The choice variable of each step names the command, so a satisfying assignment is a witness: a
@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import z3
 
-from . import fragment as f
+from . import replay
+from . import terms
 
 _CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
         "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
@@ -101,7 +102,7 @@ class Answer:
 class Relation:
     """The system's states and steps as Z3 terms."""
 
-    def __init__(self, system: f.System):
+    def __init__(self, system: terms.System):
         self.system = system
         self.changing = sorted({i for c in system.commands for i in c.updates} | set(system.free))
 
@@ -119,7 +120,7 @@ class Relation:
         options = []
         for ci, c in enumerate(self.system.commands):
             parts = [choice == ci, to_z3(c.guard, xs, memo)]
-            if c.error != f.FALSE:
+            if c.error != terms.FALSE:
                 parts.append(z3.Not(to_z3(c.error, xs, memo)))
             for i in self.changing:
                 if i not in self.system.free:
@@ -142,7 +143,7 @@ def _solver(timeout_ms: int) -> z3.Solver:
     return s
 
 
-def bmc(system: f.System, depth: int, timeout_ms: int = 5000, deadline: float | None = None,
+def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: float | None = None,
         questions: set | None = None, assume: list | None = None) -> dict:
     """Answers keyed ('invariant', name), ('reachable', name) and ('deadlock',), each shortest.
 
@@ -207,7 +208,7 @@ def bmc(system: f.System, depth: int, timeout_ms: int = 5000, deadline: float | 
     return out
 
 
-def k_induction(system: f.System, expr, max_k: int = 3, timeout_ms: int = 5000, assume: list | None = None,
+def k_induction(system: terms.System, expr, max_k: int = 3, timeout_ms: int = 5000, assume: list | None = None,
                 stuck_free: bool = False) -> tuple[str, int, str]:
     """("proven", k, "") when `expr` (or, with `stuck_free`, "not stuck") is k-inductive for some
     k <= max_k, relative to the conditions `assume` (already proven invariants); else ("unknown", 0, why).
@@ -240,11 +241,11 @@ def k_induction(system: f.System, expr, max_k: int = 3, timeout_ms: int = 5000, 
     return "unknown", 0, reason
 
 
-def houdini(system: f.System, candidates: dict, timeout_ms: int = 5000, deadline: float | None = None) -> dict:
+def houdini(system: terms.System, candidates: dict, timeout_ms: int = 5000, deadline: float | None = None) -> dict:
     """The largest subset of `candidates` (name -> condition) that holds initially and is inductive
     together: each one holds after any step from a state where all of them hold. Every member holds
     in every reachable state. A candidate the solver cannot decide is dropped."""
-    alive = {k: e for k, e in candidates.items() if f.holds(system, e, system.init)}
+    alive = {k: e for k, e in candidates.items() if replay.holds(system, e, system.init)}
     rel = Relation(system)
     while alive:
         solver = _solver(timeout_ms)
@@ -268,7 +269,7 @@ def houdini(system: f.System, candidates: dict, timeout_ms: int = 5000, deadline
     return alive
 
 
-def bound_lemmas(system: f.System) -> dict:
+def bound_lemmas(system: terms.System) -> dict:
     """Candidate lemmas: each changing slot within its declared bounds."""
     out = {}
     for i in sorted({i for c in system.commands for i in c.updates} - set(system.free)):
@@ -294,7 +295,7 @@ class Verdicts:
     notes: list = field(default_factory=list)
 
 
-def verify(system: f.System, depth: int = 20, max_k: int = 3, timeout_ms: int = 5000,
+def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: int = 5000,
            budget: float = 10.0) -> Verdicts:
     """Induction first (Houdini over the invariants, the negated targets and the slot bounds; then
     k-induction up to `max_k` relative to what Houdini proved), then BMC up to `depth` for whatever is
@@ -304,14 +305,14 @@ def verify(system: f.System, depth: int = 20, max_k: int = 3, timeout_ms: int = 
     deadline = start + budget
     out = Verdicts()
     candidates = {("invariant", k): e for k, e in system.invariants.items()}
-    candidates.update({("unreachable", k): f.not_(e) for k, e in system.targets.items()})
+    candidates.update({("unreachable", k): terms.not_(e) for k, e in system.targets.items()})
     candidates.update({("bound", k): e for k, e in bound_lemmas(system).items()})
     lemmas = houdini(system, candidates, timeout_ms, deadline)
     out.lemmas = len(lemmas)
     if all(("bound", k) in lemmas for k in bound_lemmas(system)):
         # Every reachable state is within bounds, and so is every state the step cases assume:
         # there the simpler commands are exact.
-        system = f.within_bounds(system)
+        system = terms.within_bounds(system)
         out.notes.append("every slot proven within its declared bounds")
     for key in lemmas:
         if key[0] == "invariant":

@@ -1,6 +1,6 @@
 """Explicit-state exploration of a configuration in the symbolic fragment, a whole frontier at a time.
 
-The states of a `fragment.System` are integers within declared bounds, so each state is one mixed-radix
+The states of a `terms.System` are integers within declared bounds, so each state is one mixed-radix
 code (an int64). Breadth first, level by level: the frontier's codes are decoded into one numpy array
 per slot; every command's guard, error condition and updates are evaluated on the whole frontier at
 once (numpy code generated from the IR); a successor's code is its parent's plus the weighted change of
@@ -26,7 +26,8 @@ import numpy as np
 
 from .. import model as m
 from . import Unsupported
-from . import fragment as f
+from . import fragment, replay
+from . import terms as t
 from .explore import Exploration, Limits, seat_symmetry
 
 _LIMIT = 1 << 62
@@ -46,7 +47,7 @@ class VectorExploration(Exploration):
 class _Code:
     """How slot values pack into one int64, and back."""
 
-    def __init__(self, system: f.System, changing: list[int], symmetric: bool):
+    def __init__(self, system: t.System, changing: list[int], symmetric: bool):
         slots = system.slots
         for i in changing:
             if slots[i].low is None or slots[i].high is None:
@@ -107,26 +108,26 @@ class _Code:
         return out
 
 
-def _compile_command(c: f.Command, code: _Code, consts: dict):
+def _compile_command(c: t.Command, code: _Code, consts: dict):
     """A function (x, codes) -> (enabled, refused rows, rows taken, successor codes, out of bounds)."""
-    guard = f.substitute(c.guard, consts)
-    error = f.substitute(c.error, consts)
-    updates = {i: f.substitute(e, consts) for i, e in c.updates.items() if i in code.mult}
+    guard = t.substitute(c.guard, consts)
+    error = t.substitute(c.error, consts)
+    updates = {i: t.substitute(e, consts) for i, e in c.updates.items() if i in code.mult}
     used = set()
     for e in updates.values():
-        f.slots_of(e, used)
+        t.slots_of(e, used)
     used |= set(updates)
     lines = ["def run(x, codes):",
-             f"    en = np.broadcast_to({f.to_python(guard)}, codes.shape)"]
-    if error != f.FALSE:
-        lines += [f"    bad = en & np.broadcast_to({f.to_python(error)}, codes.shape)", "    ok = en & ~bad"]
+             f"    en = np.broadcast_to({t.to_python(guard)}, codes.shape)"]
+    if error != t.FALSE:
+        lines += [f"    bad = en & np.broadcast_to({t.to_python(error)}, codes.shape)", "    ok = en & ~bad"]
     else:
         lines += ["    bad = None", "    ok = en"]
     lines += ["    idx = np.flatnonzero(ok)", "    y = {}"]
     lines += [f"    y[{i}] = x[{i}][idx]" for i in sorted(used)]
     delta, checks = [], []
     for i, e in sorted(updates.items()):
-        lines.append(f"    n{i} = np.broadcast_to({f.to_python(e, 'y')}, idx.shape)")
+        lines.append(f"    n{i} = np.broadcast_to({t.to_python(e, 'y')}, idx.shape)")
         delta.append(f"(n{i} - y[{i}]) * {code.mult[i]}")
         checks.append(f"((n{i} < {code.low[i]}) | (n{i} > {code.low[i] + code.radix[i] - 1})).any()")
     lines.append(f"    new = codes[idx]{''.join(' + ' + d for d in delta)}")
@@ -137,7 +138,7 @@ def _compile_command(c: f.Command, code: _Code, consts: dict):
     return namespace["run"]
 
 
-def explore_system(system: f.System, game: m.Game, limits: Limits | None = None, actions: list[int] | None = None,
+def explore_system(system: t.System, game: m.Game, limits: Limits | None = None, actions: list[int] | None = None,
                    symmetry_reason: str | None = None) -> VectorExploration:
     """Breadth-first exploration of a symbolic system; `actions` are the engine ids of its commands."""
     limits = limits or Limits()
@@ -150,15 +151,15 @@ def explore_system(system: f.System, game: m.Game, limits: Limits | None = None,
         if not code.low[i] <= system.init[i] < code.low[i] + code.radix[i]:
             raise Unsupported(f"{system.slots[i].name} starts outside its declared bounds")
     # Every state visited is checked to be within bounds, so the simpler commands are exact here.
-    system = f.within_bounds(system)
+    system = t.within_bounds(system)
     consts = {i: v for i, v in enumerate(system.init) if i not in code.mult}
     commands = [_compile_command(c, code, consts) for c in system.commands]
     actions = actions if actions is not None else list(range(len(system.commands)))
     action_of = np.array(actions + [-1], dtype=np.int64)
     props = {**{("inv", k): e for k, e in system.invariants.items()}, **{("reach", k): e for k, e in system.targets.items()}}
-    prop_fns = {k: f.evaluator([f.substitute(e, consts)]) for k, e in props.items()}
-    over = f.substitute(("s", system.over), consts)
-    over_fn = f.evaluator([over])
+    prop_fns = {k: replay.evaluator([t.substitute(e, consts)]) for k, e in props.items()}
+    over = t.substitute(("s", system.over), consts)
+    over_fn = replay.evaluator([over])
 
     out = VectorExploration(system.players, dict(system.options), symmetry=code.symmetric,
                             symmetry_reason=(symmetry_reason or why) if system.players > 1 else "one player")
@@ -273,9 +274,9 @@ def explore_system(system: f.System, game: m.Game, limits: Limits | None = None,
     return out
 
 
-def explore(loaded, limits: Limits | None = None, system: f.System | None = None) -> VectorExploration:
+def explore(loaded, limits: Limits | None = None, system: t.System | None = None) -> VectorExploration:
     """Vectorized exploration of a loaded engine game; `Unsupported` when it lies outside the fragment."""
-    system = system or f.build(loaded.model, loaded.num_players(), loaded.options)
-    result = explore_system(system, loaded.model, limits, f.action_ids(system, loaded))
+    system = system or fragment.build(loaded.config)
+    result = explore_system(system, loaded.model, limits, replay.action_ids(system, loaded))
     result.loaded = loaded
     return result

@@ -15,6 +15,7 @@ class ActionTable:
         self._offsets: list[int] = []
         self._entries: list[tuple] = []  # (choice point, action index, domain sizes, value names)
         self.sizes: dict[tuple[int, int], tuple[int, ...]] = {}  # (choice point, action index) -> domain sizes
+        self.bases: dict[tuple[int, int], int] = {}  # (choice point, action index) -> its first id
         self.size = 0
 
     def add(self, point: int, action: int, sizes: list[int], names: list[list[str] | None]) -> int:
@@ -22,6 +23,7 @@ class ActionTable:
         self._offsets.append(offset)
         self._entries.append((point, action, tuple(sizes), tuple(names)))
         self.sizes[(point, action)] = tuple(sizes)
+        self.bases[(point, action)] = offset
         span = 1
         for s in sizes:
             span *= s

@@ -1,0 +1,174 @@
+"""Stage 4, lowering: the model of the whole game instantiated for one configuration.
+
+    model --instantiate(players, options)--> Config (the core IR every backend reads)
+
+A configuration is a player count and a choice of one option per ambiguity. Its core IR has the
+facts and options folded to constants, the numbers known before play computed once (component
+counts, token supplies, board sizes, initial values), the state slots numbered (`Layout`) and the
+action ids assigned (`ActionTable`). It is validated on construction: a number that must be known
+before play and is not, a fact defined in terms of itself, or a negative count is a `SpecError`
+with file, line, column and a caret. `Spec.config` caches one per configuration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from .. import model as m
+from ..errors import DiagnosticSink
+from .actions import ActionTable
+from .fold import Folder, fold_facts, is_const
+from .layout import Layout
+
+
+@dataclass(frozen=True, eq=False)
+class Config:
+    """One configuration of a game, lowered. Read it; never change it."""
+
+    source: m.Game  # the model under every option, for provenance and the docs
+    game: m.Game  # the same model with this configuration's facts, options and player count folded
+    players: int
+    options: Mapping[str, str]
+    facts: Mapping[str, int]
+    board_sizes: Mapping[str, tuple[int, int]]  # rows, columns
+    component_counts: tuple[int, ...]  # copies of each component kind
+    supplies: Mapping[str, int]  # each token's total
+    initial_values: Mapping[str, int]  # each variable's initial value
+    layout: Layout
+    actions: ActionTable
+    choices: Mapping[int, m.Choose] = field(repr=False)  # by choice point, from the folded model
+    max_chance_value: int = 0  # the largest outcome id of a chance event over numbers
+
+    @property
+    def key(self) -> tuple:
+        return (self.players, tuple(sorted(self.options.items())))
+
+    def kind_index(self, name: str) -> int:
+        return next(i for i, c in enumerate(self.game.components) if c.name == name)
+
+
+def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dict[str, str] | None = None) -> Config:
+    """The core IR of `model` for `players` and `options` (every ambiguity given an option).
+
+    `texts` maps source file names to their text, for the carets of the errors (else files are read).
+    """
+    sink = DiagnosticSink("", "", others=dict(texts or {}))
+    folder = fold_facts(model, players, dict(options), sink)
+    game = folder.expr(model)
+    boards = {}
+    for b in game.boards:
+        rows = folder.value(b.rows, f"the number of rows of board '{b.name}'")
+        columns = folder.value(b.columns, f"the number of columns of board '{b.name}'")
+        if (rows < 1 or columns < 1) and not sink.diagnostics:
+            sink.error("E213", f"board '{b.name}' would be {rows} by {columns} with {players} players", b.span)
+        boards[b.name] = (max(1, rows), max(1, columns))
+    counts = []
+    for c in game.components:
+        count = folder.value(c.count, f"the count of '{c.name}'")
+        if count < 0:
+            sink.error("E214", f"component '{c.name}' would have {count} copies with {players} players", c.span)
+        counts.append(max(0, count))
+    supplies = {t.name: folder.value(t.count, f"the supply of '{t.name}'") for t in game.tokens}
+    initial = {v.name: folder.value(v.init, f"the initial value of '{v.name}'") for v in game.vars}
+    layout = Layout.of(game, players, boards)
+    numbering = _Numbering(game, folder, boards, counts)
+    actions = numbering.actions()
+    max_chance = numbering.max_chance_value()
+    _raise_with_source(sink, model)
+    choices = {c.point: c for body in m.bodies(game) for c in m.walk(body) if isinstance(c, m.Choose)}
+    return Config(model, game, players, MappingProxyType(dict(options)), MappingProxyType(dict(folder.facts)),
+                  MappingProxyType(boards), tuple(counts), MappingProxyType(supplies), MappingProxyType(initial),
+                  layout, actions, MappingProxyType(choices), max_chance)
+
+
+def _raise_with_source(sink: DiagnosticSink, model: m.Game) -> None:
+    """Raise the diagnostics found, each with its source line for the caret."""
+    if not sink.diagnostics:
+        return
+    texts = {}
+    for d in sink.diagnostics:
+        if d.span is not None and d.source_line is None:
+            if d.span.file not in texts:
+                try:
+                    with open(d.span.file, encoding="utf-8-sig") as f:
+                        texts[d.span.file] = f.read().split("\n")
+                except OSError:
+                    texts[d.span.file] = []
+            lines = texts[d.span.file]
+            if 0 < d.span.line <= len(lines):
+                d.source_line = lines[d.span.line - 1]
+    sink.raise_if_any()
+
+
+class _Numbering:
+    """Stable action ids: one range per action of each choice point, in choice-point order."""
+
+    def __init__(self, game: m.Game, folder: Folder, boards: dict, counts: list[int]):
+        self.game, self.folder, self.boards, self.counts = game, folder, boards, counts
+        self.enums = {e.name: e for e in game.enums}
+
+    def static(self, e: m.Expr, what: str) -> int:
+        return self.folder.value(e, what)
+
+    def domain_size(self, it: m.Iter) -> int:
+        if it.kind == "cards":
+            return len(self.game.components)
+        if it.kind == "players":
+            return self.game.max_players
+        if it.kind == "enum":
+            return len(self.enums[it.enum].members)
+        if it.kind == "board":
+            rows, columns = self.boards[it.enum]
+            return rows * columns
+        if it.kind == "set":
+            return len(it.items)
+        if it.kind == "subsets":
+            size = 1
+            for c in self.counts:
+                size *= c + 1
+            return size
+        what = "the bounds of a choice over a range"
+        return max(0, self.static(it.high, what) - self.static(it.low, what) + 1)
+
+    def value_names(self, it: m.Iter) -> list[str] | None:
+        """How each index of a choice domain reads, for ranges and literal sets."""
+        if it.kind == "range":
+            low = self.static(it.low, "the bounds of a choice over a range")
+            return [str(low + i) for i in range(self.domain_size(it))]
+        if it.kind == "set":
+            names = []
+            for item in it.items:
+                if isinstance(item, m.Const) and item.name:
+                    names.append(item.name)
+                elif isinstance(item, m.Const) and item.type == m.BOOL:
+                    names.append("true" if item.value else "false")
+                elif is_const(item):
+                    names.append(str(int(item.value)))
+                else:
+                    names.append(f"#{len(names)}")
+            return names
+        return None
+
+    def actions(self) -> ActionTable:
+        table = ActionTable()
+        chooses = sorted((s for body in m.bodies(self.game) for s in m.walk(body) if isinstance(s, m.Choose)),
+                         key=lambda c: c.point)
+        for c in chooses:
+            for ai, action in enumerate(c.actions):
+                table.add(c.point, ai, [self.domain_size(b.iter) for b in action.binders],
+                          [self.value_names(b.iter) for b in action.binders])
+        return table
+
+    def max_chance_value(self) -> int:
+        best = 0
+        for body in m.bodies(self.game):
+            for st in m.walk(body):
+                if isinstance(st, m.Random) and st.binder.iter.kind in ("range", "set"):
+                    it = st.binder.iter
+                    values = [it.high] if it.kind == "range" else list(it.items)
+                    best = max([best, *(int(v.value) for v in values if is_const(v))])
+        return best
+
+
+__all__ = ["Config", "instantiate", "Layout", "ActionTable"]

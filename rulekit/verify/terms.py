@@ -1,0 +1,362 @@
+"""Terms of the symbolic fragment: a small integer/boolean IR of nested tuples, and the guarded-command
+system built of them.
+
+Ints are ('c', v) ('s', i) (op, a, b) ('neg', a) ('ite', c, a, b); bools are ('b', v) and comparisons.
+Terms are folded as they are built; `to_python` turns them into numpy code (for frontiers of states,
+or one state) and `verify.symbolic` into Z3 terms; `within_bounds` simplifies a system for states
+within the slots' declared bounds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# ---- the IR: ints ('c', v) ('s', i) (op, a, b) ('neg', a) ('ite', c, a, b); bools ('b', v) and comparisons
+
+TRUE, FALSE = ("b", True), ("b", False)
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "min": min, "max": max, "div": lambda a, b: a // b, "mod": lambda a, b: a % b}
+_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def const(v: int):
+    return ("c", int(v))
+
+
+def is_const(x) -> bool:
+    return x[0] in ("c", "b")
+
+
+def arith(op: str, a, b):
+    if a[0] == "c" and b[0] == "c":
+        return const(_ARITH[op](a[1], b[1]))
+    if op == "+" and a == ("c", 0):
+        return b
+    if op in ("+", "-") and b == ("c", 0):
+        return a
+    if op == "*" and (a == ("c", 1) or b == ("c", 1)):
+        return b if a == ("c", 1) else a
+    if op == "*" and (a == ("c", 0) or b == ("c", 0)):
+        return const(0)
+    if op in ("min", "max") and a == b:
+        return a
+    return (op, a, b)
+
+
+def compare(op: str, a, b):
+    if a[0] == "c" and b[0] == "c":
+        return ("b", _CMP[op](a[1], b[1]))
+    return (op, a, b)
+
+
+def not_(a):
+    if a[0] == "b":
+        return ("b", not a[1])
+    if a[0] == "not":
+        return a[1]
+    return ("not", a)
+
+
+def and_(*xs):
+    out = TRUE
+    for x in xs:
+        if x == FALSE or out == FALSE:
+            return FALSE
+        out = x if out == TRUE else out if x == TRUE else ("and", out, x)
+    return out
+
+
+def or_(*xs):
+    out = FALSE
+    for x in xs:
+        if x == TRUE or out == TRUE:
+            return TRUE
+        out = x if out == FALSE else out if x == FALSE else ("or", out, x)
+    return out
+
+
+def ite(c, a, b):
+    if c[0] == "b":
+        return a if c[1] else b
+    if a == b:
+        return a
+    if a[0] == "b" or b[0] == "b" or a[0] in _BOOL_OPS or b[0] in _BOOL_OPS:
+        return or_(and_(c, a), and_(not_(c), b))
+    return ("ite", c, a, b)
+
+
+_BOOL_OPS = {"and", "or", "not", *_CMP}
+COMPARISONS = frozenset(_CMP)
+
+
+def neg(a):
+    return const(-a[1]) if a[0] == "c" else ("neg", a)
+
+
+def is_bool(x) -> bool:
+    return x[0] == "b" or x[0] in _BOOL_OPS
+
+
+def substitute(x, values: dict):
+    """`x` with the slots in `values` replaced by constants, folded again."""
+    memo: dict = {}
+
+    def go(x):
+        key = id(x)
+        if key in memo:
+            return memo[key][1]
+        tag = x[0]
+        if tag == "s":
+            out = const(values[x[1]]) if x[1] in values else x
+        elif tag in ("c", "b"):
+            out = x
+        elif tag == "ite":
+            out = ite(go(x[1]), go(x[2]), go(x[3]))
+        elif tag == "not":
+            out = not_(go(x[1]))
+        elif tag == "neg":
+            a = go(x[1])
+            out = const(-a[1]) if a[0] == "c" else ("neg", a)
+        elif tag == "and":
+            out = and_(go(x[1]), go(x[2]))
+        elif tag == "or":
+            out = or_(go(x[1]), go(x[2]))
+        elif tag in _CMP:
+            out = compare(tag, go(x[1]), go(x[2]))
+        else:
+            out = arith(tag, go(x[1]), go(x[2]))
+        memo[key] = (x, out)
+        return out
+    return go(x)
+
+
+def slots_of(x, out: set | None = None) -> set:
+    out = set() if out is None else out
+    if x[0] == "s":
+        out.add(x[1])
+    elif x[0] not in ("c", "b"):
+        for y in x[1:]:
+            if isinstance(y, tuple):
+                slots_of(y, out)
+    return out
+
+
+def to_python(x, name: str = "x") -> str:
+    """A numpy expression of `x` over `name[i]` (arrays of one slot's values, or one-element arrays)."""
+    tag = x[0]
+    if tag == "c":
+        return str(x[1]) if x[1] >= 0 else f"({x[1]})"
+    if tag == "b":
+        return "np.True_" if x[1] else "np.False_"
+    if tag == "s":
+        return f"{name}[{x[1]}]"
+    if tag == "neg":
+        return f"(-{to_python(x[1], name)})"
+    if tag == "not":
+        return f"(~{to_python(x[1], name)})"
+    if tag == "ite":
+        return f"np.where({to_python(x[1], name)}, {to_python(x[2], name)}, {to_python(x[3], name)})"
+    a, b = to_python(x[1], name), to_python(x[2], name)
+    if tag == "and":
+        return f"({a} & {b})"
+    if tag == "or":
+        return f"({a} | {b})"
+    if tag == "min":
+        return f"np.minimum({a}, {b})"
+    if tag == "max":
+        return f"np.maximum({a}, {b})"
+    if tag == "div":
+        return f"({a} // {b})"
+    if tag == "mod":
+        return f"({a} % {b})"
+    return f"({a} {tag} {b})"
+
+
+# ---- the system ------------------------------------------------------------------------------------
+
+@dataclass
+class Slot:
+    """One integer of the state. `key` names it: ('var', name, seat), ('supply', token),
+    ('held', token, seat), ('zone', zone, seat, kind), ('over',), ('winner', seat); `seat` is the
+    player it belongs to (None when shared): the unit that symmetry reduction permutes."""
+
+    key: tuple
+    name: str
+    low: int | None
+    high: int | None
+    seat: int | None = None
+
+
+@dataclass
+class Command:
+    label: str
+    point: int
+    action: int  # index of the action in its choice
+    combo: tuple  # the binders' domain indexes, as the engine numbers actions
+    guard: tuple
+    error: tuple
+    updates: dict  # slot index -> new value
+
+
+@dataclass
+class System:
+    players: int
+    options: dict
+    slots: list[Slot]
+    init: list[int]
+    commands: list[Command]
+    invariants: dict[str, tuple] = field(default_factory=dict)
+    targets: dict[str, tuple] = field(default_factory=dict)
+    over: int = 0  # slot index of the end flag
+    # Slots with no initial value and no update: any value in every state (an abstraction's unknowns).
+    free: frozenset = frozenset()
+    compiled: dict = field(default_factory=dict, repr=False, compare=False)  # evaluators, by what they compute
+
+    def index(self, key: tuple) -> int:
+        return next(i for i, s in enumerate(self.slots) if s.key == key)
+
+    def enabled_any(self):
+        return or_(*(c.guard for c in self.commands))
+
+
+# ---- simplification within the declared bounds -------------------------------------------------------
+
+def _interval(x, env: dict, memo: dict):
+    key = id(x)
+    if key in memo:
+        return memo[key][1]
+    tag = x[0]
+    out = (None, None)
+    if tag == "c":
+        out = (x[1], x[1])
+    elif tag == "s":
+        out = env.get(x[1], (None, None))
+    elif tag in ("+", "-", "min", "max", "neg", "ite"):
+        parts = [_interval(y, env, memo) for y in x[1:] if isinstance(y, tuple) and not is_bool(y)]
+        (a0, a1) = parts[0]
+        (b0, b1) = parts[1] if len(parts) > 1 else (None, None)
+
+        def ok(*v):
+            return all(u is not None for u in v)
+        if tag == "+":
+            out = (a0 + b0 if ok(a0, b0) else None, a1 + b1 if ok(a1, b1) else None)
+        elif tag == "-":
+            out = (a0 - b1 if ok(a0, b1) else None, a1 - b0 if ok(a1, b0) else None)
+        elif tag == "neg":
+            out = (-a1 if ok(a1) else None, -a0 if ok(a0) else None)
+        elif tag == "min":
+            out = (min(a0, b0) if ok(a0, b0) else None,
+                   min(v for v in (a1, b1) if v is not None) if ok(a1) or ok(b1) else None)
+        elif tag == "max":
+            out = (max(v for v in (a0, b0) if v is not None) if ok(a0) or ok(b0) else None,
+                   max(a1, b1) if ok(a1, b1) else None)
+        else:
+            out = (min(a0, b0) if ok(a0, b0) else None, max(a1, b1) if ok(a1, b1) else None)
+    memo[key] = (x, out)
+    return out
+
+
+def _decide(op, a, b):
+    """True/False when intervals a and b decide `a op b`, else None."""
+    (a0, a1), (b0, b1) = a, b
+    known = all(v is not None for v in (a0, a1, b0, b1))
+    if op in ("<", "<=") and a1 is not None and b0 is not None and (a1 < b0 or (op == "<=" and a1 <= b0)):
+        return True
+    if op in ("<", "<=") and a0 is not None and b1 is not None and (a0 > b1 or (op == "<" and a0 >= b1)):
+        return False
+    if op in (">", ">="):
+        r = _decide("<" if op == ">" else "<=", b, a)
+        return r
+    if op in ("==", "!=") and known:
+        if a0 == a1 == b0 == b1:
+            return op == "=="
+        if a1 < b0 or b1 < a0:
+            return op == "!="
+    return None
+
+
+def _narrow(env: dict, cond) -> dict:
+    """Slot intervals tightened by the atoms `slot op constant` of a conjunction."""
+    env = dict(env)
+    stack = [cond]
+    while stack:
+        c = stack.pop()
+        if c[0] == "and":
+            stack += [c[1], c[2]]
+            continue
+        if c[0] not in _CMP:
+            continue
+        op, a, b = c
+        if a[0] == "c" and b[0] == "s":
+            op, a, b = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op], b, a
+        if not (a[0] == "s" and b[0] == "c"):
+            continue
+        lo, hi = env.get(a[1], (None, None))
+        v = b[1]
+        if op in ("<", "<="):
+            v = v - 1 if op == "<" else v
+            hi = v if hi is None else min(hi, v)
+        elif op in (">", ">="):
+            v = v + 1 if op == ">" else v
+            lo = v if lo is None else max(lo, v)
+        elif op == "==":
+            lo, hi = v, v
+        env[a[1]] = (lo, hi)
+    return env
+
+
+def simplify(x, env: dict):
+    """`x` with min, max, comparisons and conditionals that the intervals of `env` decide, folded."""
+    memo: dict = {}
+    intervals: dict = {}
+
+    def go(x):
+        key = id(x)
+        if key in memo:
+            return memo[key][1]
+        tag = x[0]
+        if tag in ("c", "b", "s"):
+            out = x
+        elif tag == "ite":
+            out = ite(go(x[1]), go(x[2]), go(x[3]))
+        elif tag == "not":
+            out = not_(go(x[1]))
+        elif tag == "neg":
+            out = neg(go(x[1]))
+        elif tag == "and":
+            out = and_(go(x[1]), go(x[2]))
+        elif tag == "or":
+            out = or_(go(x[1]), go(x[2]))
+        else:
+            a, b = go(x[1]), go(x[2])
+            if tag in _CMP:
+                r = _decide(tag, _interval(a, env, intervals), _interval(b, env, intervals))
+                out = ("b", r) if r is not None else compare(tag, a, b)
+            elif tag in ("min", "max"):
+                (a0, a1), (b0, b1) = _interval(a, env, intervals), _interval(b, env, intervals)
+                first = (a1 is not None and b0 is not None and a1 <= b0) if tag == "min" else \
+                    (a0 is not None and b1 is not None and a0 >= b1)
+                second = (b1 is not None and a0 is not None and b1 <= a0) if tag == "min" else \
+                    (b0 is not None and a1 is not None and b0 >= a1)
+                out = a if first else b if second else arith(tag, a, b)
+            else:
+                out = arith(tag, a, b)
+        memo[key] = (x, out)
+        return out
+    return go(x)
+
+
+def within_bounds(system: System) -> System:
+    """The same system, its commands simplified for states within every slot's declared bounds
+    (and, for a command's error and updates, where its guard holds). Exact on those states only: use
+    it where every state is known to be within bounds (checked, or proven)."""
+    base = {i: (s.low, s.high) for i, s in enumerate(system.slots)}
+    commands = []
+    for c in system.commands:
+        guard = simplify(c.guard, base)
+        inside = _narrow(base, guard)
+        commands.append(Command(c.label, c.point, c.action, c.combo, guard, simplify(c.error, inside),
+                                {i: simplify(e, inside) for i, e in c.updates.items()}))
+    # The properties stay as written: a state outside the bounds must still break them.
+    return System(system.players, system.options, system.slots, system.init, commands, system.invariants,
+                  system.targets, system.over, free=system.free)
