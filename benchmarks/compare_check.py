@@ -30,15 +30,23 @@ def verdicts(report: dict) -> dict[str, str]:
 
 def compare(before: dict, after: dict) -> tuple[list[str], list[str], list[str]]:
     """(weaker or flipped, gone, new) finding ids, each with what happened."""
+    weaker, gone, added, _ = changes(before, after)
+    return weaker, gone, added
+
+
+def changes(before: dict, after: dict) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(weaker or flipped, gone, new, stronger) finding ids, each with what happened."""
     old, new = verdicts(before), verdicts(after)
-    weaker, gone = [], []
+    weaker, gone, stronger = [], [], []
     for fid, verdict in sorted(old.items()):
         if fid not in new:
             gone.append(f"{fid}: {verdict} -> (no finding)")
         elif STRENGTH[new[fid]] < STRENGTH[verdict] or (STRENGTH[verdict] == 2 and new[fid] != verdict):
             weaker.append(f"{fid}: {verdict} -> {new[fid]}")
+        elif STRENGTH[new[fid]] > STRENGTH[verdict]:
+            stronger.append(f"{fid}: {verdict} -> {new[fid]}")
     added = [f"{fid}: {new[fid]}" for fid in sorted(set(new) - set(old))]
-    return weaker, gone, added
+    return weaker, gone, added, stronger
 
 
 def run_check(source: Path, args: list[str]) -> dict:
@@ -72,10 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         before, after = (json.loads(Path(p).read_text()) for p in args.reports)
     else:
         parser.error("give two reports, or --ref REV")
-    weaker, gone, added = compare(before, after)
+    weaker, gone, added, stronger = changes(before, after)
     total = len(verdicts(before))
     print(f"{total} findings before, {len(verdicts(after))} after")
-    for title, items in (("weaker or flipped", weaker), ("gone", gone), ("new", added)):
+    for title, items in (("weaker or flipped", weaker), ("gone", gone), ("new", added), ("stronger", stronger)):
         print(f"{title}: {len(items)}")
         for item in items:
             print(f"  {item}")

@@ -649,7 +649,7 @@ _ABSTRACTION_CACHE: dict = {}
 def _abstraction(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> dict:
     """Z3 over the counts abstraction; the answer depends only on the options that the declarations,
     definitions and properties read, so variants that differ elsewhere share one computation."""
-    from .verify import smt
+    from .verify import segments
 
     read = set()
     stack = [*game.facts, *game.components, *game.tokens, *game.vars, *game.defines, *game.properties]
@@ -664,7 +664,7 @@ def _abstraction(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) ->
         if len(_ABSTRACTION_CACHE) > 256:
             _ABSTRACTION_CACHE.clear()
         configs = [_config(spec, players, options) for players in range(game.min_players, game.max_players + 1)]
-        proofs = {} if None in configs else smt.abstraction_proofs(configs, int(bounds.solver_timeout * 1000))
+        proofs = {} if None in configs else segments.state_proofs(configs, int(bounds.solver_timeout * 1000))
         cached = _ABSTRACTION_CACHE[key] = (game, proofs)
     return cached[1]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 
 from .. import model as m
 from ..errors import InternalError
@@ -30,6 +31,24 @@ class Program:
         self.ns = namespace
         self.code = [namespace[f"i{pc}"] for pc in range(n_code)]
         self.entry_locals = entry_locals
+
+
+@dataclass
+class Instr:
+    """One instruction: its Python lines, and what the block builder needs to know of its control flow.
+
+    `goes_on`: it ends by going to the next instruction and leaves early only to suspend (a chance or
+    trigger guard, re-entered at its own pc). `stays`: it neither suspends nor switches frames.
+    `then`: where its last line goes unconditionally (`NEXT` or a label), if anywhere. `jump`: it is
+    nothing but that unconditional jump. `branch`: it is nothing but a two-way jump.
+    """
+
+    lines: list[str]
+    goes_on: bool = True
+    stays: bool = True
+    then: str | None = "NEXT"
+    jump: bool = False
+    branch: bool = False
 
 
 def _py_name(name: str) -> str:
@@ -55,7 +74,7 @@ class Codegen:
         self.inlining = 0
         self._native_procs: dict[str, bool] = {}
         self.direction = 1 if game.order == "clockwise" else -1
-        self.instrs: list[list[str]] = []
+        self.instrs: list[Instr] = []
         self.labels: dict[str, int] = {}
         self.label_count = itertools.count()
         self.consts: dict[str, object] = {}
@@ -234,12 +253,18 @@ class Codegen:
     def place(self, label: str) -> None:
         self.labels[label] = len(self.instrs)
 
-    def instr(self, *lines: str) -> int:
-        self.instrs.append(list(lines))
+    def instr(self, *lines: str, goes_on: bool = True, stays: bool = True, then: str | None = "NEXT",
+              branch: bool = False) -> int:
+        self.instrs.append(Instr(list(lines), goes_on, stays, then, False, branch))
         return len(self.instrs) - 1
 
     def jump(self, label: str) -> None:
-        self.instr(f"return {label}")
+        self.instrs.append(Instr([f"return {label}"], goes_on=False, then=label, jump=True))
+
+    def native_run(self, run: list[m.Stmt]) -> None:
+        """Native statements as one instruction; an `end` among them returns its signal from it."""
+        ends = any(isinstance(x, m.End) for x in m.walk(run))
+        self.instr(*self.n_block(run), "return NEXT", goes_on=not ends, stays=not ends)
 
     def hidden_slot(self) -> int:
         self.frame_size += 1
@@ -443,11 +468,11 @@ class Codegen:
                 run.append(st)
                 continue
             if run:
-                self.instr(*self.n_block(run), "return NEXT")
+                self.native_run(run)
                 run = []
             getattr(self, "s_" + type(st).__name__)(st)
         if run:
-            self.instr(*self.n_block(run), "return NEXT")
+            self.native_run(run)
 
     def s_Rule(self, st):
         self.block(st.body)
@@ -456,14 +481,14 @@ class Codegen:
         self.instr(f"_z = {self.ex(st.source)}",
                    f"if needs_{st.selector.kind}(s, _z):",
                    f"    return s.chance_resolve(_z, {st.selector.kind == 'top'}, NEXT)  # may suspend",
-                   "return NEXT")
+                   "return NEXT", stays=False)
         self.instr(*self.n_Move(st), "return NEXT")
 
     def s_If(self, st):
         end = self.label()
         for cond, body in st.branches:
             nxt = self.label()
-            self.instr(f"return NEXT if {self.ex(cond)} else {nxt}")
+            self.instr(f"return NEXT if {self.ex(cond)} else {nxt}", goes_on=False, then=None, branch=True)
             self.block(body)
             self.jump(end)
             self.place(nxt)
@@ -478,7 +503,7 @@ class Codegen:
                    f"fr[{index + 1}] = 0", "return NEXT")
         self.place(head)
         self.instr(f"_i = fr[{index + 1}]", f"if _i >= len(fr[{values + 1}]):", f"    return {end}",
-                   f"fr[{var}] = fr[{values + 1}][_i]", f"fr[{index + 1}] = _i + 1", "return NEXT")
+                   f"fr[{var}] = fr[{values + 1}][_i]", f"fr[{index + 1}] = _i + 1", "return NEXT", goes_on=False)
         self.loop_ends.append(end)
         self.block(st.body)
         self.loop_ends.pop()
@@ -489,7 +514,7 @@ class Codegen:
         head, end = self.label(), self.label()
         self.place(head)
         if st.cond is not None:
-            self.instr(f"return NEXT if {self.ex(st.cond)} else {end}")
+            self.instr(f"return NEXT if {self.ex(st.cond)} else {end}", goes_on=False, then=None, branch=True)
         self.loop_ends.append(end)
         self.block(st.body)
         self.loop_ends.pop()
@@ -503,7 +528,7 @@ class Codegen:
         proc = self.procs[st.procedure]
         args = "".join(self.ex(a) + ", " for a in st.args)
         self.instr("fr[0] = NEXT", f"s.fr.append([@P_{_py_name(proc.name)}@, {args}*PAD_{_py_name(proc.name)}])",
-                   "return FRAMES")
+                   "return FRAMES", goes_on=False, stays=False, then=None)
 
     def s_Choose(self, st):
         lines = ["_o = {}"]
@@ -541,7 +566,7 @@ class Codegen:
             vals = "".join(f"{v}, " for v in values)
             lines.append("    " * depth + f"_o[{aid}] = ({label}, ({slots}), ({vals}))")
         lines.append(f"return s.decide({self.ex(st.by)}, _o)")
-        self.instr(*lines)
+        self.instr(*lines, goes_on=False, stays=False, then=None)
         for action in st.actions:
             for b in action.binders:
                 self.env.pop(b.slot, None)
@@ -571,7 +596,7 @@ class Codegen:
         b = st.binder
         if b.iter.kind == "cards" and b.iter.every is None and b.cond is None and st.weight is None:
             self.instr(f"_r = s.chance_card({self.ex(b.iter.zone)}, {b.slot + 1}, {self.span_const(st.span)}, NEXT)",
-                       "if _r < 0:", "    return _r  # may suspend", "return NEXT")
+                       "if _r < 0:", "    return _r  # may suspend", "return NEXT", stays=False)
             return
         var = f"_L{b.slot}"
         self.env[b.slot] = var
@@ -585,19 +610,20 @@ class Codegen:
             count = [f"    if {self.ex(b.cond)}:", *("    " + line for line in count)]
         self.instr("_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}:", *count,
                    f"_r = s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)",
-                   "if _r < 0:", "    return _r  # may suspend", "return NEXT")
+                   "if _r < 0:", "    return _r  # may suspend", "return NEXT", stays=False)
         self.env.pop(b.slot, None)
 
     def s_CheckTriggers(self, st):
         # Like a chance guard: when a trigger fires, its frame runs and this instruction runs again,
         # until no armed trigger's condition holds.
-        self.instr("if s.check_triggers():", "    return TRIGGER  # may suspend", "return NEXT")
+        self.instr("if s.check_triggers():", "    return TRIGGER  # may suspend", "return NEXT", stays=False)
 
     def s_End(self, st):
         if st.what == "game":
-            self.instr("s.over = True", "return HALT")
+            self.instr("s.over = True", "return HALT", goes_on=False, stays=False, then=None)
         else:
-            self.instr(f"return s.end_context({st.what!r}, {self.span_const(st.span)})")
+            self.instr(f"return s.end_context({st.what!r}, {self.span_const(st.span)})", goes_on=False, stays=False,
+                       then=None)
 
     def s_Rounds(self, st):
         start = self.label()
@@ -621,7 +647,7 @@ class Codegen:
         self.loop_ends = saved
         self.place(after)
         self.instr(f"s.ctx[-1][2] = {then}", f"s.cur = (s.cur + {self.direction}) % {self.n}",
-                   "s.turn_start = len(s.log)", f"return {body}")
+                   "s.turn_start = len(s.log)", f"return {body}", goes_on=False, then=body)
 
     # ---- whole program
     def native_function(self, proc: m.Procedure) -> list[str]:
@@ -633,7 +659,7 @@ class Codegen:
         self.frame_size = proc.nlocals
         self.labels[f"@P_{_py_name(proc.name)}@"] = len(self.instrs)
         self.block(proc.body)
-        self.instr("s.fr.pop()", "return FRAMES")
+        self.instr("s.fr.pop()", "return FRAMES", goes_on=False, stays=False, then=None)
         self.consts[f"PAD_{_py_name(proc.name)}"] = [None] * (self.frame_size - len(proc.params))
 
     def module(self) -> tuple[str, dict, int]:
@@ -676,68 +702,42 @@ class Codegen:
         out.append("TRIGGERS = (" + "".join(f"(TRIG{i}, {entry}, {once}, {size}), " for i, entry, once, size in triggers) + ")")
         labels = re.compile(r"@[A-Za-z0-9_]+@")
 
-        def only_jump(pc: int) -> int | None:
-            lines = self.instrs[pc] if pc < len(self.instrs) else []
-            if len(lines) != 1 or not lines[0].startswith("return "):
-                return None
-            target = lines[0][7:]
-            if target == "NEXT":
-                return pc + 1
-            return self.labels.get(target)
+        def target(pc: int, then: str) -> int:
+            return pc + 1 if then == "NEXT" else self.labels[then]
 
         def thread(pc: int) -> int:
             """Where control really goes: past instructions that only jump."""
             seen = set()
-            while pc not in seen and (nxt := only_jump(pc)) is not None:
+            while pc < len(self.instrs) and pc not in seen and self.instrs[pc].jump:
                 seen.add(pc)
-                pc = nxt
+                pc = target(pc, self.instrs[pc].then)
             return pc
+
+        def text(line: str, at: int) -> str:
+            return labels.sub(lambda mt: str(self.labels[mt.group(0)]), line.replace("NEXT", str(thread(at + 1))))
 
         self.labels = {label: thread(pc) for label, pc in self.labels.items()}
         targets = set(self.labels.values())
-        simple = [_is_straight(lines) for lines in self.instrs]
-        stays = [_stays_in_frame(lines) for lines in self.instrs]
         for pc in range(len(self.instrs)):
             # A basic block: this instruction and the straight-line ones after it that no jump enters,
             # ending at a jump at most. An instruction that suspends or switches frames reads its own
             # pc from the frame, so it always starts a function of its own.
             end = pc
-            while (simple[end] and end + 1 < len(self.instrs) and end + 1 not in targets
-                   and stays[end + 1]):
+            while (self.instrs[end].goes_on and end + 1 < len(self.instrs) and end + 1 not in targets
+                   and self.instrs[end + 1].stays):
                 end += 1
             out.append(f"def i{pc}(s, fr):")
             body = []
             for at in range(pc, end + 1):
-                lines = self.instrs[at][:-1] if at < end else self.instrs[at]
-                for line in lines:
-                    body.append(labels.sub(lambda mt: str(self.labels[mt.group(0)]),
-                                           line.replace("NEXT", str(thread(at + 1)))))
-            last = body[-1]
-            if last.startswith("return ") and last[7:].isdigit():
-                target = self.instrs[int(last[7:])] if int(last[7:]) < len(self.instrs) else None
-                if target is not None and len(target) == 1:
-                    line = labels.sub(lambda mt: str(self.labels[mt.group(0)]),
-                                      target[0].replace("NEXT", str(thread(int(last[7:]) + 1))))
-                    if _CONDITIONAL_JUMP.match(line):
-                        body[-1] = line
+                lines = self.instrs[at].lines[:-1] if at < end else self.instrs[at].lines
+                body += [text(line, at) for line in lines]
+            last = self.instrs[end]
+            if last.then is not None:  # a block that ends by going to a two-way jump takes that jump itself
+                to = thread(target(end, last.then)) if last.then != "NEXT" else thread(end + 1)
+                if to < len(self.instrs) and self.instrs[to].branch:
+                    body[-1] = text(self.instrs[to].lines[0], to)
             out += ["    " + line for line in body]
         return "\n".join(out) + "\n", self.consts, flow_size
-
-
-def _is_straight(lines: list[str]) -> bool:
-    """True for an instruction that goes on to the next one, unless it suspends before doing
-    anything (a chance guard: on resumption the engine re-enters at the guard's own pc)."""
-    return lines[-1] == "return NEXT" and not any("return" in line and "# may suspend" not in line
-                                                  for line in lines[:-1])
-
-
-_CONDITIONAL_JUMP = re.compile(r"^return \d+ if .* else \d+$")
-
-
-def _stays_in_frame(lines: list[str]) -> bool:
-    """True for an instruction that neither suspends nor changes frames: it only picks the next pc."""
-    return not any(word in line for line in lines for word in ("s.decide", "chance_", "FRAMES", "HALT", "end_context",
-                                                               "TRIGGER"))
 
 
 def _mentions(e, slot: int) -> bool:

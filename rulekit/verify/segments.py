@@ -37,7 +37,7 @@ from .. import model as m
 from ..lower import Config
 from . import Unsupported
 from .fragment import Builder, Store, where
-from .terms import FALSE, TRUE, Command, Slot, System, and_, arith, compare, const, ite, not_, or_, slots_of
+from .terms import TRUE, Command, Slot, System, and_, arith, compare, const, ite, not_, or_, slots_of
 
 _STOPS = (m.Choose, m.Random, m.Loop, m.Turns, m.Rounds, m.CheckTriggers)
 
@@ -356,7 +356,7 @@ def slice(system: System, name: str) -> System:
                   system.over, free=free)
 
 
-__all__ = ["build", "slice", "cone", "TRUE", "or_"]
+__all__ = ["build", "slice", "cone", "by_cost", "decide", "state_proofs", "state_system"]
 
 
 def by_cost(system: System) -> list[str]:
@@ -412,3 +412,113 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
     if pending and a.depth >= pending - 1:
         return "proven", pending, f"{len(facts)} slot bound(s) assumed"
     return "bounded", a.depth, ""
+
+
+# ---- one abstract state: what follows from conservation and the declared ranges alone --------------
+
+def state_system(config: Config) -> System:
+    """The slots of the counts abstraction with no commands, its `invariants` the state facts (see
+    `_state_facts`), for checking that engine states are abstract states."""
+    b = _Abstract(config)
+    facts = {f"fact {i}": f for i, f in enumerate(_state_facts(b))}
+    return System(b.n, b.options, b.slots, b.init, [], facts, {}, b.at[("over",)], free=frozenset(b.unknown))
+
+
+def _state_facts(b: _Abstract) -> list:
+    """What holds in every reachable state, whatever the dynamics: every slot within its declared range
+    (the engine refuses a variable outside it; take/return are clamped), every card kind conserved
+    across the tracked zones (no statement creates or destroys a card; zones on a board are untracked,
+    so there the tracked ones hold at most the total), and every token conserved."""
+    out = []
+    for i, slot in enumerate(b.slots):
+        low, high = (slot.low, slot.high) if i not in b.unknown else b.domains.get(i, (None, None))
+        if low is not None:
+            out.append(compare(">=", ("s", i), const(low)))
+        if high is not None:
+            out.append(compare("<=", ("s", i), const(high)))
+    exact = not b.untracked_zones()
+    for k, total in enumerate(b.counts):
+        copies = [("s", i) for i, slot in enumerate(b.slots) if slot.key[0] == "zone" and slot.key[3] == k]
+        held = const(0)
+        for x in copies:
+            held = arith("+", held, x)
+        out.append(compare("==" if exact else "<=", held, const(total)))
+    for t in b.g.tokens:
+        total = arith("+", ("s", b.at[("supply", t.name)]), const(0))
+        for p in range(b.n):
+            total = arith("+", total, ("s", b.at[("held", t.name, p)]))
+        out.append(compare("==", total, const(b.config.supplies[t.name])))
+    return out
+
+
+def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
+    """Over one abstract state of the counts abstraction (`_state_facts`), for every configuration of
+    `configs` (one per allowed player count):
+
+    - invariant -> ("proven", text, method, bound) when no abstract state breaks it;
+    - reachability target -> ("refuted", ...) when no abstract state meets it;
+    - boolean definition of players -> ("dead", ...) when no abstract state, for no player, makes it true.
+
+    Nothing is returned for what is not decided at every player count (the other methods judge it).
+    """
+    import z3
+
+    from .symbolic import to_z3
+
+    status: dict[str, list] = {}
+    for config in configs:
+        b = _Abstract(config)
+        goals = []  # (name, term whose satisfiability means "not decided")
+        for prop in b.g.properties:
+            try:
+                value = b.ev(prop.expr, Store([("s", i) for i in range(len(b.slots))]), {})
+            except Unsupported:
+                status.setdefault(prop.name, []).append("unknown")
+                continue
+            goals.append((prop.name, [not_(value)] if prop.kind == "invariant" else [value]))
+        for d in b.g.defines:
+            if d.type != m.BOOL or any(p.type.kind != "player" for p in d.params):
+                continue
+            seats = [()] if not d.params else [tuple(const(p) for _ in d.params) for p in range(b.n)]
+            try:
+                cases = [b.ev(d.body, Store([("s", i) for i in range(len(b.slots))]),
+                              {p.slot: a for p, a in zip(d.params, args)}) for args in seats]
+            except Unsupported:
+                status.setdefault(f"define {d.name}", []).append("unknown")
+                continue
+            goals.append((f"define {d.name}", [or_(*cases)]))
+        xs = {i: z3.Int(f"x{i}") for i in range(len(b.slots))}
+        solver = z3.Solver()
+        solver.set("timeout", max(1, int(timeout_ms)))
+        memo: dict = {}
+        solver.add(*(_truth(to_z3(f, xs, memo)) for f in _state_facts(b)))
+        for name, (goal,) in goals:
+            r = solver.check(_truth(to_z3(goal, xs, memo)))
+            status.setdefault(name, []).append("no" if r == z3.unsat else "yes" if r == z3.sat else "unknown")
+    counts = [c.players for c in configs]
+    game = configs[0].game
+    out = {}
+    where = f"{counts[0]} to {counts[-1]} players" if len(counts) > 1 else f"{counts[0]} players"
+    bound = {"abstraction": "counts per card kind per zone, variables in their ranges, tokens conserved",
+             "players": counts}
+    kinds = {p.name: p.kind for p in game.properties}
+    for name, verdicts in status.items():
+        if len(verdicts) != len(counts) or any(v != "no" for v in verdicts):
+            continue
+        if name.startswith("define "):
+            out[name[7:]] = ("dead", f"definition {name[7:]} can never be true: no state, over the sound "
+                             f"abstraction (counts per card kind per zone), makes it true, with {where}",
+                             "z3-abstraction", bound)
+        elif kinds[name] == "invariant":
+            out[name] = ("proven", f"it follows from card and token conservation and the declared ranges "
+                         f"(Z3 over counts per card kind per zone, {where})", "z3-abstraction", bound)
+        else:
+            out[name] = ("refuted", f"no state meets it, even over the abstraction counts per card kind per zone "
+                         f"(Z3, {where})", "z3-abstraction", bound)
+    return out
+
+
+def _truth(term):
+    import z3
+
+    return term if z3.is_bool(term) else term != 0
