@@ -446,6 +446,7 @@ def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> li
     """BMC, k-induction and the parametric proof, for each player count, when the configuration lies in
     the symbolic fragment (`verify.fragment`); one `unknown` finding naming the construct otherwise."""
     from .verify import Unsupported, fragment, parametric, symbolic
+    from .lower import every_count
     from .verify.replay import action_ids
 
     suffix, changed = _suffix(options, game), _changed(options, game)
@@ -558,7 +559,7 @@ def _symbolic(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> li
                              f"no stuck state within {depth} steps of the start (Z3 BMC, {where} players)",
                              bound=bound, options=changed))
     try:
-        proofs = parametric.prove(game, options, timeout)
+        proofs = parametric.prove(every_count(game, options), timeout)
     except (Unsupported, *z3_errors()):
         proofs = {}
     for prop in game.properties:

@@ -15,6 +15,7 @@ from rulekit import model as m
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
+from rulekit.lower import every_count
 from tests.helpers import configure
 from rulekit.verify import Unsupported, fragment, parametric, replay, segments, symbolic, terms, vector
 from rulekit.verify.explore import Limits, explore
@@ -209,7 +210,7 @@ def test_token_model_proofs_and_deadlock_freedom():
 
 def test_parametric_proof_for_every_player_count_and_a_broken_variant_is_not_proven(tmp_path):
     model = Spec.find(TOKENS).model
-    proofs = parametric.prove(model, {})
+    proofs = parametric.prove(every_count(model, {}))
     assert proofs["within_cap"][0] and proofs["conserved"][0]
     assert "every number of players" in proofs["conserved"][1]
     text = Spec.find(TOKENS).text.replace("take 1 Chip by p", "take 1 Chip by p\n        add 1 to extra(p)")
@@ -218,7 +219,7 @@ def test_parametric_proof_for_every_player_count_and_a_broken_variant_is_not_pro
         "\ninvariant extra_small \"At most the cap.\" : forall(p in players: extra(p) <= cap)\n"
         "invariant extra_sum \"Sum.\" : sum(p in players: extra(p)) >= 0\n")
     path = write_spec(tmp_path, text, name="tokens2", rulebook=Spec.find(TOKENS).rulebook_text, checks=checks)
-    proofs = parametric.prove(Spec.find(str(path)).model, {})
+    proofs = parametric.prove(every_count(Spec.find(str(path)).model, {}))
     assert proofs["within_cap"][0] and proofs["conserved"][0] and proofs["extra_sum"][0]
     assert not proofs["extra_small"][0]
 
@@ -267,7 +268,7 @@ def test_bundled_games_are_outside_the_fragment_and_named():
     with pytest.raises(Unsupported, match="trigger"):
         fragment.build(configure(chucky, 1, chucky.default_options()))
     with pytest.raises(Unsupported):
-        parametric.prove(chocobo, chocobo.default_options())
+        parametric.prove(every_count(chocobo, chocobo.default_options()))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,7 +296,7 @@ def test_unknown_model_nodes_are_unsupported_never_a_crash():
     with pytest.raises(Unsupported, match="FutureStatement"):
         fragment.build(configure(odd, 2, {}))
     with pytest.raises(Unsupported, match="FutureStatement"):
-        parametric.prove(odd, {})
+        parametric.prove(every_count(odd, {}))
     prop = dataclasses.replace(model.properties[0], expr=FutureExpr())
     odd = dataclasses.replace(model, properties=(prop, *model.properties[1:]))
     with pytest.raises(Unsupported, match="FutureExpr"):
@@ -448,7 +449,7 @@ def test_check_reports_counts_abstraction_verdicts_and_never_refutes_with_them()
 
 def test_constructs_beyond_the_counts_abstraction_are_unsupported():
     game = Spec.find("chuche").model
-    with pytest.raises(Unsupported, match="unknown value of type cards"):
+    with pytest.raises(Unsupported, match="a move of a set of cards at specs/chuche/chuche.rules:"):
         segments.build(configure(game, 2, game.default_options()))
 
 

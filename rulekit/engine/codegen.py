@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .. import model as m
 from ..errors import InternalError
-from ..lower import Config
+from ..lower import Config, core
 from . import runtime, subsets
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
@@ -114,33 +114,43 @@ class Codegen:
     def x_ZoneRef(self, e):
         return self.zone(e.zone, e.player)
 
-    def x_Builtin(self, e):
-        a = [self.ex(x) for x in e.args]
-        if e.name == "current":
-            return "s.cur"
-        if e.name == "player_count":
-            return str(self.n)
-        if e.name == "size":
-            return f"len({a[0]})" if e.args[0].type == m.CARDS else f"len(s.z[{a[0]}])"
-        if e.name == "next":
-            return f"(({a[0]}+{self.direction})%{self.n})"
-        if e.name == "previous":
-            return f"(({a[0]}-{self.direction})%{self.n})"
-        if e.name in ("adjacent", "orthogonal"):
-            table = f"{e.name.upper()}_{_py_name(e.token)}"
-            if table not in self.consts:  # each position's neighbours, looked up instead of computed
-                rows, columns = self.board_sizes[e.token]
-                test = getattr(runtime, e.name)
-                self.consts[table] = tuple(frozenset(b for b in range(rows * columns) if test(a, b, columns))
-                                           for a in range(rows * columns))
-            return f"({a[1]} in {table}[{a[0]}])"
-        if e.name == "seat":
-            return f"check_range({a[0]}, 0, {self.n - 1}, 'seat', {self.span_const(e.span)})"
-        if e.name == "supply":
-            return f"s.v[{self.lay.supply_slot[e.token]}]"
-        if e.name == "held":
-            return f"s.v[{self.lay.held_base[e.token]}+{a[0]}]"
-        return f"{e.name}({', '.join(a)})"
+    # ---- builtins, each a node of the core IR
+    def x_Current(self, e):
+        return "s.cur"
+
+    def x_Size(self, e):
+        return f"len({self.ex(e.of)})" if e.of.type == m.CARDS else f"len(s.z[{self.ex(e.of)}])"
+
+    def x_Neighbour(self, e):
+        return f"(({self.ex(e.player)}{'+' if e.step > 0 else '-'}{self.direction})%{self.n})"
+
+    def x_Near(self, e):
+        name = "adjacent" if e.diagonal else "orthogonal"
+        table = f"{name.upper()}_{_py_name(e.board)}"
+        if table not in self.consts:  # each position's neighbours, looked up instead of computed
+            rows, columns = self.board_sizes[e.board]
+            test = getattr(runtime, name)
+            self.consts[table] = tuple(frozenset(b for b in range(rows * columns) if test(a, b, columns))
+                                       for a in range(rows * columns))
+        return f"({self.ex(e.b)} in {table}[{self.ex(e.a)}])"
+
+    def x_Seat(self, e):
+        return f"check_range({self.ex(e.number)}, 0, {self.n - 1}, 'seat', {self.span_const(e.span)})"
+
+    def x_Supply(self, e):
+        return f"s.v[{self.lay.supply_slot[e.token]}]"
+
+    def x_Held(self, e):
+        return f"s.v[{self.lay.held_base[e.token]}+{self.ex(e.player)}]"
+
+    def x_Smaller(self, e):
+        return f"min({self.ex(e.a)}, {self.ex(e.b)})"
+
+    def x_Larger(self, e):
+        return f"max({self.ex(e.a)}, {self.ex(e.b)})"
+
+    def x_Abs(self, e):
+        return f"abs({self.ex(e.of)})"
 
     def x_Attr(self, e):
         if e.target.type.kind == "pos":
@@ -178,35 +188,37 @@ class Codegen:
     def x_SetLit(self, e):
         return "(" + "".join(self.ex(i) + ", " for i in e.items) + ")"
 
-    def iter_src(self, it: m.Iter, distinct: bool) -> str:
+    def iter_src(self, it: core.Domain, distinct: bool) -> str:
         """A Python iterable over the binder's domain, in a deterministic order."""
-        if it.kind == "cards" and it.every is not None:
-            base = self.lay.zone_base[it.every]
-            z = f"[_k for _zz in s.z[{base}:{base + self.lay.zone_count[it.every]}] for _k in _zz]"
+        if isinstance(it, core.CardsInEvery):
+            base = self.lay.zone_base[it.family]
+            z = f"[_k for _zz in s.z[{base}:{base + self.lay.zone_count[it.family]}] for _k in _zz]"
             return f"sorted(set({z}))" if distinct else z
-        if it.kind == "cards":
+        if isinstance(it, core.CardsIn):
             z = f"s.z[{self.ex(it.zone)}]"
             return f"sorted(set({z}))" if distinct else z
-        if it.kind == "players":
+        if isinstance(it, core.Seats):
             if it.start is None:
                 return f"range({self.n})"
             return f"[({self.ex(it.start)}+{self.direction}*_i)%{self.n} for _i in range({self.n})]"
-        if it.kind == "enum":
+        if isinstance(it, core.Members):
             return f"range({len(self.enum_decls[it.enum].members)})"
-        if it.kind == "board":
-            rows, columns = self.board_sizes[it.enum]
+        if isinstance(it, core.Positions):
+            rows, columns = self.board_sizes[it.board]
             return f"range({rows * columns})"
-        if it.kind == "set":
+        if isinstance(it, core.Items):
             return "(" + "".join(self.ex(i) + ", " for i in it.items) + ")"
-        if it.kind == "bag":
-            return f"sorted(set({self.ex(it.zone)}))" if distinct else self.ex(it.zone)
-        if it.kind == "subsets":
+        if isinstance(it, core.CardsOf):
+            return f"sorted(set({self.ex(it.cards)}))" if distinct else self.ex(it.cards)
+        if isinstance(it, core.SubsetsOf):
             return f"subsets_every(s.z[{self.ex(it.zone)}])"
-        return f"range({self.ex(it.low)}, {self.ex(it.high)}+1)"
+        if isinstance(it, core.Numbers):
+            return f"range({self.ex(it.low)}, {self.ex(it.high)}+1)"
+        raise InternalError(f"the engine does not know the domain {type(it).__name__}")
 
     def binder_src(self, b: m.Binder, distinct: bool) -> str:
         """Like iter_src, but subsets that must add up to a target are generated, not filtered."""
-        if b.iter.kind == "subsets" and b.cond is not None:
+        if isinstance(b.iter, core.SubsetsOf) and b.cond is not None:
             found = _sum_target(b.cond, b.slot)
             if found is not None:
                 value, target = found
@@ -224,13 +236,14 @@ class Codegen:
         cond = self.ex(b.cond) if b.cond is not None else None
         if e.kind == "count":
             src = self.binder_src(b, distinct=False)
-            return f"sum(1 for {var} in {src} if {cond})" if cond else f"len({src})" if b.iter.kind == "cards" else f"sum(1 for {var} in {src})"
+            copies = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
+            return f"sum(1 for {var} in {src} if {cond})" if cond else f"len({src})" if copies else f"sum(1 for {var} in {src})"
         if e.kind in AGGREGATES:  # over distinct values, so that ties go to the first in the domain's order
             largest, element = AGGREGATES[e.kind]
             what = self.const(f"W{len(self.consts)}", f"{e.kind}({b.name} in ...)")
             pairs = f"(({self.ex(e.body)}, {var}) for {var} in {self.binder_src(b, distinct=True)}{' if ' + cond if cond else ''})"
             return f"best({pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
-        src = self.binder_src(b, distinct=b.iter.kind not in ("cards", "bag"))
+        src = self.binder_src(b, distinct=not isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)))
         guard = f" if {cond}" if cond else ""
         if e.kind == "exists":
             return f"any(True for {var} in {src}{guard})"
@@ -282,7 +295,8 @@ class Codegen:
         if isinstance(st, (m.Shuffle, m.Assign, m.TokenMove, m.Let, m.Reveal, m.Win, m.Rotate, m.Announce)):
             return True
         if isinstance(st, m.Move):
-            return not (st.selector.kind in ("top", "bottom") and self.zone_decls[st.source.zone].shape == "stack")
+            return not (isinstance(st.selector, (core.TopCard, core.BottomCard))
+                        and self.zone_decls[st.source.zone].shape == "stack")
         if isinstance(st, m.If):
             return (all(self.natives(b, in_loop, top) for _, b in st.branches)
                     and self.natives(st.orelse, in_loop, top))
@@ -323,18 +337,19 @@ class Codegen:
         dst_stack = self.zone_decls[st.dest.zone].shape == "stack"
         sel = st.selector
         sp = self.span_const(st.span)
-        if sel.kind == "card" and sel.card.type == m.CARDS:
+        end = "top" if isinstance(sel, core.TopCard) else "bottom" if isinstance(sel, core.BottomCard) else None
+        if isinstance(sel, core.GivenCard) and sel.card.type == m.CARDS:
             put = (["if _ks:", "    _c = s.z[_d]", "    _c.extend(_ks)", "    _c.sort()"] if not dst_stack
                    else [f"put_many(s, _d, _ks, {st.at_bottom})"])
             return [f"_z = {src}", f"_ks = take_bag(s, _z, {self.ex(sel.card)}, {sp})", f"_d = {dst}", *put,
                     "for _k in _ks: s.log.append((_z, _d, _k))"]
-        if sel.kind in ("top", "bottom"):
-            take = [f"_k = take_{sel.kind}(s, _z, {sp})"]
-        elif sel.kind == "card":
+        if end is not None:
+            take = [f"_k = take_{end}(s, _z, {sp})"]
+        elif isinstance(sel, core.GivenCard):
             take = ([f"_k = take_kind(s, _z, {self.ex(sel.card)}, {sp})"] if src_stack else
                     [f"_k = {self.ex(sel.card)}", "try:", "    s.z[_z].remove(_k)", "except ValueError:",
                      f"    take_kind(s, _z, _k, {sp})"])
-        if sel.kind in ("top", "bottom", "card"):
+        if end is not None or isinstance(sel, core.GivenCard):
             if not dst_stack:
                 put = "insort(s.z[_d], _k)"
             elif not st.at_bottom:
@@ -349,11 +364,11 @@ class Codegen:
                 self.env[sel.slot] = var
                 pred = f"lambda {var}: {self.ex(sel.cond)}"
             return [f"_z = {src}", f"_d = {dst}",
-                    f"_ks = move_many(s, _z, _d, {pred}, {sel.kind == 'one'}, {st.at_bottom}, {sp})",
+                    f"_ks = move_many(s, _z, _d, {pred}, {isinstance(sel, core.FirstCard)}, {st.at_bottom}, {sp})",
                     "for _k in _ks: s.log.append((_z, _d, _k))"]
         if sel.cond is None:
             take = ["_ks = take_all(s, _z)"]
-        elif sel.kind == "all":
+        elif isinstance(sel, core.AllCards):
             var = f"_L{sel.slot}"
             self.env[sel.slot] = var
             cond = self.ex(sel.cond)
@@ -478,9 +493,10 @@ class Codegen:
         self.block(st.body)
 
     def s_Move(self, st):
+        top = isinstance(st.selector, core.TopCard)
         self.instr(f"_z = {self.ex(st.source)}",
-                   f"if needs_{st.selector.kind}(s, _z):",
-                   f"    return s.chance_resolve(_z, {st.selector.kind == 'top'}, NEXT)  # may suspend",
+                   f"if needs_{'top' if top else 'bottom'}(s, _z):",
+                   f"    return s.chance_resolve(_z, {top}, NEXT)  # may suspend",
                    "return NEXT", stays=False)
         self.instr(*self.n_Move(st), "return NEXT")
 
@@ -577,30 +593,39 @@ class Codegen:
             self.jump(end)
         self.place(end)
 
-    def domain_desc(self, it: m.Iter) -> str:
-        return {"cards": "card", "players": "player", "enum": f"enum:{it.enum}",
-                "board": f"pos:{it.enum}:{self.board_sizes.get(it.enum, (0, 1))[1]}"}.get(it.kind, "int")
+    def domain_desc(self, it: core.Domain) -> str:
+        if isinstance(it, (core.CardsIn, core.CardsInEvery)):
+            return "card"
+        if isinstance(it, core.Seats):
+            return "player"
+        if isinstance(it, core.Members):
+            return f"enum:{it.enum}"
+        if isinstance(it, core.Positions):
+            return f"pos:{it.board}:{self.board_sizes[it.board][1]}"
+        return "int"
 
     def domain_index(self, b: m.Binder) -> str:
         var = f"_L{b.slot}"
         it = b.iter
-        if it.kind in ("cards", "players", "enum", "board"):
+        if isinstance(it, (core.CardsIn, core.CardsInEvery, core.Seats, core.Members, core.Positions)):
             return var
-        if it.kind == "subsets":
+        if isinstance(it, core.SubsetsOf):
             return f"bag_index({var}, BAG_WEIGHTS)"
-        if it.kind == "set":
+        if isinstance(it, core.Items):
             return f"{self.iter_src(it, True)}.index({var})"
-        return f"({var} - {self.ex(it.low)})"
+        if isinstance(it, core.Numbers):
+            return f"({var} - {self.ex(it.low)})"
+        raise InternalError(f"a decision or chance event over {type(it).__name__} has no action numbering")
 
     def s_Random(self, st):
         b = st.binder
-        if b.iter.kind == "cards" and b.iter.every is None and b.cond is None and st.weight is None:
+        if isinstance(b.iter, core.CardsIn) and b.cond is None and st.weight is None:
             self.instr(f"_r = s.chance_card({self.ex(b.iter.zone)}, {b.slot + 1}, {self.span_const(st.span)}, NEXT)",
                        "if _r < 0:", "    return _r  # may suspend", "return NEXT", stays=False)
             return
         var = f"_L{b.slot}"
         self.env[b.slot] = var
-        distinct = b.iter.kind != "cards"
+        distinct = not isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
         count = [f"    _w[{var}] = _w.get({var}, 0) + 1"]
         if st.weight is not None:
             count = [f"    _n = {self.ex(st.weight)}", "    if _n < 0:",
@@ -767,8 +792,8 @@ def _split_sum(e: m.Expr, slot: int):
     """`e` as `sum(c in slot: value) + rest`: (the sum, rest or None), when it has that shape."""
     if isinstance(e, m.Quant):
         b = e.binder
-        if (e.kind == "sum" and b.iter.kind == "bag" and isinstance(b.iter.zone, m.Local)
-                and b.iter.zone.slot == slot and b.cond is None and not _mentions(e.body, slot)):
+        if (e.kind == "sum" and isinstance(b.iter, core.CardsOf) and isinstance(b.iter.cards, m.Local)
+                and b.iter.cards.slot == slot and b.cond is None and not _mentions(e.body, slot)):
             return e, None
         return None
     if isinstance(e, m.Binary) and e.op in ("+", "-"):

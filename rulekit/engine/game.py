@@ -5,7 +5,7 @@ import json
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
-from ..lower import ActionTable, Config, Layout
+from ..lower import ActionTable, Config, Layout, core
 from . import runtime, subsets
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .state import State
@@ -222,15 +222,15 @@ class Game:
             it = b.iter
             if name is not None:
                 text = name
-            elif it.kind == "cards":
+            elif isinstance(it, (core.CardsIn, core.CardsInEvery, core.CardsOf)):
                 text = self.describe_value("card", index)
-            elif it.kind == "players":
+            elif isinstance(it, core.Seats):
                 text = self.player_name(index)
-            elif it.kind == "enum":
+            elif isinstance(it, core.Members):
                 text = self.describe_value(f"enum:{it.enum}", index)
-            elif it.kind == "board":
-                text = self.describe_value(f"pos:{it.enum}:{self.config.board_sizes[it.enum][1]}", index)
-            elif it.kind == "subsets":
+            elif isinstance(it, core.Positions):
+                text = self.describe_value(f"pos:{it.board}:{self.config.board_sizes[it.board][1]}", index)
+            elif isinstance(it, core.SubsetsOf):
                 bag = subsets.from_index(index, [max(0, c) for c in self.component_count_list])
                 text = "{" + ", ".join(self.kind_names[k] for k in bag) + "}"
             else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..errors import IllegalActionError
 from . import subsets
-from ..lower import ActionTable
+from ..lower import ActionTable, core
 
 
 class Stepwise:
@@ -30,7 +30,7 @@ class Stepwise:
         self.set_parameters = 0  # the most set parameters of one action
         for point, choose in sorted(game.choices.items()):
             for ai, action in enumerate(choose.actions):
-                scalars = [i for i, b in enumerate(action.binders) if b.iter.kind != "subsets"]
+                scalars = [i for i, b in enumerate(action.binders) if not isinstance(b.iter, core.SubsetsOf)]
                 self.set_parameters = max(self.set_parameters, len(action.binders) - len(scalars))
                 all_sizes = game.action_table.sizes[(point, ai)]
                 sizes = [all_sizes[i] for i in scalars]
@@ -40,7 +40,7 @@ class Stepwise:
     @staticmethod
     def needed(game) -> bool:
         """Does some decision of the game pick a set of cards?"""
-        return any(b.iter.kind == "subsets" for c in game.choices.values() for a in c.actions for b in a.binders)
+        return any(isinstance(b.iter, core.SubsetsOf) for c in game.choices.values() for a in c.actions for b in a.binders)
 
     def tokens(self, action: int) -> list[int]:
         """The token sequence of a (full) engine action."""
@@ -52,7 +52,7 @@ class Stepwise:
         out = [offset + head]
         binders = self.game.choices[point].actions[ai].binders
         for b, index in zip(binders, combo):
-            if b.iter.kind == "subsets":
+            if isinstance(b.iter, core.SubsetsOf):
                 out += [*subsets.from_index(index, self.copies), self.done]
         return out
 
@@ -87,8 +87,8 @@ class Stepwise:
             for action in state.legal_actions():
                 if self.tokens(action)[0] == token:
                     act, parts = self.game.action_parts(action)
-                    fixed = [p for p, b in zip(parts, act.binders) if b.iter.kind != "subsets"]
-                    sets = [b.name for b in act.binders if b.iter.kind == "subsets"]
+                    fixed = [p for p, b in zip(parts, act.binders) if not isinstance(b.iter, core.SubsetsOf)]
+                    sets = [b.name for b in act.binders if isinstance(b.iter, core.SubsetsOf)]
                     chosen = f", then choose {' and '.join(sets)}" if sets else ""
                     return f"{act.name}({', '.join(fixed)}{chosen})" if fixed or sets else act.name
             return f"<step {token}>"

@@ -2,8 +2,9 @@
 
     model --instantiate(players, options)--> Config (the core IR every backend reads)
 
-A configuration is a player count and a choice of one option per ambiguity. Its core IR has the
-facts and options folded to constants, the numbers known before play computed once (component
+A configuration is a player count and a choice of one option per ambiguity. Its core IR is the
+model's vocabulary with builtins, iteration domains and card selectors as nodes of their own
+(`lower.core`), and with the facts and options folded to constants, the numbers known before play computed once (component
 counts, token supplies, board sizes, initial values), the state slots numbered (`Layout`) and the
 action ids assigned (`ActionTable`). It is validated on construction: a number that must be known
 before play and is not, a fact defined in terms of itself, or a negative count is a `SpecError`
@@ -17,6 +18,7 @@ from typing import Mapping
 
 from .. import model as m
 from ..errors import DiagnosticSink
+from . import core
 from .actions import ActionTable
 from .fold import Folder, fold_facts, is_const
 from .layout import Layout
@@ -49,13 +51,14 @@ class Config:
 
 
 def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dict[str, str] | None = None) -> Config:
-    """The core IR of `model` for `players` and `options` (every ambiguity given an option).
+    """The core IR of `model` for `players` and `options` (the ambiguities not named at their defaults).
 
     `texts` maps source file names to their text, for the carets of the errors (else files are read).
     """
     sink = DiagnosticSink("", "", others=dict(texts or {}))
-    folder = fold_facts(model, players, dict(options), sink)
-    game = folder.expr(model)
+    options = {**model.default_options(), **options}
+    folder = fold_facts(model, players, options, sink)
+    game = core.typed(folder.expr(model))
     boards = {}
     for b in game.boards:
         rows = folder.value(b.rows, f"the number of rows of board '{b.name}'")
@@ -80,6 +83,18 @@ def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dic
     return Config(model, game, players, MappingProxyType(dict(options)), MappingProxyType(dict(folder.facts)),
                   MappingProxyType(boards), tuple(counts), MappingProxyType(supplies), MappingProxyType(initial),
                   layout, actions, MappingProxyType(choices), max_chance)
+
+
+def every_count(model: m.Game, options: dict[str, str], texts: dict[str, str] | None = None) -> m.Game:
+    """The core IR of the game under `options` for every player count at once, for backends that reason
+    about all of them together (the parametric prover): the options folded, each fact replaced by its
+    value or, when it depends on the player count, by its definition; the player count a
+    `core.PlayerCount`. No slots or action ids: those exist only for one player count."""
+    sink = DiagnosticSink("", "", others=dict(texts or {}))
+    folder = fold_facts(model, None, {**model.default_options(), **options}, sink)
+    game = core.typed(folder.expr(model))
+    _raise_with_source(sink, model)
+    return game
 
 
 def _raise_with_source(sink: DiagnosticSink, model: m.Game) -> None:
@@ -111,19 +126,19 @@ class _Numbering:
     def static(self, e: m.Expr, what: str) -> int:
         return self.folder.value(e, what)
 
-    def domain_size(self, it: m.Iter) -> int:
-        if it.kind == "cards":
+    def domain_size(self, it: core.Domain) -> int:
+        if isinstance(it, (core.CardsIn, core.CardsInEvery, core.CardsOf)):
             return len(self.game.components)
-        if it.kind == "players":
+        if isinstance(it, core.Seats):
             return self.game.max_players
-        if it.kind == "enum":
+        if isinstance(it, core.Members):
             return len(self.enums[it.enum].members)
-        if it.kind == "board":
-            rows, columns = self.boards[it.enum]
+        if isinstance(it, core.Positions):
+            rows, columns = self.boards[it.board]
             return rows * columns
-        if it.kind == "set":
+        if isinstance(it, core.Items):
             return len(it.items)
-        if it.kind == "subsets":
+        if isinstance(it, core.SubsetsOf):
             size = 1
             for c in self.counts:
                 size *= c + 1
@@ -131,12 +146,12 @@ class _Numbering:
         what = "the bounds of a choice over a range"
         return max(0, self.static(it.high, what) - self.static(it.low, what) + 1)
 
-    def value_names(self, it: m.Iter) -> list[str] | None:
+    def value_names(self, it: core.Domain) -> list[str] | None:
         """How each index of a choice domain reads, for ranges and literal sets."""
-        if it.kind == "range":
+        if isinstance(it, core.Numbers):
             low = self.static(it.low, "the bounds of a choice over a range")
             return [str(low + i) for i in range(self.domain_size(it))]
-        if it.kind == "set":
+        if isinstance(it, core.Items):
             names = []
             for item in it.items:
                 if isinstance(item, m.Const) and item.name:
@@ -164,11 +179,11 @@ class _Numbering:
         best = 0
         for body in m.bodies(self.game):
             for st in m.walk(body):
-                if isinstance(st, m.Random) and st.binder.iter.kind in ("range", "set"):
-                    it = st.binder.iter
-                    values = [it.high] if it.kind == "range" else list(it.items)
+                it = st.binder.iter if isinstance(st, m.Random) else None
+                if isinstance(it, (core.Numbers, core.Items)):
+                    values = [it.high] if isinstance(it, core.Numbers) else list(it.items)
                     best = max([best, *(int(v.value) for v in values if is_const(v))])
         return best
 
 
-__all__ = ["Config", "instantiate", "Layout", "ActionTable"]
+__all__ = ["Config", "instantiate", "every_count", "Layout", "ActionTable", "core"]

@@ -57,12 +57,13 @@ def is_const(e) -> bool:
 class Folder:
     """Folds the expressions of one configuration; `facts` fills up as facts are folded in order."""
 
-    def __init__(self, game: m.Game, players: int, options: dict[str, str], sink: DiagnosticSink):
+    def __init__(self, game: m.Game, players: int | None, options: dict[str, str], sink: DiagnosticSink):
         self.game = game
         self.players = players
         self.options = options
         self.sink = sink
         self.facts: dict[str, int] = {}
+        self.definitions: dict[str, m.Expr] = {}  # facts that depend on a symbolic player count
         self.defines = {d.name: d for d in game.defines}
         self.kinds = {c.name: i for i, c in enumerate(game.components)}
         self._defining: set[str] = set()
@@ -113,7 +114,7 @@ class Folder:
     def f_FactRef(self, e: m.FactRef, env):
         if e.fact in self.facts:
             return m.Const(self.facts[e.fact], e.type, span=e.span)
-        return e  # a fact of a cycle, already reported
+        return self.definitions.get(e.fact, e)  # else a fact of a cycle, already reported
 
     def f_OptionIs(self, e: m.OptionIs, env):
         return m.Const(self.options.get(e.ambiguity) == e.option, m.BOOL, span=e.span)
@@ -123,9 +124,10 @@ class Folder:
 
     def f_Builtin(self, e: m.Builtin, env):
         if e.name == "player_count":
-            return m.Const(self.players, m.INT, span=e.span)
+            return e if self.players is None else m.Const(self.players, m.INT, span=e.span)
         folded = self.children(e, env)
-        if e.name == "seat" and is_const(folded.args[0]) and 0 <= folded.args[0].value < self.players:
+        if (e.name == "seat" and self.players is not None and is_const(folded.args[0])
+                and 0 <= folded.args[0].value < self.players):
             return m.Const(int(folded.args[0].value), m.PLAYER, span=e.span)
         if e.name in _STATIC_BUILTINS and folded.args and all(is_const(a) for a in folded.args):
             return m.Const(_STATIC_BUILTINS[e.name](*(int(a.value) for a in folded.args)), m.INT, span=e.span)
@@ -173,11 +175,19 @@ class Folder:
         return m.Const(body.value, e.type, span=e.span) if is_const(body) else folded
 
 
-def fold_facts(game: m.Game, players: int, options: dict[str, str], sink: DiagnosticSink) -> Folder:
-    """A folder that knows the value of every fact of the configuration."""
+def fold_facts(game: m.Game, players: int | None, options: dict[str, str], sink: DiagnosticSink) -> Folder:
+    """A folder that knows the value of every fact of the configuration. With `players` None the
+    player count stays symbolic: a fact that depends on it is replaced by its folded definition."""
     folder = Folder(game, players, options, sink)
     for fact in fact_order(game, sink):
-        folder.facts[fact.name] = folder.value(fact.value, f"fact '{fact.name}'")
+        if players is not None:
+            folder.facts[fact.name] = folder.value(fact.value, f"fact '{fact.name}'")
+            continue
+        folded = folder.expr(fact.value)
+        if isinstance(folded, m.Const):
+            folder.facts[fact.name] = folder.value(folded, f"fact '{fact.name}'")
+        else:
+            folder.definitions[fact.name] = folded
     return folder
 
 

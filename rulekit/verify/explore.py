@@ -111,8 +111,8 @@ def seat_symmetry(game: m.Game) -> tuple[bool, str]:
             return False, "the rules have a seat order (turns or rotate)"
         if isinstance(node, m.Iter) and node.kind == "players" and node.start is not None:
             return False, "the rules iterate over the players from a given seat"
-        if isinstance(node, m.Quant) and node.kind == "the" and node.binder.iter.kind == "players":
-            return False, "the rules pick the first player meeting a condition"
+        if isinstance(node, m.Quant) and node.kind in ("the", "argmax", "argmin") and node.binder.iter.kind == "players":
+            return False, "the rules pick the first player meeting a condition (or the first of equals)"
         if isinstance(node, m.For) and node.binder.iter.kind == "players":
             return False, "the rules go through the players in seat order (`for p in players`)"
         if isinstance(node, m.Iter) and node.kind not in ("cards", "players", "enum", "set", "range"):

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .. import model as m
-from ..lower import Config
+from ..lower import Config, core
 from . import Unsupported
 from .terms import (COMPARISONS, FALSE, TRUE, Command, Slot, System, and_, arith, compare, const, is_bool, ite, neg,
                     not_, or_)
@@ -219,36 +219,42 @@ class Builder:
     def zone_count(self, st, zone, k: int):
         return self.read(st, self.count_slots(zone, k), zone[2])
 
-    def e_Builtin(self, e, st, env):
-        name = e.name
-        if name == "current":
-            return const(0)  # nothing in the fragment changes whose turn it is
-        if name == "size":
-            zone = self.ev(e.args[0], st, env)
-            return _sum([self.zone_count(st, zone, k) for k in range(len(self.counts))])
-        if name == "supply":
-            return st.vals[self.at[("supply", e.token)]]
-        if name == "held":
-            seat = self.ev(e.args[0], st, env)
-            return self.read(st, [self.at[("held", e.token, p)] for p in range(self.n)], seat)
-        if name in ("min", "max"):
-            args = [self.ev(a, st, env) for a in e.args]
-            out = args[0]
-            for a in args[1:]:
-                out = arith(name, out, a)
-            return out
-        if name == "abs":
-            a = self.ev(e.args[0], st, env)
-            return ite(compare(">=", a, const(0)), a, neg(a))
-        if name in ("next", "previous"):
-            step = self.direction if name == "next" else -self.direction
-            return arith("mod", arith("+", self.ev(e.args[0], st, env), const(step)), const(self.n))
-        if name == "seat":
-            a = self.ev(e.args[0], st, env)
-            if a[0] != "c" or not 0 <= a[1] < self.n:
-                raise Unsupported(f"seat() of a number not known before play{where(e)}")
-            return a
-        raise Unsupported(f"builtin {name}(){where(e)}")
+    # ---- builtins, each a node of the core IR
+    def e_Current(self, e, st, env):
+        return const(0)  # nothing in the fragment changes whose turn it is
+
+    def e_Size(self, e, st, env):
+        zone = self.ev(e.of, st, env)
+        if zone[0] != "zone":
+            raise Unsupported(f"the size of a set of cards{where(e)}")
+        return _sum([self.zone_count(st, zone, k) for k in range(len(self.counts))])
+
+    def e_Supply(self, e, st, env):
+        return st.vals[self.at[("supply", e.token)]]
+
+    def e_Held(self, e, st, env):
+        seat = self.ev(e.player, st, env)
+        return self.read(st, [self.at[("held", e.token, p)] for p in range(self.n)], seat)
+
+    def e_Smaller(self, e, st, env):
+        return arith("min", self.ev(e.a, st, env), self.ev(e.b, st, env))
+
+    def e_Larger(self, e, st, env):
+        return arith("max", self.ev(e.a, st, env), self.ev(e.b, st, env))
+
+    def e_Abs(self, e, st, env):
+        a = self.ev(e.of, st, env)
+        return ite(compare(">=", a, const(0)), a, neg(a))
+
+    def e_Neighbour(self, e, st, env):
+        step = self.direction * e.step
+        return arith("mod", arith("+", self.ev(e.player, st, env), const(step)), const(self.n))
+
+    def e_Seat(self, e, st, env):
+        a = self.ev(e.number, st, env)
+        if a[0] != "c" or not 0 <= a[1] < self.n:
+            raise Unsupported(f"seat() of a number not known before play{where(e)}")
+        return a
 
     def e_Attr(self, e, st, env):
         if e.target.type != m.CARD:
@@ -306,9 +312,8 @@ class Builder:
             return self.ev(d.body, st, inner)
 
     # ---- finite domains: (value, present) pairs, `present` a condition (a card kind in the zone)
-    def domain(self, it: m.Iter, st, env, distinct: bool = True) -> list[tuple]:
-        kind = it.kind
-        if kind == "players":
+    def domain(self, it: core.Domain, st, env) -> list[tuple]:
+        if isinstance(it, core.Seats):
             start = 0
             if it.start is not None:
                 s = self.ev(it.start, st, env)
@@ -316,23 +321,23 @@ class Builder:
                     raise Unsupported(f"players from a seat not known before play{where(it.start)}")
                 start = s[1]
             return [(const((start + self.direction * i) % self.n), TRUE) for i in range(self.n)]
-        if kind == "enum":
+        if isinstance(it, core.Members):
             return [(const(i), TRUE) for i in range(len(self.enums[it.enum].members))]
-        if kind == "range":
+        if isinstance(it, core.Numbers):
             lo, hi = self.ev(it.low, st, env), self.ev(it.high, st, env)
             if lo[0] != "c" or hi[0] != "c":
                 raise Unsupported(f"a range whose bounds are not known before play{where(it.low)}")
             return [(const(v), TRUE) for v in range(lo[1], hi[1] + 1)]
-        if kind == "set":
+        if isinstance(it, core.Items):
             return [(self.ev(x, st, env), TRUE) for x in it.items]
-        if kind == "cards":
-            zones = ([("zone", it.every, const(p)) for p in range(self.n)] if it.every is not None
+        if isinstance(it, (core.CardsIn, core.CardsInEvery)):
+            zones = ([("zone", it.family, const(p)) for p in range(self.n)] if isinstance(it, core.CardsInEvery)
                      else [self.ev(it.zone, st, env)])
             if any(z[0] != "zone" for z in zones):
                 raise Unsupported("cards of something that is not a zone")
             return [(const(k), _sum([self.zone_count(st, z, k) for z in zones]))
                     for k in range(len(self.counts))]
-        raise Unsupported(f"iteration over {kind}")
+        raise Unsupported(f"iteration over {type(it).__name__}")
 
     def e_Quant(self, e, st, env):
         b = e.binder
@@ -340,7 +345,7 @@ class Builder:
             raise Unsupported(f"the(...){where(e)}")
         if e.kind in ("max", "min", "argmax", "argmin"):
             return self.aggregate(e, st, env)
-        cards = b.iter.kind == "cards"
+        cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
         terms = []
         for value, amount in self.domain(b.iter, st, env):
             inner = {**env, b.slot: value}
@@ -368,7 +373,7 @@ class Builder:
         for value, amount in self.domain(b.iter, st, env):
             inner = {**env, b.slot: value}
             present = self.ev(b.cond, st, inner) if b.cond is not None else TRUE
-            if b.iter.kind == "cards":
+            if isinstance(b.iter, (core.CardsIn, core.CardsInEvery)):
                 present = and_(compare(">", amount, const(0)), present)
             v = self.ev(e.body, st, inner)
             better = and_(present, or_(not_(found), compare(larger, v, best)))
@@ -467,7 +472,7 @@ class Builder:
         b = s.binder
         if b.cond is not None:
             raise Unsupported(f"a `for` with a condition{where(s)}")
-        cards = b.iter.kind == "cards"
+        cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
         # The engine takes the domain once, before the first round.
         for value, amount in self.domain(b.iter, st, env):
             inner = {**env, b.slot: value}
@@ -505,7 +510,9 @@ class Builder:
         if src[0] != "zone" or dst[0] != "zone":
             raise Unsupported(f"move between things that are not zones{where(s)}")
         kinds = range(len(self.counts))
-        if sel.kind == "card":
+        if isinstance(sel, core.GivenCard):
+            if sel.card.type == m.CARDS:
+                raise Unsupported(f"a move of a set of cards{where(s)}")
             card = self.ev(sel.card, st, env)
             for k in kinds:
                 here = compare("==", card, const(k)) if card[0] != "c" else ("b", card[1] == k)
@@ -514,12 +521,12 @@ class Builder:
                 self.fail_if(st, and_(here, compare("<=", self.zone_count(st, src, k), const(0))))
                 self._move(st, src, dst, k, lambda have, h=here: ite(h, const(1), const(0)))
             return
-        if sel.kind == "all":
+        if isinstance(sel, core.AllCards):
             for k in kinds:
                 take = TRUE if sel.cond is None else self.ev(sel.cond, st, {**env, sel.slot: const(k)})
                 self._move(st, src, dst, k, lambda have, t=take: ite(t, have, const(0)))
             return
-        if sel.kind == "one" and sel.cond is not None and self.zones[src[1]].shape == "set":
+        if isinstance(sel, core.FirstCard) and sel.cond is not None and self.zones[src[1]].shape == "set":
             # The first matching card of an unordered zone is the smallest matching kind it holds.
             taken = FALSE
             for k in kinds:
@@ -528,7 +535,8 @@ class Builder:
                 self._move(st, src, dst, k, lambda have, t=this: ite(t, const(1), const(0)))
                 taken = or_(taken, this)
             return
-        raise Unsupported(f"move of the {sel.kind} card{' of a stack' if sel.kind == 'one' else ''}{where(s)}")
+        what = {core.TopCard: "top", core.BottomCard: "bottom", core.FirstCard: "first matching"}.get(type(sel), "one")
+        raise Unsupported(f"move of the {what} card{' of a stack' if isinstance(sel, core.FirstCard) else ''}{where(s)}")
 
     def _move(self, st, src, dst, k, amount) -> None:
         have = self.zone_count(st, src, k)
@@ -589,8 +597,8 @@ class Builder:
                 out.append(list(acc))
                 return
             b = action.binders[i]
-            cards = b.iter.kind == "cards"
-            low = self.ev(b.iter.low, st, env)[1] if b.iter.kind == "range" else 0
+            cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
+            low = self.ev(b.iter.low, st, env)[1] if isinstance(b.iter, core.Numbers) else 0
             for position, (value, amount) in enumerate(self.domain(b.iter, st, env)):
                 if value[0] != "c":
                     raise Unsupported(f"a choice over values not known before play{where(b)}")
@@ -599,8 +607,8 @@ class Builder:
                 present = and_(compare(">", amount, const(0)), cond) if cards else cond
                 if present == FALSE:
                     continue
-                index = {"players": value[1], "cards": value[1], "enum": value[1], "range": value[1] - low}.get(
-                    b.iter.kind, position)
+                by_value = isinstance(b.iter, (core.Seats, core.CardsIn, core.CardsInEvery, core.Members))
+                index = value[1] if by_value else value[1] - low if isinstance(b.iter, core.Numbers) else position
                 go(i + 1, inner, acc + [(value, present, index)])
         go(0, env, [])
         return out

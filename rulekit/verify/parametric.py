@@ -20,7 +20,14 @@ import time
 import z3
 
 from .. import model as m
+from ..lower import core
 from . import Unsupported
+
+
+def _domain(it) -> str:
+    return {core.CardsIn: "cards", core.CardsInEvery: "cards", core.Members: "an enum", core.Positions: "a board",
+            core.Items: "a set", core.Numbers: "a range", core.CardsOf: "cards", core.SubsetsOf: "subsets",
+            core.Seats: "players from a seat"}.get(type(it), type(it).__name__)
 
 
 def _where(node) -> str:
@@ -29,13 +36,12 @@ def _where(node) -> str:
 
 
 class _Encoder:
-    def __init__(self, game: m.Game, options: dict):
-        self.g, self.options = game, options
+    def __init__(self, game: m.Game):
+        self.g = game
         self.n = z3.Int("N")
         self.vars = {v.name: v for v in game.vars}
         self.tokens = {t.name: t for t in game.tokens}
         self.defines = {d.name: d for d in game.defines}
-        self.facts = {f.name: f for f in game.facts}
         self.depth = 0
         self.fresh = 0
         if game.components:
@@ -88,15 +94,6 @@ class _Encoder:
             raise Unsupported(f"local {e.name}{_where(e)}")
         return env[e.slot]
 
-    def e_FactRef(self, e, st, env):
-        self.depth += 1
-        if self.depth > 50:
-            raise Unsupported(f"fact {e.fact} defined in terms of itself")
-        try:
-            return self.ev(self.facts[e.fact].value, None, {})
-        finally:
-            self.depth -= 1
-
     def _state(self, st, e):
         if st is None:
             raise Unsupported(f"a declared number that reads the state{_where(e)}")
@@ -108,24 +105,26 @@ class _Encoder:
             return z3.Select(value[0], self.ev(e.player, st, env))
         return value
 
-    def e_Builtin(self, e, st, env):
-        name = e.name
-        if name == "player_count":
-            return self.n
-        if name == "supply":
-            return self._state(st, e)[("supply", e.token)]
-        if name == "held":
-            return z3.Select(self._state(st, e)[("held", e.token)][0], self.ev(e.args[0], st, env))
-        if name in ("min", "max"):
-            args = [self.ev(a, st, env) for a in e.args]
-            out = args[0]
-            for a in args[1:]:
-                out = z3.If(out <= a, out, a) if name == "min" else z3.If(out >= a, out, a)
-            return out
-        if name == "abs":
-            a = self.ev(e.args[0], st, env)
-            return z3.If(a >= 0, a, -a)
-        raise Unsupported(f"builtin {name}(){_where(e)}")
+    def e_PlayerCount(self, e, st, env):
+        return self.n
+
+    def e_Supply(self, e, st, env):
+        return self._state(st, e)[("supply", e.token)]
+
+    def e_Held(self, e, st, env):
+        return z3.Select(self._state(st, e)[("held", e.token)][0], self.ev(e.player, st, env))
+
+    def e_Smaller(self, e, st, env):
+        a, b = self.ev(e.a, st, env), self.ev(e.b, st, env)
+        return z3.If(a <= b, a, b)
+
+    def e_Larger(self, e, st, env):
+        a, b = self.ev(e.a, st, env), self.ev(e.b, st, env)
+        return z3.If(a >= b, a, b)
+
+    def e_Abs(self, e, st, env):
+        a = self.ev(e.of, st, env)
+        return z3.If(a >= 0, a, -a)
 
     def e_Unary(self, e, st, env):
         a = self.ev(e.operand, st, env)
@@ -143,9 +142,6 @@ class _Encoder:
     def e_IfExpr(self, e, st, env):
         return z3.If(self.ev(e.cond, st, env), self.ev(e.then, st, env), self.ev(e.orelse, st, env))
 
-    def e_OptionIs(self, e, st, env):
-        return z3.BoolVal(self.options.get(e.ambiguity) == e.option)
-
     def e_DefineCall(self, e, st, env):
         d = self.defines[e.define]
         self.depth += 1
@@ -162,12 +158,12 @@ class _Encoder:
 
     def e_Quant(self, e, st, env):
         b = e.binder
-        if b.iter.kind != "players" or b.iter.start is not None:
-            raise Unsupported(f"a quantifier over {b.iter.kind} with the player count symbolic{_where(e)}")
+        if not isinstance(b.iter, core.Seats) or b.iter.start is not None:
+            raise Unsupported(f"a quantifier over {_domain(b.iter)} with the player count symbolic{_where(e)}")
         if e.kind == "sum":
             body = e.body
-            if b.cond is None and isinstance(body, m.Builtin) and body.name == "held" and \
-                    isinstance(body.args[0], m.Local) and body.args[0].slot == b.slot:
+            if b.cond is None and isinstance(body, core.Held) and \
+                    isinstance(body.player, m.Local) and body.player.slot == b.slot:
                 return self._state(st, e)[("held", body.token)][1]
             if b.cond is None and isinstance(body, m.VarRef) and isinstance(body.player, m.Local) and \
                     body.player.slot == b.slot and self.vars[body.var].per_player:
@@ -272,12 +268,13 @@ def _equal(a: dict, b: dict) -> list:
     return out
 
 
-def prove(game: m.Game, options: dict, timeout_ms: int = 10_000) -> dict:
+def prove(game: m.Game, timeout_ms: int = 10_000) -> dict:
     """Invariant name -> (proven, text) for every invariant, over every player count from the fewest
-    allowed, with no upper limit. Raises `Unsupported` outside the fragment."""
+    allowed, with no upper limit; `game` is the core IR for every player count (`lower.every_count`).
+    Raises `Unsupported` outside the fragment."""
     from .fragment import flow_shape
 
-    enc = _Encoder(game, options)
+    enc = _Encoder(game)
     setup, before, choose, after, loops = flow_shape(game)
     if not loops:
         raise Unsupported("a flow that ends after one decision (the proof is about a loop)")
@@ -294,8 +291,8 @@ def prove(game: m.Game, options: dict, timeout_ms: int = 10_000) -> dict:
     for action in choose.actions:
         env, cond = {}, []
         for b in action.binders:
-            if b.iter.kind != "players" or b.iter.start is not None:
-                raise Unsupported(f"a choice over {b.iter.kind} with the player count symbolic{_where(b)}")
+            if not isinstance(b.iter, core.Seats) or b.iter.start is not None:
+                raise Unsupported(f"a choice over {_domain(b.iter)} with the player count symbolic{_where(b)}")
             p = enc.seat_var()
             env[b.slot] = p
             cond += [p >= 0, p < n]
@@ -344,7 +341,7 @@ def prove(game: m.Game, options: dict, timeout_ms: int = 10_000) -> dict:
     return verdicts
 
 
-def timed_prove(game: m.Game, options: dict, timeout_ms: int = 10_000) -> tuple[dict, float]:
+def timed_prove(game: m.Game, timeout_ms: int = 10_000) -> tuple[dict, float]:
     t = time.perf_counter()
-    out = prove(game, options, timeout_ms)
+    out = prove(game, timeout_ms)
     return out, time.perf_counter() - t

@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 
 from .. import model as m
-from ..lower import Config
+from ..lower import Config, core
 from . import Unsupported
 from .fragment import Builder, Store, where
 from .terms import TRUE, Command, Slot, System, and_, arith, compare, const, ite, not_, or_, slots_of
@@ -104,12 +104,10 @@ class _Abstract(Builder):
             self.segment_unknowns[key] = self.fresh_of(e.type, e.name)
         return self.segment_unknowns[key]
 
-    def e_Builtin(self, e, st, env):
-        if e.name == "current":
-            if "current" not in self.segment_unknowns:
-                self.segment_unknowns["current"] = self.fresh(0, self.n - 1, "current")
-            return self.segment_unknowns["current"]
-        return super().e_Builtin(e, st, env)
+    def e_Current(self, e, st, env):
+        if "current" not in self.segment_unknowns:
+            self.segment_unknowns["current"] = self.fresh(0, self.n - 1, "current")
+        return self.segment_unknowns["current"]
 
     def e_ZoneRef(self, e, st, env):
         if e.zone in self.untracked_zones():
@@ -162,18 +160,20 @@ class _Abstract(Builder):
     def s_Move(self, s, st, env):
         sel = s.selector
         src_decl = self.zones.get(getattr(s.source, "zone", None))
-        if sel.kind in ("top", "bottom") or (sel.kind == "one" and sel.cond is None) or (
-                sel.kind == "one" and src_decl is not None and src_decl.shape == "stack"):
+        first = isinstance(sel, core.FirstCard)
+        cond = sel.cond if first else None
+        if isinstance(sel, (core.TopCard, core.BottomCard)) or (first and sel.cond is None) or (
+                first and src_decl is not None and src_decl.shape == "stack"):
             src, dst = self.ev(s.source, st, env), self.ev(s.dest, st, env)
             if src[0] != "zone" or dst[0] != "zone":
                 raise Unsupported(f"move between things that are not zones{where(s)}")
             # Order forgotten: the card taken is any kind the zone holds (and matches); `one` may take none.
             kinds = len(self.counts)
-            card = self.fresh(0, kinds if sel.kind == "one" else kinds - 1, "drawn")
+            card = self.fresh(0, kinds if first else kinds - 1, "drawn")
             for k in range(kinds):
                 here = compare("==", card, const(k))
-                if sel.cond is not None:
-                    self.fail_if(st, and_(here, not_(self.ev(sel.cond, st, {**env, sel.slot: const(k)}))))
+                if cond is not None:
+                    self.fail_if(st, and_(here, not_(self.ev(cond, st, {**env, sel.slot: const(k)}))))
                 self.fail_if(st, and_(here, compare("<=", self.zone_count(st, src, k), const(0))))
                 self._move(st, src, dst, k, lambda have, h=here: ite(h, const(1), const(0)))
             return
@@ -185,8 +185,8 @@ class _Abstract(Builder):
             return True
         if isinstance(s, m.Move):
             decl = self.zones.get(getattr(s.source, "zone", None))
-            return s.selector.kind in ("top", "bottom") or (decl is not None and decl.shape == "stack"
-                                                             and s.selector.kind == "one")
+            return isinstance(s.selector, (core.TopCard, core.BottomCard)) or (
+                decl is not None and decl.shape == "stack" and isinstance(s.selector, core.FirstCard))
         if isinstance(s, m.For) and any(isinstance(x, m.Break) for x in m.walk(s.body)):
             return True  # `break` leaves the loop, not the segment: keep the loop out of segments
         if isinstance(s, m.Do):
