@@ -97,6 +97,15 @@ class Game:
     def violated_invariants(self, state: State) -> list:
         return [p for p, test in self._properties if p.kind == "invariant" and not test(state)]
 
+    def compile_expression(self, expr: m.Expr):
+        """A resolved expression of this game's model (see `rulekit.expressions`), compiled for this
+        configuration as invariants are: a function from a State to the expression's value as an int."""
+        codegen = Codegen(self.model, self._players, self.options)
+        source = codegen.ex(expr)
+        namespace = {**self._program.ns, **codegen.consts}  # the expression's own span constants win
+        return eval(compile(f"lambda s: int({source})", f"<rulekit:{self.model.name}:expression>", "eval"),  # noqa: S307
+                    namespace)
+
     def claims(self) -> list:
         """The spec's claims about the set-up, each as (declaration, holds in the initial position)."""
         start = object.__new__(State)
