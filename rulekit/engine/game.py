@@ -133,10 +133,11 @@ class Game:
     def max_utility(self) -> float:
         return float(max(self.model.payoff))
 
-    def new_initial_state(self, seed: int | None = None, auto_chance: bool = False) -> State:
+    def new_initial_state(self, seed: int | None = None, auto_chance: bool = False, on_round=None) -> State:
         """The start of a game. With `auto_chance`, chance events are drawn from `seed` inside the
-        engine (and recorded in the history), so the caller only ever sees player decisions."""
-        return State(self, seed, auto_chance)
+        engine (and recorded in the history), so the caller only ever sees player decisions.
+        `on_round`, a function of the state, is called each time a round of a `rounds` loop begins."""
+        return State(self, seed, auto_chance, on_round)
 
     def replay(self, history, seed: int | None = None, auto_chance: bool = False) -> State:
         """The state reached by `history` (chance outcomes included) from the start."""

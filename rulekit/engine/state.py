@@ -30,7 +30,7 @@ class State:
                  "triggers", "on_round",
                  "zone_names", "kind_names", "is_set")
 
-    def __init__(self, game, seed: int | None, auto_chance: bool = False):
+    def __init__(self, game, seed: int | None, auto_chance: bool = False, on_round=None):
         if auto_chance and seed is None:
             raise ValueError("auto_chance needs a seed: new_initial_state(seed=..., auto_chance=True)")
         self.auto = auto_chance
@@ -59,7 +59,7 @@ class State:
         self.seed = seed
         self.triggers = game._triggers
         self.armed = [True] * len(self.triggers)
-        self.on_round = None  # a function of the state, called as each round of a `rounds` loop begins
+        self.on_round = on_round  # a function of the state, called as each round of a `rounds` loop begins
         self._run()
 
     # ---- the virtual machine: signals from compiled instructions
