@@ -110,7 +110,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="explorer: seconds per game shared by its player counts, each also held to "
                         f"--time-limit (default: {PlayBounds.explore_budget}; 0: no shared limit)")
     c.add_argument("--jobs", type=int, default=0, metavar="N",
-                   help="check N specs at once, one process each (default: one per CPU core)")
+                   help="check N specs at once, one process each (default: one per CPU core); with --dask, "
+                   "the workers of the LocalCluster")
+    c.add_argument("--dask", nargs="?", const=True, default=None, metavar="ADDRESS",
+                   help="play the random games (under every option) on Dask: a LocalCluster on this machine, or "
+                   "the scheduler at ADDRESS (tcp://HOST:PORT); the specs are then checked one after the other")
     c.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
                    help=f"decisions before a game counts as not ending (default: {PlayBounds.max_steps})")
     c.add_argument("--seed", type=int, default=0, help="seed of the random games (default: 0)")
@@ -206,11 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None):
+def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=None):
     """(report, None), or (None, the rendered errors) for a spec that does not compile."""
     try:
         spec = Spec.find(spec) if isinstance(spec, str) else spec
-        return check_spec(spec, bounds, progress), None
+        return check_spec(spec, bounds, progress, executor=executor), None
     except SpecError as exc:
         return None, exc.render()
 
@@ -232,7 +236,11 @@ def _check(args, out: Console) -> int:
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []
     with _Progress(sys.stderr.isatty()) as progress:
-        if jobs > 1:  # one spec per process: the games are independent, the cores are not shared
+        if args.dask:  # the specs one after the other, the random games of each on the cluster
+            from .executors import make
+            with make(jobs=args.jobs or None, dask=args.dask) as executor:
+                results = [_check_one(spec, bounds, progress, executor) for spec in specs]
+        elif jobs > 1:  # one spec per process: the games are independent, the cores are not shared
             progress.start(f"checking {len(specs)} specs on {jobs} cores", len(specs))
             # spawned, not forked: a forked child would inherit Z3's state from this process
             with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
