@@ -158,7 +158,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="also measure every --stat at the end of every round (specs with `rounds`)")
     s.add_argument("--plot", metavar="FILE.png", help="draw histograms of the statistics (needs matplotlib)")
     s.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="local processes, or Dask workers with --dask (default: one per CPU core; 1: this process)")
+                   help="local processes, or Dask workers with --dask (default: the first games are played in "
+                   "this process and tell whether one process per CPU core pays for the rest; 1: this process only)")
     s.add_argument("--dask", nargs="?", const=True, default=None, metavar="ADDRESS",
                    help="play on Dask: a LocalCluster on this machine, or the scheduler at ADDRESS (tcp://HOST:PORT)")
     s.add_argument("--json", action="store_true", help="print the statistics as JSON")

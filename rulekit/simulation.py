@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import random
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -285,8 +287,9 @@ def simulate(game_or_name, games: int = 1000, seed: int = 0, players: int | None
     `stats` maps names to expressions of the rule language, measured at the end of every game (and at
     the end of every round with `each_round`, for a spec with `rounds`). Where the games are played:
     a Dask `client`, or `dask=True` (a LocalCluster on this machine) or `dask="tcp://HOST:PORT"` (a
-    running scheduler); otherwise `jobs` local processes (default: one per core; 1 plays in this
-    process). `progress`: a bar over the chunks on stderr (default: when stderr is a terminal).
+    running scheduler); otherwise `jobs` local processes (one per core when None; 1 plays in this
+    process; by default, the first games are played here and tell whether more processes pay for
+    the rest). `progress`: a bar over the chunks on stderr (default: when stderr is a terminal).
     """
     from . import executors, load
 
@@ -303,9 +306,35 @@ def simulate(game_or_name, games: int = 1000, seed: int = 0, players: int | None
     config = Config(spec_reference(game_or_name if isinstance(game_or_name, str) else game), game.num_players(),
                     tuple(sorted(game.options.items())), max_steps, tuple((stats or {}).items()), each_round)
     _compiled(config.spec, config.players, config.options, config.stats)  # bad expressions fail here, not remotely
+    done, first = [], 0
+    if jobs is None and not dask and client is None and (os.cpu_count() or 1) > 1:
+        # Whether more processes pay depends on how long the games take: the first games, played here,
+        # tell. Any split gives the same result, since every game has its own seed.
+        pilot, first, seconds = _pilot(config, seed, games)
+        done.append(pilot)
+        if first == games:
+            return Simulation(game, config, seed, merge(done, game.num_players()), 1, "in-process")
+        rest, cores = seconds / first * (games - first), os.cpu_count() or 1
+        jobs = None if PROCESS_START_UP + rest / cores < rest else 1  # processes when they finish sooner
     with executors.make(jobs=jobs, dask=dask, client=client) as executor:
-        size = chunk_games or chunk_size(games, executor.workers)
-        tasks = [(config, seed, start, stop) for start, stop in chunks(games, size)]
-        results = executors.run(executor, play_chunk, tasks, f"simulating {game.name}", progress)
-        name = executor.describe()
-    return Simulation(game, config, seed, merge(results, game.num_players()), len(tasks), name)
+        size = chunk_games or chunk_size(games - first, executor.workers)
+        tasks = [(config, seed, first + start, first + stop) for start, stop in chunks(games - first, size)]
+        done += executors.run(executor, play_chunk, tasks, f"simulating {game.name}", progress)
+        name = executor.describe() if not first else f"in-process, then {executor.describe()}"
+    return Simulation(game, config, seed, merge(done, game.num_players()), len(done), name)
+
+
+PILOT_SECONDS = 0.5  # games played in this process before choosing where the rest are played
+PROCESS_START_UP = 3.0  # seconds to spawn local processes that load and compile a game (benchmarks/simulate.py)
+
+
+def _pilot(config: Config, seed: int, games: int) -> tuple[Summary, int, float]:
+    """The first games of a run, played here for about PILOT_SECONDS: their summary, how many they were
+    and the seconds they took."""
+    started = time.perf_counter()
+    summary = play_chunk(config, seed, 0, 1)
+    played = 1
+    while played < games and time.perf_counter() - started < PILOT_SECONDS:
+        summary.add(play_chunk(config, seed, played, played + 1))
+        played += 1
+    return summary, played, time.perf_counter() - started
