@@ -27,8 +27,9 @@ class DaskExecutor(Executor):
             if address:
                 try:
                     client = Client(address, timeout="10s")
-                except OSError as exc:
-                    raise RulekitError(f"no Dask scheduler answers at {address}: {exc}") from None
+                except (OSError, ValueError) as exc:  # no answer; an address that is not one
+                    raise RulekitError(f"no Dask scheduler answers at {address} (give tcp://HOST:PORT): {exc}") \
+                        from None
             else:
                 cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                                        processes=True, dashboard_address=_dashboard())

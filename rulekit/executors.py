@@ -83,7 +83,8 @@ def make(jobs: int | None = None, dask=None, client=None) -> Executor:
         try:
             from .dask_executor import DaskExecutor
         except ImportError as exc:
-            raise RulekitError(f"Dask is not installed ({exc.name} is missing): pip install \"rulekit[dask]\"") from None
+            raise RulekitError(f"Dask is not installed ({exc.name or 'dask'} is missing): "
+                               "pip install \"rulekit[dask]\"") from None
         return DaskExecutor(client=client, address=dask if isinstance(dask, str) else None, workers=jobs)
     jobs = jobs or os.cpu_count() or 1
     return LocalProcesses(jobs) if jobs > 1 else InProcess()

@@ -20,7 +20,6 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from . import model as m
@@ -114,14 +113,22 @@ def merge(summaries, players: int) -> Summary:
 
 # ---- one chunk, on whichever process plays it ------------------------------------------------------------
 
-@lru_cache(maxsize=64)
+_STATS: dict = {}  # (game key, statistics) -> the compiled statistics
+
+
 def _compiled(spec: str, players: int, options: tuple, stats: tuple):
-    """The loaded game and its compiled statistics: once per worker process and configuration."""
+    """The loaded game and its compiled statistics: once per worker process and version of the spec
+    (`rulekit.load` compiles a spec again when its file changed)."""
     from . import load
     from .expressions import compile_expression
 
     game = load(spec, players, dict(options))
-    return game, tuple((name, compile_expression(game, text, f"--stat {name}")) for name, text in stats)
+    key = (game.key, stats)
+    if key not in _STATS:
+        if len(_STATS) >= 64:
+            _STATS.clear()
+        _STATS[key] = tuple((name, compile_expression(game, text, f"--stat {name}")) for name, text in stats)
+    return game, _STATS[key]
 
 
 def has_rounds(model: m.Game) -> bool:
@@ -152,7 +159,7 @@ def _play_one(game, stats, config: Config, run_seed: int, index: int, summary: S
         for name, evaluate in stats:
             try:
                 into[name][evaluate(state)] += 1
-            except (RuleRuntimeError, ArithmeticError) as exc:
+            except Exception as exc:  # noqa: BLE001 - a statistic that fails is reported, the game goes on
                 count, first = summary.stat_errors.get(name, (0, (index, str(exc))))
                 summary.stat_errors[name] = (count + 1, min(first, (index, str(exc))))
 

@@ -230,3 +230,18 @@ def test_simulate_from_python_with_a_loaded_game(client):
     sim = rulekit.simulate(game, games=12, seed=1, client=client)
     assert sim.summary == rulekit.simulate("chocobo", games=12, seed=1, jobs=1).summary
     assert sim.executor.startswith("Dask")
+
+
+def test_a_statistic_that_fails_in_play_is_reported_and_the_games_go_on(capsys):
+    code, out, _ = run(capsys, "simulate", "chocobo", "--games", "6", "--jobs", "1", "--json",
+                       "--stat", "broken=10 / (size(deck) - size(deck))", "--stat", "deck=size(deck)")
+    data = json.loads(out)
+    assert code == 0 and data["finished"] == 6 and data["stats"]["deck"]["per_game"]["count"] == 6
+    errors = data["stats"]["broken"]["errors"]
+    assert errors["count"] == 6 and errors["first_game"] == 0 and "zero" in errors["first_message"]
+    assert data["stats"]["broken"]["per_game"]["count"] == 0
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(capsys):
+    code, _, err = run(capsys, "simulate", "chocobo", "--games", "2", "--dask", "not-an-address")
+    assert code == 2 and "no Dask scheduler answers at not-an-address" in err and "Traceback" not in err
