@@ -47,8 +47,8 @@ examples:
   rulekit simulate GAME --games 10000 --players 4 --seed 1
   rulekit simulate GAME --stat deck="size(deck)" --stat score="sum(p in players: score(p))"
   rulekit simulate GAME --stat NAME=EXPR --stat-each-round --plot stats.png --json
-  rulekit simulate GAME --games 1000000 --dask                 a LocalCluster, one worker per core
-  rulekit simulate GAME --games 1000000 --dask tcp://HOST:8786 a running Dask scheduler
+  rulekit simulate GAME --games 1000000 --dask                   a LocalCluster, one worker per core
+  rulekit simulate GAME --games 1000000 --dask tcp://HOST:8786   a running Dask scheduler
 """
 
 

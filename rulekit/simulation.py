@@ -294,9 +294,9 @@ def simulate(game_or_name, games: int = 1000, seed: int = 0, players: int | None
     `stats` maps names to expressions of the rule language, measured at the end of every game (and at
     the end of every round with `each_round`, for a spec with `rounds`). Where the games are played:
     a Dask `client`, or `dask=True` (a LocalCluster on this machine) or `dask="tcp://HOST:PORT"` (a
-    running scheduler); otherwise `jobs` local processes (one per core when None; 1 plays in this
-    process; by default, the first games are played here and tell whether more processes pay for
-    the rest). `progress`: a bar over the chunks on stderr (default: when stderr is a terminal).
+    running scheduler); otherwise `jobs` local processes, 1 meaning this process only; by default
+    (None), the first games are played here and tell whether one process per core pays for the rest.
+    `progress`: a bar over the chunks on stderr (default: when stderr is a terminal).
     """
     from . import executors, load
 
