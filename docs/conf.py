@@ -30,7 +30,7 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 nitpicky = True
 # Names in signatures that autodoc cannot link (third-party or private types).
 nitpick_ignore_regex = [
-    (r"py:.*", r"(rich|lark|random|pathlib|argparse)\..*"),
+    (r"py:.*", r"(rich|lark|random|pathlib|argparse|collections)\..*"),
     (r"py:.*", r"(Path|Console|Node|Span|Type|Expr|Stmt|Binder|Iter|Selector|Action|Param|Option)"),
     (r"py:.*", r"(m|model)\..*"),
     (r"py:class", r"(optional|callable|_io\..*|T|Part|dict\[.*|list\[.*|tuple\[.*)"),

@@ -10,6 +10,7 @@ from .engine import CHANCE_PLAYER, TERMINAL_PLAYER, Game, State
 from .errors import (GameNotFoundError, IllegalActionError, OptionError, RuleRuntimeError, RulekitError,
                      SpecError, StateFormatError)
 from .pipeline import Spec
+from .simulation import simulate
 
 __version__ = "0.1.0"
 
@@ -24,6 +25,6 @@ def load(name_or_path: str, players: int | None = None, options: dict[str, str] 
     return Spec.find(name_or_path).engine(players, options)
 
 
-__all__ = ["load", "Game", "State", "Spec", "CHANCE_PLAYER", "TERMINAL_PLAYER", "RulekitError", "SpecError",
+__all__ = ["load", "simulate", "Game", "State", "Spec", "CHANCE_PLAYER", "TERMINAL_PLAYER", "RulekitError", "SpecError",
            "IllegalActionError", "StateFormatError", "GameNotFoundError", "OptionError", "RuleRuntimeError",
            "__version__"]

@@ -83,8 +83,10 @@ def _desc(prop) -> str:
     return f": {prop.description}" if getattr(prop, "description", None) else ""
 
 
-def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None) -> GameReport:
-    """All findings for one spec; a spec that does not compile raises SpecError."""
+def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
+               executor=None) -> GameReport:
+    """All findings for one spec; a spec that does not compile raises SpecError. `executor`
+    (`rulekit.executors`) runs the random play; by default, this process does."""
     bounds = bounds or PlayBounds()
     game = spec.model
     report = GameReport(game.name, game.title, spec.display_path,
@@ -100,7 +102,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     with clock("z3-abstraction"):
         proofs = {_key(o): _abstraction(spec, game, o, bounds) for o in variants}
     with clock("random-play"):
-        tallies = _random_play(spec, game, variants, bounds, progress)
+        tallies = _random_play(spec, game, variants, bounds, progress, executor)
     with clock("explicit-state"):
         explorations = {_key(o): _explore(spec, game, o, bounds) for o in explored_variants}
     with clock("z3-symbolic"):
@@ -320,32 +322,62 @@ class _Tally:
     fired: set = field(default_factory=set)
 
 
-def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBounds, progress) -> dict:
+def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBounds, progress, executor=None) -> dict:
+    """Per choice of options, what seeded random play saw: one task per option set and player count,
+    run by `executor` (`rulekit.executors`; default: this process) and merged in plan order, so the
+    tallies are the same whatever ran the tasks."""
+    from . import executors
+
     counts = range(game.min_players, game.max_players + 1)
     plan = [(options, players, bounds.games if i == 0 else bounds.variant_games,
              bounds.play_budget if i == 0 else bounds.variant_budget)
             for i, options in enumerate(variants) for players in counts]
-    if progress is not None:
-        progress.start(game.name, sum(n for _, _, n, _ in plan))
+    local = executor is None or isinstance(executor, executors.InProcess)
+    where = spec if local else str(spec.path.resolve())  # a worker loads the spec from its path
+    tasks = [(where, players, options, games, budget, bounds.max_steps, bounds.seed)
+             for options, players, games, budget in plan]
+    results = executors.run(executor or executors.InProcess(), play_sample, tasks, game.name,
+                            progress if progress is not None else False)
     tallies = {_key(o): _Tally() for o in variants}
-    for options, players, games, budget in plan:
+    for (options, players, _, _), part in zip(plan, results):
         tally = tallies[_key(options)]
-        try:
-            loaded = spec.engine(players, options)
-        except (RuleRuntimeError, SpecError) as exc:
-            message, span = setup_error(exc)
-            tally.errors.setdefault(f"the set-up cannot be built with {players} players: {message}", (None, [], span))
-            continue
-        start = tally.steps
-        for g in range(games):
-            if g and tally.steps - start >= budget:  # the games so far are the bound the verdicts state
-                if progress is not None:
-                    progress.advance(games - g)
-                break
-            _play_one(loaded, bounds, bounds.seed + g, tally)
-            if progress is not None:
-                progress.advance()
+        loaded = (lambda p=players, o=options: spec.engine(p, o))  # noqa: E731 - the game a witness replays in
+        for name, (_, history) in part.broken.items():
+            tally.broken.setdefault(name, (loaded(), history))
+        for name, (_, history) in part.reached.items():
+            tally.reached.setdefault(name, (loaded(), history))
+        tally.deadlocks += [(loaded(), history) for _, history in part.deadlocks]
+        for message, (had, history, span) in part.errors.items():
+            tally.errors.setdefault(message, (loaded() if had else None, history, span))
+        tally.unfinished += part.unfinished
+        tally.played += part.played
+        tally.steps += part.steps
+        tally.fired |= part.fired
     return tallies
+
+
+def play_sample(spec: Spec | str, players: int, options: dict, games: int, budget: int, max_steps: int,
+                seed: int) -> _Tally:
+    """Seeded random games of one configuration, until `games` or `budget` decisions; what they saw, with
+    each witness as (True, history) instead of the game it replays in, so the tally travels."""
+    spec = Spec.find(spec) if isinstance(spec, str) else spec
+    tally = _Tally()
+    try:
+        loaded = spec.engine(players, options)
+    except (RuleRuntimeError, SpecError) as exc:
+        message, span = setup_error(exc)
+        tally.errors[f"the set-up cannot be built with {players} players: {message}"] = (None, [], span)
+        return tally
+    bounds = PlayBounds(max_steps=max_steps)
+    for g in range(games):
+        if g and tally.steps >= budget:  # the games so far are the bound the verdicts state
+            break
+        _play_one(loaded, bounds, seed + g, tally)
+    tally.broken = {k: (True, h) for k, (_, h) in tally.broken.items()}
+    tally.reached = {k: (True, h) for k, (_, h) in tally.reached.items()}
+    tally.deadlocks = [(True, h) for _, h in tally.deadlocks]
+    tally.errors = {k: (v[0] is not None, v[1], v[2]) for k, v in tally.errors.items()}
+    return tally
 
 
 def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: _Tally) -> None:

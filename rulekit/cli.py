@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -38,6 +39,16 @@ examples:
   rulekit check GAME --format json      findings as JSON, for CI
   rulekit simulate GAME --games 1000 --players 4 --seed 1
   rulekit play GAME --players 3         play in the terminal against random players
+"""
+
+
+SIMULATE_EPILOG = """\
+examples:
+  rulekit simulate GAME --games 10000 --players 4 --seed 1
+  rulekit simulate GAME --stat deck="size(deck)" --stat score="sum(p in players: score(p))"
+  rulekit simulate GAME --stat NAME=EXPR --stat-each-round --plot stats.png --json
+  rulekit simulate GAME --games 1000000 --dask                   a LocalCluster, one worker per core
+  rulekit simulate GAME --games 1000000 --dask tcp://HOST:8786   a running Dask scheduler
 """
 
 
@@ -99,7 +110,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="explorer: seconds per game shared by its player counts, each also held to "
                         f"--time-limit (default: {PlayBounds.explore_budget}; 0: no shared limit)")
     c.add_argument("--jobs", type=int, default=0, metavar="N",
-                   help="check N specs at once, one process each (default: one per CPU core)")
+                   help="check N specs at once, one process each (default: one per CPU core); with --dask, "
+                   "the workers of the LocalCluster")
+    c.add_argument("--dask", nargs="?", const=True, default=None, metavar="ADDRESS",
+                   help="play the random games (under every option) on Dask: a LocalCluster on this machine, or "
+                   "the scheduler at ADDRESS (tcp://HOST:PORT); the specs are then checked one after the other")
     c.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
                    help=f"decisions before a game counts as not ending (default: {PlayBounds.max_steps})")
     c.add_argument("--seed", type=int, default=0, help="seed of the random games (default: 0)")
@@ -125,7 +140,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("-v", "--verbose", action="store_true", help="also list notes (ambiguities) in full")
 
     s = sub.add_parser("simulate", help="random playouts with statistics",
-                       description="Play random games and report game length and outcome per seat.")
+                       description="Play random games (random legal decisions, seeded chance) and report game "
+                       "length, rounds, how games ended, wins per seat and your own statistics. The same seed gives "
+                       "the same numbers in this process, on local processes and on a Dask cluster.",
+                       epilog=SIMULATE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("game", metavar="GAME")
     s.add_argument("--games", type=int, default=1000, metavar="N", help="number of games (default: 1000)")
     s.add_argument("--players", type=int, default=None, metavar="P", help="players (default: the fewest allowed)")
@@ -133,6 +151,17 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="an ambiguity option (repeatable)")
     s.add_argument("--max-steps", type=int, default=PlayBounds.max_steps, metavar="N",
                    help=f"decisions before a game is cut off (default: {PlayBounds.max_steps})")
+    s.add_argument("--stat", action="append", metavar="NAME=EXPR", default=[],
+                   help="a statistic: an expression of the rule language (as in an invariant), measured at the "
+                   "end of every game (repeatable)")
+    s.add_argument("--stat-each-round", action="store_true",
+                   help="also measure every --stat at the end of every round (specs with `rounds`)")
+    s.add_argument("--plot", metavar="FILE.png", help="draw histograms of the statistics (needs matplotlib)")
+    s.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="local processes, or Dask workers with --dask (default: the first games are played in "
+                   "this process and tell whether one process per CPU core pays for the rest; 1: this process only)")
+    s.add_argument("--dask", nargs="?", const=True, default=None, metavar="ADDRESS",
+                   help="play on Dask: a LocalCluster on this machine, or the scheduler at ADDRESS (tcp://HOST:PORT)")
     s.add_argument("--json", action="store_true", help="print the statistics as JSON")
 
     g = sub.add_parser("play", help="play in the terminal against random players",
@@ -182,11 +211,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None):
+def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=None):
     """(report, None), or (None, the rendered errors) for a spec that does not compile."""
     try:
         spec = Spec.find(spec) if isinstance(spec, str) else spec
-        return check_spec(spec, bounds, progress), None
+        return check_spec(spec, bounds, progress, executor=executor), None
     except SpecError as exc:
         return None, exc.render()
 
@@ -208,7 +237,11 @@ def _check(args, out: Console) -> int:
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []
     with _Progress(sys.stderr.isatty()) as progress:
-        if jobs > 1:  # one spec per process: the games are independent, the cores are not shared
+        if args.dask:  # the specs one after the other, the random games of each on the cluster
+            from .executors import make
+            with make(jobs=args.jobs or None, dask=args.dask) as executor:
+                results = [_check_one(spec, bounds, progress, executor) for spec in specs]
+        elif jobs > 1:  # one spec per process: the games are independent, the cores are not shared
             progress.start(f"checking {len(specs)} specs on {jobs} cores", len(specs))
             # spawned, not forked: a forked child would inherit Z3's state from this process
             with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -246,58 +279,44 @@ def _games(out: Console) -> int:
 
 
 def _simulate(args, out: Console) -> int:
+    from .simulation import simulate
+    from .simulation_report import render_text
+
     if args.games < 1:
         raise RulekitError("--games must be at least 1")
-    game = load(args.game, players=args.players, options=_options(args.option))
-    n = game.num_players()
-    rng = random.Random(args.seed)
-    lengths, decisions, wins, unfinished = [], [], [0] * n, 0
-    with _Progress(sys.stderr.isatty()) as progress:
-        progress.start(f"simulating {game.name}", args.games)
-        for i in range(args.games):
-            state = game.new_initial_state(seed=args.seed * 1_000_003 + i, auto_chance=True)
-            made = 0
-            while not state.is_terminal() and made < args.max_steps and state.legal:
-                state.apply_action(rng.choice(state.legal))
-                made += 1
-            if state.is_terminal():
-                lengths.append(len(state.history))
-                decisions.append(made)
-                for p in state.winners:
-                    wins[p] += 1
-            else:
-                unfinished += 1
-            progress.advance()
-    finished = len(lengths)
-    stats = {
-        "game": game.name, "players": n, "games": args.games, "seed": args.seed, "options": game.options,
-        "finished": finished, "unfinished": unfinished,
-        "length": _summary(lengths), "decisions": _summary(decisions),
-        "wins_per_seat": wins, "win_rate_per_seat": [w / finished if finished else 0.0 for w in wins],
-    }
+    if args.max_steps < 1:
+        raise RulekitError("--max-steps must be at least 1")
+    if args.jobs is not None and args.jobs < 1:
+        raise RulekitError("--jobs must be at least 1")
+    stats = _stats(args.stat)
+    sim = simulate(args.game, games=args.games, seed=args.seed, players=args.players, options=_options(args.option),
+                   max_steps=args.max_steps, stats=stats, each_round=args.stat_each_round, dask=args.dask,
+                   jobs=args.jobs)
+    if args.stat_each_round and stats and not sim.summary.round_stats:
+        print(f"rulekit: note: {sim.game.name} has no `rounds`: the statistics are measured at the end of each game "
+              "only", file=sys.stderr)
+    if args.plot:
+        from .simulation_report import plot
+        plot(sim, args.plot)
     if args.json:
-        print(json.dumps(stats, indent=2))
-        return EXIT_OK
-    out.print(f"[bold]{game.model.title}[/], {n} players, {args.games} games, seed {args.seed}")
-    table = Table("measure", "mean", "min", "median", "max")
-    for label, key in (("steps (with chance)", "length"), ("decisions", "decisions")):
-        s = stats[key]
-        table.add_row(label, *(f"{s[k]:.1f}" if k == "mean" else str(s[k]) for k in ("mean", "min", "median", "max")))
-    out.print(table)
-    seats = Table("seat", "wins", "win rate")
-    for p in range(n):
-        seats.add_row(game.player_name(p), str(wins[p]), f"{stats['win_rate_per_seat'][p]:.1%}")
-    out.print(seats)
-    if unfinished:
-        out.print(f"[yellow]{unfinished} game(s) had not ended after {args.max_steps} decisions[/]")
+        print(json.dumps(sim.to_dict(), indent=2))
+    else:
+        render_text(sim, out)
     return EXIT_OK
 
 
-def _summary(xs: list[int]) -> dict:
-    if not xs:
-        return {"mean": 0.0, "min": 0, "median": 0, "max": 0}
-    ordered = sorted(xs)
-    return {"mean": sum(xs) / len(xs), "min": ordered[0], "median": ordered[len(ordered) // 2], "max": ordered[-1]}
+def _stats(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        name, sep, expr = pair.partition("=")
+        name, expr = name.strip(), expr.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name) or not expr:
+            raise RulekitError(f"--stat takes NAME=EXPR (a name, then an expression of the rule language), "
+                               f"not {pair!r}")
+        if name in out:
+            raise RulekitError(f"--stat {name} is given twice")
+        out[name] = expr
+    return out
 
 
 def _play(args, out: Console) -> int:

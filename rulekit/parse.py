@@ -652,6 +652,39 @@ def parse(text: str, file: str = "<spec>") -> Node:
     return syntax
 
 
+@lru_cache(maxsize=1)
+def expression_parser() -> Lark:
+    return Lark(resources.grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False,
+                start="expr")
+
+
+def parse_expression(text: str, file: str = "<expression>") -> Node:
+    """Parse one expression of the rule language (as in an invariant); raise :class:`SpecError` when it
+    is not one."""
+    sink = DiagnosticSink(file, text)
+    try:
+        tree = expression_parser().parse(text)
+    except UnexpectedInput as err:
+        at_end = isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END")
+        if at_end:
+            code, message = "E106", SYNTAX_EXAMPLES["E106"][0]
+        elif isinstance(err, UnexpectedCharacters):
+            code, message = "E101", f"unexpected character {text[err.pos_in_stream]!r}"
+        else:
+            code, message = "E101", f"unexpected {str(err.token)!r}: this is not an expression"
+        line = max(1, err.line if err.line != -1 else text.count("\n") + 1)
+        column = max(1, err.column if err.column != -1 else len(text.split("\n")[-1]) + 1)
+        width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
+        sink.error(code, message, Span(file, line, column, line, column + width), _expected_hint(err))
+        sink.raise_if_any()
+    syntax = _ToSyntax(file, sink).transform(tree)
+    if _too_deep(syntax) is not None:
+        sink.error("E101", f"this is nested too deeply: more than {MAX_DEPTH} levels of operators",
+                   syntax.span, "use a define of the spec")
+    sink.raise_if_any()
+    return syntax
+
+
 MAX_DEPTH = 100  # later stages recurse over the syntax tree; real specs nest about 15 levels
 
 

@@ -146,7 +146,7 @@ class Spec:
         if config.key not in self._engines:
             from .engine import Game  # the engine is a backend of the pipeline, loaded when asked for
 
-            self._engines[config.key] = Game(config, self.digest)
+            self._engines[config.key] = Game(config, self)
         return self._engines[config.key]
 
     @cached_property

@@ -835,3 +835,18 @@ def resolve(spec: Node, path: str, text: str, checks: Node | None = None,
     sink.raise_if_any()
     assert game is not None
     return game
+
+
+def resolve_expression(expr: Node, file: str, text: str, spec: Node, path: str, spec_text: str,
+                       checks: Node | None = None, checks_texts: dict[str, str] | None = None) -> m.Expr:
+    """One expression (from `parse.parse_expression`), resolved and typed in the scope of a spec's
+    invariants: its zones, variables, tokens, facts, defines and enums. Errors in the expression raise
+    SpecError pointing into `text`."""
+    resolver = Resolver(DiagnosticSink(path, spec_text, others=dict(checks_texts or {})))
+    resolver.resolve(spec, path, checks)
+    resolver.sink.raise_if_any()
+    resolver.sink = DiagnosticSink(file, text)
+    resolver.fn = _Function()
+    resolved = resolver.expr(expr)
+    resolver.sink.raise_if_any()
+    return resolved

@@ -654,6 +654,9 @@ class Codegen:
         start = self.label()
         self.instr(f"s.ctx.append(['round', len(s.fr) - 1, {start}])", "return NEXT")
         self.place(start)
+        # Every round starts here, and a round ends only by starting the next one (or with the game):
+        # an observer of the state sees each round boundary at the exact moment it happens.
+        self.instr("if s.on_round is not None:", "    s.on_round(s)", "return NEXT")
         saved, self.loop_ends = self.loop_ends, []
         self.block(st.body)
         self.loop_ends = saved

@@ -5,7 +5,7 @@ import json
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
-from ..lower import ActionTable, Config, Layout, core
+from ..lower import ActionTable, Config, Layout, core, lower_expression
 from . import runtime, subsets
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .state import State
@@ -23,11 +23,12 @@ class Game:
     and the compiled program, so that other backends never read its internals.
     """
 
-    def __init__(self, config: Config, digest: str = ""):
+    def __init__(self, config: Config, spec=None):
         self.config = config
+        self.spec = spec  # the pipeline it was compiled from (`rulekit.Spec`), when there is one
         self.model: m.Game = config.source
         self.options = dict(config.options)
-        self.digest = digest
+        self.digest = digest = spec.digest if spec is not None else ""
         self._players = players = config.players
         codegen = Codegen(config)
         self.layout: Layout = config.layout
@@ -93,6 +94,15 @@ class Game:
     def violated_invariants(self, state: State) -> list:
         return [p for p, test in self._properties if p.kind == "invariant" and not test(state)]
 
+    def compile_expression(self, expr: m.Expr):
+        """A resolved expression of this game's model (see `rulekit.expressions`), compiled for this
+        configuration as invariants are: a function from a State to the expression's value as an int."""
+        codegen = Codegen(self.config)
+        source = codegen.ex(lower_expression(self.config, expr))
+        namespace = {**self.program.ns, **codegen.consts}  # the expression's own span constants win
+        return eval(compile(f"lambda s: int({source})", f"<rulekit:{self.model.name}:expression>", "eval"),  # noqa: S307
+                    namespace)
+
     def claims(self) -> list:
         """The spec's claims about the set-up, each as (declaration, holds in the initial position)."""
         start = object.__new__(State)
@@ -120,10 +130,11 @@ class Game:
     def max_utility(self) -> float:
         return float(max(self.model.payoff))
 
-    def new_initial_state(self, seed: int | None = None, auto_chance: bool = False) -> State:
+    def new_initial_state(self, seed: int | None = None, auto_chance: bool = False, on_round=None) -> State:
         """The start of a game. With `auto_chance`, chance events are drawn from `seed` inside the
-        engine (and recorded in the history), so the caller only ever sees player decisions."""
-        return State(self, seed, auto_chance)
+        engine (and recorded in the history), so the caller only ever sees player decisions.
+        `on_round`, a function of the state, is called each time a round of a `rounds` loop begins."""
+        return State(self, seed, auto_chance, on_round)
 
     def replay(self, history, seed: int | None = None, auto_chance: bool = False) -> State:
         """The state reached by `history` (chance outcomes included) from the start."""

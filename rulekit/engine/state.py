@@ -27,10 +27,10 @@ def splitmix(seed: int, step: int) -> float:
 class State:
     __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
                  "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "auto", "armed",
-                 "triggers",
+                 "triggers", "on_round",
                  "zone_names", "kind_names", "is_set")
 
-    def __init__(self, game, seed: int | None, auto_chance: bool = False):
+    def __init__(self, game, seed: int | None, auto_chance: bool = False, on_round=None):
         if auto_chance and seed is None:
             raise ValueError("auto_chance needs a seed: new_initial_state(seed=..., auto_chance=True)")
         self.auto = auto_chance
@@ -59,6 +59,7 @@ class State:
         self.seed = seed
         self.triggers = game.triggers
         self.armed = [True] * len(self.triggers)
+        self.on_round = on_round  # a function of the state, called as each round of a `rounds` loop begins
         self._run()
 
     # ---- the virtual machine: signals from compiled instructions
@@ -247,6 +248,7 @@ class State:
 
     def _restore(self, history: list[int]) -> None:
         fresh = self.game.replay(history, self.seed, self.auto)
+        fresh.on_round = self.on_round
         for name in State.__slots__:
             setattr(self, name, getattr(fresh, name))
 
@@ -284,6 +286,7 @@ class State:
         other.history = self.history[:]
         other.seed, other.auto = self.seed, self.auto
         other.triggers, other.armed = self.triggers, self.armed[:]
+        other.on_round = self.on_round
         return other
 
     def child(self, action: int) -> State:

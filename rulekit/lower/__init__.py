@@ -85,6 +85,16 @@ def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dic
                   layout, actions, MappingProxyType(choices), max_chance)
 
 
+def lower_expression(config: Config, expr: m.Expr) -> m.Expr:
+    """One resolved expression of the model (a statistic, say), in the core IR of `config`."""
+    sink = DiagnosticSink("", "")
+    folder = Folder(config.source, config.players, dict(config.options), sink)
+    folder.facts.update(config.facts)
+    lowered = core.typed(folder.expr(expr))
+    _raise_with_source(sink, config.source)
+    return lowered
+
+
 def every_count(model: m.Game, options: dict[str, str], texts: dict[str, str] | None = None) -> m.Game:
     """The core IR of the game under `options` for every player count at once, for backends that reason
     about all of them together (the parametric prover): the options folded, each fact replaced by its
@@ -186,4 +196,4 @@ class _Numbering:
         return best
 
 
-__all__ = ["Config", "instantiate", "every_count", "Layout", "ActionTable", "core"]
+__all__ = ["Config", "instantiate", "lower_expression", "every_count", "Layout", "ActionTable", "core"]
