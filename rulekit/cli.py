@@ -158,8 +158,15 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--title", default=None, help="the game's title (default: from NAME)")
 
     d = sub.add_parser("docs", help="build the documentation site (Sphinx) from the specs",
-                       description="Build the rule docs: one page per game, the language reference, the API.")
-    d.add_argument("--out", default="docs/_build/html", metavar="DIR", help="output folder (default: docs/_build/html)")
+                       description="Build a rules site: one page per spec named (overview, rules beside the "
+                       "quotes, ambiguities, verdicts, turn diagram, statistics), from a Sphinx project made "
+                       "on the fly; needs only `pip install \"rulekit[docs]\"`. With no SPEC, in a rulekit "
+                       "checkout: the whole project site (every bundled game, the language reference, the API).")
+    d.add_argument("specs", nargs="*", metavar="SPEC|GAME", help="what to document: bundled games, spec folders, "
+                   ".rules files (default: the project site of the checkout)")
+    d.add_argument("--out", default=None, metavar="DIR",
+                   help="output folder (default: docs/_build/html for the project site, else site)")
+    d.add_argument("--title", default=None, help="the site's title (default: the game's title, or Rules)")
     return p
 
 
@@ -180,8 +187,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "new":
             return _new(args, out)
         if args.command == "docs":
-            from .docsite import build_site
-            return build_site(args.out, out)
+            from .docsite import build_site, build_specs
+            if args.specs:
+                return build_specs(args.specs, args.out or "site", out, args.title)
+            return build_site(args.out or "docs/_build/html", out)
         parser.print_help()
         return EXIT_USAGE
     except SpecError as exc:
