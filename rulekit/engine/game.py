@@ -6,6 +6,7 @@ import json
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from . import runtime, subsets
+from .decisions import decision_prefixes
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program, bodies, walk_stmts
 from .state import State
 
@@ -41,6 +42,7 @@ class Game:
         self._max_chance_value = codegen.max_chance_value()
         self._action_table = codegen.action_table
         self._chooses = {c.point: c for body in bodies(self.model) for c in walk_stmts(body) if isinstance(c, m.Choose)}
+        self._decision_prefixes = decision_prefixes(self.model)
         self._kind_names = [c.name for c in self.model.components]
         self._is_set = [d.shape == "set" for d in self._layout.zone_decl]
         counts = namespace["COUNTS"]
@@ -214,8 +216,11 @@ class Game:
             return f"<unknown action {action}>"
         act, parts = self.action_parts(action)
         if len(act.binders) == 1 and act.name == act.binders[0].name:
-            return parts[0]
-        return f"{act.name}({', '.join(parts)})" if parts else act.name
+            text = parts[0]
+        else:
+            text = f"{act.name}({', '.join(parts)})" if parts else act.name
+        prefix = self._decision_prefixes.get(self._action_table[action][0])
+        return f"{prefix}: {text}" if prefix else text
 
     def action_parts(self, action: int) -> tuple[m.Action, list[str]]:
         """The action of a legal action id, and each of its parameters as `name=value`."""
