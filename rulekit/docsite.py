@@ -22,6 +22,11 @@ def docs_dir() -> Path:
 def build_specs(targets: list[str], out_dir: str, console, title: str | None = None, quiet: bool = False) -> int:
     """Build a site of the given specs (bundled names, folders, .rules files) into `out_dir`, from a Sphinx
     project written to a temporary folder: no checkout needed."""
+    for module in ("sphinx", "furo", "matplotlib"):
+        try:
+            __import__(module)
+        except ImportError:
+            raise RulekitError(f'{module} is not installed: pip install "rulekit[docs]"') from None
     from .docproject import write_project
 
     with tempfile.TemporaryDirectory(prefix="rulekit-docs-") as tmp:

@@ -96,6 +96,13 @@ def test_docs_of_a_broken_or_unknown_spec_is_a_clear_error(tmp_path, monkeypatch
     assert not (tmp_path / "site").exists()
 
 
+def test_docs_without_the_docs_extra_says_what_to_install(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "furo", None)  # as if it were not installed
+    code, _, err = run(capsys, "docs", "chicken", "--out", "site")
+    assert code == 2 and 'furo is not installed: pip install "rulekit[docs]"' in err
+
+
 @pytest.mark.slow
 def test_docs_from_an_installed_wheel(tmp_path):
     """The wheel, installed into a fresh environment (its dependencies borrowed from this one), builds the
