@@ -13,7 +13,7 @@ from functools import lru_cache
 from lark import (Lark, Token, Transformer_NonRecursive, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
                   UnexpectedToken, v_args)
 
-from . import resources, vocabulary
+from . import hints, resources
 from .errors import DiagnosticSink, Span
 from .syntax import Block, Name, Node, Params, Quote, Text
 
@@ -567,30 +567,6 @@ SYNTAX_EXAMPLES: dict[str, tuple[str, list[str]]] = {
              ["define f: int = max(p in players: 1)", "fact a = total(c in box: 1)"]),
 }
 
-# `NAME(x in ...`: a call written as an aggregate
-_AGGREGATE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(\s*[A-Za-z_]\w*\s*$")
-_NO_ELIF = {"elif", "elsif", "elseif"}
-
-
-def _aggregate_call(err: UnexpectedInput, text: str) -> str | None:
-    """The name of a call whose first argument is followed by `in`, as only aggregates are written."""
-    if not isinstance(err, UnexpectedToken) or str(err.token) != "in":
-        return None
-    found = _AGGREGATE_CALL.search(text[:err.pos_in_stream])
-    return found.group(1) if found else None
-
-
-def _aggregate_message(name: str) -> tuple[str, str]:
-    words = vocabulary.aggregate_words()
-    if name in vocabulary.BUILTIN_FUNCTIONS:
-        n = vocabulary.arity(name)
-        message = (f"there is no aggregate '{name}': {name}({', '.join(vocabulary.BUILTIN_FUNCTIONS[name])}) is a "
-                   f"function of {n} argument{'s' if n != 1 else ''}")
-    else:
-        message = f"there is no aggregate '{name}': the aggregates are {', '.join(repr(w) for w in words)}"
-    return message, (f"aggregates: {vocabulary.describe_aggregates()}; "
-                     f"built-in functions: {vocabulary.describe_functions()}")
-
 
 _STATEMENT_STARTS = {"MOVE", "SHUFFLE", "CHOOSE", "LOOP"}
 _EXPRESSION_STARTS = {"INT", "NAME", "LPAR"}
@@ -622,9 +598,9 @@ def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     def try_parse(sample):
         return parser().parse(sample)
 
-    name = _aggregate_call(err, text)
+    name = hints.aggregate_call(err, text)
     if name is not None:
-        return "E107", _aggregate_message(name)[0]
+        return "E107", hints.aggregate_message(name)[0]
 
     examples = {code: samples for code, (_, samples) in SYNTAX_EXAMPLES.items()}
     try:
@@ -645,80 +621,6 @@ def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     return "E101", f"unexpected {got}"
 
 
-@lru_cache(maxsize=1)
-def _first_terminals() -> dict[str, frozenset[str]]:
-    """For each rule of the grammar, the terminals its text may start with."""
-    rules = parser().rules
-    first: dict[str, set[str]] = {r.origin.name: set() for r in rules}
-    nullable: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for rule in rules:
-            into = first[rule.origin.name]
-            before = len(into)
-            for sym in rule.expansion:
-                if sym.is_term:
-                    into.add(sym.name)
-                    break
-                into |= first.get(sym.name, set())
-                if sym.name not in nullable:
-                    break
-            else:
-                if rule.origin.name not in nullable:
-                    nullable.add(rule.origin.name)
-                    changed = True
-            changed = changed or len(into) != before
-    return {name: frozenset(terms) for name, terms in first.items()}
-
-
-# What a group of terminals is called in a hint, when every terminal that may start it may stand here.
-_GROUPS = (("a statement", "stmt"), ("a declaration", "start"), ("an expression", "expr"))
-
-
-def _allowed(err: UnexpectedInput) -> set[str]:
-    """The terminals that may really stand where the parser stopped. Lark's `expected` is the LALR state's
-    lookahead set, which merges every place a rule is used (after a block, the declarations that may follow
-    a procedure); the interactive parser tries each one and keeps those it accepts."""
-    expected = set(getattr(err, "expected", None) or getattr(err, "allowed", None) or ())
-    interactive = getattr(err, "interactive_parser", None)
-    if interactive is not None:
-        try:
-            return set(interactive.accepts())
-        except Exception:  # noqa: BLE001 - a best-effort refinement: the lookahead set is still right
-            return expected
-    return expected
-
-
-def _expected_hint(err: UnexpectedInput, text: str = "") -> str | None:
-    if _aggregate_call(err, text) is not None:
-        return _aggregate_message(_aggregate_call(err, text))[1]
-    allowed = _allowed(err)
-    if not allowed:
-        return None
-    terms = {t.name: t for t in parser().terminals}
-    first = _first_terminals()
-    groups = []
-    for label, rule in _GROUPS:
-        starts = first.get(rule, frozenset()) - {"$END"}
-        if starts and starts <= allowed:
-            groups.append(label)
-            allowed -= starts
-    words, classes = [], []
-    for name in allowed - {"$END"}:
-        term = terms.get(name)
-        if term is not None and term.pattern.type == "str":
-            words.append(repr(term.pattern.value))
-        else:
-            classes.append(name.lower())
-    shown = groups + sorted(words) + sorted(classes) + (["the end of the file"] if "$END" in allowed else [])
-    hint = "expected " + ", ".join(shown[:10]) + (" ..." if len(shown) > 10 else "")
-    token = getattr(err, "token", None)
-    if token is not None and str(token) in _NO_ELIF and "_ELSE" in allowed:
-        hint = f"there is no '{token}': write `else if CONDITION {{ ... }}`; {hint}"
-    return hint
-
-
 def parse(text: str, file: str = "<spec>") -> Node:
     """Parse spec text into a syntax tree; raise :class:`SpecError` on a syntax error."""
     sink = DiagnosticSink(file, text)
@@ -728,7 +630,8 @@ def parse(text: str, file: str = "<spec>") -> Node:
         code, message = _friendly(err, text)
         line, column = max(1, err.line if err.line != -1 else text.count("\n") + 1), max(1, err.column if err.column != -1 else 1)
         width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
-        sink.error(code, message, Span(file, line, column, line, column + width), _expected_hint(err, text))
+        hint = hints.expected_hint(err, text, parser())
+        sink.error(code, message, Span(file, line, column, line, column + width), hint)
         sink.raise_if_any()
     syntax = _ToSyntax(file, sink).transform(tree)
     too_deep = _too_deep(syntax)
