@@ -50,6 +50,8 @@ def test_new_spec_compiles_and_lists_every_sentence_as_coverage(tmp_path, rulebo
     assert not game.properties
     findings = coverage(capsys, folder / "pig.rules")
     assert sorted(f["quotes"][0] for f in findings) == sorted(s.text for s in quotes.sentences(RULEBOOK))
+    assert [f["id"] for f in findings] == ["pig/coverage/line-1", "pig/coverage/line-3", "pig/coverage/line-3.2",
+                                           "pig/coverage/line-4"]  # one id per sentence
 
 
 def test_the_count_goes_down_as_sentences_are_quoted(tmp_path, rulebook, capsys):
