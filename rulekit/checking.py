@@ -175,8 +175,11 @@ def _static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
             report.add(Finding(f"{game.name}/quote/{i}", game.name, "quote", "error", "refuted", "static",
                                f"quote on {problem.use.owner} is not verbatim in the rulebook{hint}",
                                quotes=[problem.use.text], location=_loc(problem.use.where.span)))
+        on_line: dict[int, int] = {}
         for s in q.uncovered(game, rulebook):
-            report.add(Finding(f"{game.name}/coverage/line-{s.line}", game.name, "coverage", "warning", "refuted",
+            on_line[s.line] = on_line.get(s.line, 0) + 1  # a second sentence of one line gets its own id
+            nth = f".{on_line[s.line]}" if on_line[s.line] > 1 else ""
+            report.add(Finding(f"{game.name}/coverage/line-{s.line}{nth}", game.name, "coverage", "warning", "refuted",
                                "static", f"rulebook line {s.line}: no rule quotes this sentence and it is not "
                                "marked `unmodelled`", quotes=[s.text], location=f"{spec.rulebook_path.name}:{s.line}:1"))
     for a in game.ambiguities:

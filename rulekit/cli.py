@@ -39,6 +39,7 @@ examples:
   rulekit check GAME --format json      findings as JSON, for CI
   rulekit simulate GAME --games 1000 --players 4 --seed 1
   rulekit play GAME --players 3         play in the terminal against random players
+  rulekit new mygame --rulebook rules.txt   start a spec of your own game
 """
 
 
@@ -175,9 +176,26 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("games", help="list the bundled games")
 
+    n = sub.add_parser("new", help="start a spec from a rulebook: every sentence listed as still to be formalized",
+                       description="Create NAME/ with the rulebook (copied, never edited), NAME/NAME.rules (the "
+                       "header, every rulebook sentence listed as still to be formalized, an empty flow) and "
+                       "NAME/NAME.checks (no properties yet). `rulekit check NAME` then reports each sentence "
+                       "not yet quoted as a coverage finding: the work left.")
+    n.add_argument("name", metavar="NAME", help="the folder to create; its last part names the game (letters, digits, _)")
+    n.add_argument("--rulebook", required=True, metavar="FILE", help="the rulebook as UTF-8 text")
+    n.add_argument("--players", default="2-4", metavar="N|LOW-HIGH", help="player counts allowed (default: 2-4)")
+    n.add_argument("--title", default=None, help="the game's title (default: from NAME)")
+
     d = sub.add_parser("docs", help="build the documentation site (Sphinx) from the specs",
-                       description="Build the rule docs: one page per game, the language reference, the API.")
-    d.add_argument("--out", default="docs/_build/html", metavar="DIR", help="output folder (default: docs/_build/html)")
+                       description="Build a rules site: one page per spec named (overview, rules beside the "
+                       "quotes, ambiguities, verdicts, turn diagram, statistics), from a Sphinx project made "
+                       "on the fly; needs only `pip install \"rulekit[docs]\"`. With no SPEC, in a rulekit "
+                       "checkout: the whole project site (every bundled game, the language reference, the API).")
+    d.add_argument("specs", nargs="*", metavar="SPEC|GAME", help="what to document: bundled games, spec folders, "
+                   ".rules files (default: the project site of the checkout)")
+    d.add_argument("--out", default=None, metavar="DIR",
+                   help="output folder (default: docs/_build/html for the project site, else site)")
+    d.add_argument("--title", default=None, help="the site's title (default: the game's title, or Rules)")
     return p
 
 
@@ -195,9 +213,13 @@ def main(argv: list[str] | None = None) -> int:
             return _play(args, out)
         if args.command == "games":
             return _games(out)
+        if args.command == "new":
+            return _new(args, out)
         if args.command == "docs":
-            from .docsite import build_site
-            return build_site(args.out, out)
+            from .docsite import build_site, build_specs
+            if args.specs:
+                return build_specs(args.specs, args.out or "site", out, args.title)
+            return build_site(args.out or "docs/_build/html", out)
         parser.print_help()
         return EXIT_USAGE
     except SpecError as exc:
@@ -275,6 +297,16 @@ def _games(out: Console) -> int:
         model = Spec.find(name).model
         table.add_row(name, model.title, f"{model.min_players}-{model.max_players}", str(len(model.ambiguities)))
     out.print(table)
+    return EXIT_OK
+
+
+def _new(args, out: Console) -> int:
+    from .newspec import create, parse_players
+
+    made = create(args.name, args.rulebook, parse_players(args.players), args.title)
+    out.print(f"created {made.folder}/ with {made.spec.name}, {made.checks.name} and {made.rulebook.name}: "
+              f"{made.sentences} rulebook sentences to formalize")
+    out.print(f"next: rulekit check {made.spec}")
     return EXIT_OK
 
 

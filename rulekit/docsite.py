@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import tempfile
 import time
 from pathlib import Path
 
@@ -18,13 +19,32 @@ def docs_dir() -> Path:
     return Path.cwd() / "docs"
 
 
-def build_site(out_dir: str, console, source_dir: str | Path | None = None, quiet: bool = False) -> int:
+def build_specs(targets: list[str], out_dir: str, console, title: str | None = None, quiet: bool = False) -> int:
+    """Build a site of the given specs (bundled names, folders, .rules files) into `out_dir`, from a Sphinx
+    project written to a temporary folder: no checkout needed."""
+    for module in ("sphinx", "furo", "matplotlib"):
+        try:
+            __import__(module)
+        except ImportError:
+            raise RulekitError(f'{module} is not installed: pip install "rulekit[docs]"') from None
+    from .docproject import write_project
+
+    with tempfile.TemporaryDirectory(prefix="rulekit-docs-") as tmp:
+        project = Path(tmp) / "source"
+        project.mkdir()
+        pages = write_project(project, targets, title)
+        console.print(f"documenting {', '.join(p.title for p in pages)}")
+        return build_site(out_dir, console, project, quiet, doctrees_dir=Path(tmp) / "doctrees")
+
+
+def build_site(out_dir: str, console, source_dir: str | Path | None = None, quiet: bool = False,
+               doctrees_dir: str | Path | None = None) -> int:
     """Build the HTML site into `out_dir` as `sphinx-build -W -n --keep-going` would; 0 on success,
     1 when Sphinx reported warnings (they are printed), 2 when the build cannot start."""
     src = Path(source_dir) if source_dir is not None else docs_dir()
     if not (src / "conf.py").is_file():
-        raise RulekitError(f"no Sphinx project at {src} (docs/conf.py): `rulekit docs` builds the site of a "
-                           "rulekit checkout")
+        raise RulekitError(f"no Sphinx project at {src} (docs/conf.py) to build the rulekit site from; to "
+                           "document specs, name them: rulekit docs GAME|FOLDER|FILE.rules ... --out DIR")
     try:
         from sphinx.application import Sphinx
         from sphinx.errors import SphinxError
@@ -32,11 +52,14 @@ def build_site(out_dir: str, console, source_dir: str | Path | None = None, quie
     except ImportError:
         raise RulekitError('Sphinx is not installed: pip install "rulekit[docs]"') from None
     out = Path(out_dir)
-    doctrees = out.parent / (out.name + ".doctrees") if out.name else out / ".doctrees"
+    if doctrees_dir is not None:
+        doctrees = Path(doctrees_dir)
+    else:
+        doctrees = out.parent / (out.name + ".doctrees") if out.name else out / ".doctrees"
     warnings = io.StringIO()
     status = io.StringIO()
     started = time.monotonic()
-    console.print(f"building the rulekit docs from {src} into {out} (warnings are errors) ...")
+    console.print(f"building the docs into {out} (warnings are errors) ...")
     try:
         with patch_docutils(src), docutils_namespace():
             app = Sphinx(str(src), str(src), str(out), str(doctrees), "html", status=status, warning=warnings,

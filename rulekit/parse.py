@@ -13,7 +13,7 @@ from functools import lru_cache
 from lark import (Lark, Token, Transformer_NonRecursive, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
                   UnexpectedToken, v_args)
 
-from . import resources
+from . import hints, resources
 from .errors import DiagnosticSink, Span
 from .syntax import Block, Name, Node, Params, Quote, Text
 
@@ -554,7 +554,7 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("sum", meta, var=c[0], iter=c[1], body=c[2])
 
     def aggregate(self, meta, c):
-        return self._node("aggregate", meta, name=c[0], binder=c[1], body=c[2])
+        return self._node("aggregate", meta, name=c[0], binder=c[1], body=c[2] if len(c) > 2 else None)
 
 
 # Friendly messages for common mistakes, matched against Lark's parser state.
@@ -566,6 +566,8 @@ SYNTAX_EXAMPLES: dict[str, tuple[str, list[str]]] = {
     "E105": ("a statement was expected here (move, shuffle, if, choose, ...)",
              ["flow { 1 }", "flow { x = 1 }", "flow { hand(p) }"]),
     "E106": ("an expression is incomplete", ["fact a = 1 +", "fact a = (1", "define f: int = "]),
+    "E107": ("no such aggregate: only the language's aggregates bind a variable, as in `sum(x in D: E)`",
+             ["define f: int = max(p in players: 1)", "fact a = total(c in box: 1)"]),
 }
 
 
@@ -599,6 +601,10 @@ def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     def try_parse(sample):
         return parser().parse(sample)
 
+    name = hints.aggregate_call(err, text)
+    if name is not None:
+        return "E107", hints.aggregate_message(name)[0]
+
     examples = {code: samples for code, (_, samples) in SYNTAX_EXAMPLES.items()}
     try:
         code = err.match_examples(try_parse, examples, use_accepts=True)
@@ -618,20 +624,6 @@ def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     return "E101", f"unexpected {got}"
 
 
-def _expected_hint(err: UnexpectedInput) -> str | None:
-    expected = sorted(getattr(err, "expected", None) or getattr(err, "allowed", None) or [])
-    if not expected:
-        return None
-    pretty = []
-    for name in expected[:8]:
-        term = next((t for t in parser().terminals if t.name == name), None)
-        if term is not None and term.pattern.type == "str":
-            pretty.append(repr(term.pattern.value))
-        else:
-            pretty.append(name.lower())
-    return "expected " + ", ".join(pretty) + (" ..." if len(expected) > 8 else "")
-
-
 def parse(text: str, file: str = "<spec>") -> Node:
     """Parse spec text into a syntax tree; raise :class:`SpecError` on a syntax error."""
     sink = DiagnosticSink(file, text)
@@ -641,7 +633,8 @@ def parse(text: str, file: str = "<spec>") -> Node:
         code, message = _friendly(err, text)
         line, column = max(1, err.line if err.line != -1 else text.count("\n") + 1), max(1, err.column if err.column != -1 else 1)
         width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
-        sink.error(code, message, Span(file, line, column, line, column + width), _expected_hint(err))
+        hint = hints.expected_hint(err, text, parser())
+        sink.error(code, message, Span(file, line, column, line, column + width), hint)
         sink.raise_if_any()
     syntax = _ToSyntax(file, sink).transform(tree)
     too_deep = _too_deep(syntax)
@@ -675,7 +668,8 @@ def parse_expression(text: str, file: str = "<expression>") -> Node:
         line = max(1, err.line if err.line != -1 else text.count("\n") + 1)
         column = max(1, err.column if err.column != -1 else len(text.split("\n")[-1]) + 1)
         width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
-        sink.error(code, message, Span(file, line, column, line, column + width), _expected_hint(err))
+        sink.error(code, message, Span(file, line, column, line, column + width),
+                   hints.expected_hint(err, text, expression_parser()))
         sink.raise_if_any()
     syntax = _ToSyntax(file, sink).transform(tree)
     if _too_deep(syntax) is not None:

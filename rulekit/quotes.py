@@ -70,6 +70,7 @@ def quote_uses(game: m.Game) -> list[QuoteUse]:
             uses.append(QuoteUse(q.text, q, owner))
 
     add(game.quotes, "game")
+    add(game.flow.quotes, "flow")
     for group, items in (("enum", game.enums), ("component", game.components), ("fact", game.facts),
                          ("claim", game.claims), ("token", game.tokens), ("zone", game.zones), ("var", game.vars),
                          ("define", game.defines), ("procedure", game.procedures), ("ambiguity", game.ambiguities),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 
 from . import model as m
+from . import vocabulary
 from .errors import DiagnosticSink, Span
 from .syntax import Name, Node
 
@@ -633,6 +634,16 @@ class Resolver:
                      + ([x for s in self.fn.scopes for x in s] if self.fn else []))
         return _error(span)
 
+    def _unknown_function(self, name: Name) -> None:
+        callable_ = [d for d, decl in self.decls.items() if decl.kind in ("define", "zone", "var", "token")]
+        close = difflib.get_close_matches(name.text, callable_ + list(vocabulary.BUILTIN_FUNCTIONS), n=1)
+        defines = [d for d, decl in self.decls.items() if decl.kind == "define"]
+        hint = (f"did you mean '{close[0]}'? " if close else "") + \
+            f"built-in functions: {vocabulary.describe_functions()}" + \
+            (f"; defined in this spec: {', '.join(sorted(defines))}" if defines else "") + \
+            f"; aggregates: {vocabulary.describe_aggregates()}"
+        self.error("E201", f"unknown function '{name.text}'", name.span, hint)
+
     def _define_call(self, name: Name, args, span):
         types, result = self.define_sigs[name.text]
         return m.DefineCall(name.text, self._args(args, types, name, span), result, span)
@@ -640,8 +651,7 @@ class Resolver:
     def e_call(self, n, span, static):
         text, args = n.name.text, n.args
         one = lambda want, what: self.expect(self.expr(args[0], static), want, args[0].span, what)  # noqa: E731
-        builtins = {"size": 1, "next": 1, "previous": 1, "supply": 1, "min": 2, "max": 2, "abs": 1, "seat": 1,
-                    "adjacent": 2, "orthogonal": 2}
+        builtins = {name: vocabulary.arity(name) for name in vocabulary.BUILTIN_FUNCTIONS}
         if text in builtins and text not in self.decls:
             if len(args) != builtins[text]:
                 self.error("E203", f"'{text}' takes {builtins[text]} argument(s), not {len(args)}", span)
@@ -672,7 +682,7 @@ class Resolver:
             return m.Builtin(text, xs, m.INT, None, span)
         decl = self.decls.get(text)
         if decl is None:
-            self.unknown(n.name, "name", list(self.decls) + list(builtins))
+            self._unknown_function(n.name)
             return _error(span)
         if decl.kind == "define":
             return self._define_call(n.name, args, span)
@@ -796,13 +806,17 @@ class Resolver:
         return self.e_forall(n, span, static, "sum", m.INT)
 
     def e_aggregate(self, n, span, static):
-        """`max(x in I where C: E)` and the other aggregates of `AGGREGATES`."""
+        """`max(x in I where C: E)` and the other aggregates of `vocabulary.BINDER_AGGREGATES`."""
+        from .hints import aggregate_message
+
         kind = n.name.text
-        if kind not in AGGREGATES:
-            close = difflib.get_close_matches(kind, list(AGGREGATES), n=1)
-            self.error("E201", f"there is no aggregate '{kind}'; the aggregates are: {', '.join(AGGREGATES)}",
-                       n.name.span, f"did you mean '{close[0]}'?" if close else
-                       "count, exists, the, forall and sum are quantifiers of their own")
+        if kind not in vocabulary.BINDER_AGGREGATES or n.body is None:
+            if kind in vocabulary.BINDER_AGGREGATES:
+                self.error("E202", f"'{kind}' needs the value to compare: {kind}(x in D [where C]: E)", span)
+            else:
+                message, hint = aggregate_message(kind)
+                close = difflib.get_close_matches(kind, vocabulary.aggregate_words(), n=1)
+                self.error("E107", message, n.name.span, (f"did you mean '{close[0]}'? " if close else "") + hint)
             return _error(span)
         if self._stateful(span, static, kind):
             return _error(span)
@@ -811,12 +825,6 @@ class Resolver:
         body = self.expect(self.expr(n.body), m.INT, n.body.span, f"the value of '{kind}'")
         self.fn.pop()
         return m.Quant(kind, binder, body, m.INT if kind in ("max", "min") else binder.iter.element, span)
-
-
-# The binder-form aggregates, `NAME(x in I where C: E)`: the largest or smallest value of E over the x
-# of I that meet C, or the x that has it (ties go to the first x in the order of I).
-AGGREGATES = {"max": "the largest value", "min": "the smallest value",
-              "argmax": "the element with the largest value", "argmin": "the element with the smallest value"}
 
 
 def _article(word: str) -> str:

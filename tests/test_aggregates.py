@@ -75,8 +75,9 @@ def test_an_aggregate_over_nothing_is_a_runtime_error_naming_its_line(tmp_path):
 
 
 @pytest.mark.parametrize("expr, code, words", [
-    ("highest(p in players: score(p))", "E201", "the aggregates are: max, min, argmax, argmin"),
-    ("maxx(p in players: score(p))", "E201", "did you mean 'max'"),
+    ("highest(p in players: score(p))", "E107", "there is no aggregate 'highest'"),
+    ("maxx(p in players: score(p))", "E107", "did you mean 'max'"),
+    ("max(p in players)", "E202", "'max' needs the value to compare"),
     ("max(p in players: p)", "E202", "the value of 'max'"),
 ])
 def test_aggregate_errors_say_what_exists(expr, code, words):

@@ -233,8 +233,8 @@ def test_steal_lays_a_blind_card_from_another_hand_on_the_table():
 def test_the_robbed_player_chooses_under_the_option():
     s = first_chuche("stehlen", gestohlene_karte="opfer")
     act(s, "stehlen(q=P0)")
-    assert s.current_player() == 0 and legal(s) == ["c=orange_1", "c=orange_2", "c=gelb_1"]
-    act(s, "c=gelb_1")
+    assert s.current_player() == 0 and legal(s) == ["stehlen: c=orange_1", "stehlen: c=orange_2", "stehlen: c=gelb_1"]
+    act(s, "stehlen: c=gelb_1")
     assert "gelb_1" in s.zone("tisch")
 
 
@@ -262,9 +262,9 @@ def test_bomb_makes_every_player_lay_a_card_down():
     s = first_chuche("bombe")
     act(s, "bombe")
     assert s.current_player() == 1, "the bomber first (ambiguity bombe_trifft: all players)"
-    act(s, "c=rot_3")
+    act(s, "bombe: c=rot_3")
     assert s.current_player() == 0
-    act(s, "c=orange_2")
+    act(s, "bombe: c=orange_2")
     assert sorted(s.zone("tisch")) == ["gelb_6", "orange_2", "rot_3"]
     assert len(s.zone("hand", 0)) == 2 and len(s.zone("hand", 1)) == 2
     assert s.zone("benutzt", 1) == ["bombe"]

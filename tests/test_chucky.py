@@ -83,7 +83,7 @@ def test_void_chain_and_terror_count_follow_the_rulebook_example():
     Terror card and a second for the Void card turned over earlier.\""""
     s = start()
     act(s, "no_peek")
-    act(s, "x=shop(1,1)")                       # a Void
+    act(s, "reveal: x=shop(1,1)")                       # a Void
     act(s, "reveal_adjacent(y=shop(1,2))")      # the adjacent Terror
     assert s.value("Fear", 0) == 2
     provoke(s, [False, False])                  # two presses, one per Fear token
@@ -94,7 +94,7 @@ def test_void_chain_and_terror_count_follow_the_rulebook_example():
 def test_void_without_hidden_neighbours_costs_a_fear_token():
     s = start()
     act(s, "no_peek")
-    act(s, "x=shop(1,1)")
+    act(s, "reveal: x=shop(1,1)")
     assert "take_fear" in [s.action_to_string(a) for a in s.legal_actions()]
     act(s, "take_fear")
     assert s.value("Fear", 0) == 1 and s.current_player() == 1
@@ -103,14 +103,14 @@ def test_void_without_hidden_neighbours_costs_a_fear_token():
 def test_hiding_place_removes_up_to_two_fear_tokens():
     s = start()
     act(s, "no_peek")
-    act(s, "x=shop(1,1)")
+    act(s, "reveal: x=shop(1,1)")
     act(s, "reveal_adjacent(y=shop(1,2))")
     provoke(s, [False, False])
     act(s, "no_peek")                            # P1
-    act(s, "x=shop(4,5)")                        # Hiding Place with no Fear: nothing happens
+    act(s, "reveal: x=shop(4,5)")                        # Hiding Place with no Fear: nothing happens
     assert s.value("Fear", 1) == 0 and s.current_player() == 0
     act(s, "no_peek")
-    act(s, "x=shop(1,4)")                        # Hiding Place: 2 Fear -> 0, then the turn ends
+    act(s, "reveal: x=shop(1,4)")                        # Hiding Place: 2 Fear -> 0, then the turn ends
     assert s.value("Fear", 0) == 0 and s.current_player() == 1
 
 
@@ -132,10 +132,10 @@ def _decisions(state) -> list[str]:
 def test_no_peek_at_five_fear_tokens_and_the_near_cap_option(option):
     s = start(1, peek_near_cap=option)
     act(s, "peek(x=shop(4,1))")                   # 2 Fear
-    act(s, "x=shop(1,1)")                         # a Void, no hidden neighbour taken: +1
+    act(s, "reveal: x=shop(1,1)")                         # a Void, no hidden neighbour taken: +1
     act(s, "take_fear")
     act(s, "no_peek")
-    act(s, "x=shop(1,3)")
+    act(s, "reveal: x=shop(1,3)")
     act(s, "take_fear")                           # 4 Fear
     assert s.value("Fear", 0) == 4
     can_peek = any(d.startswith("peek(") for d in _decisions(s))
@@ -143,7 +143,7 @@ def test_no_peek_at_five_fear_tokens_and_the_near_cap_option(option):
     if can_peek:
         act(s, "peek(x=shop(4,4))")               # the cap stops the second token
         assert s.value("Fear", 0) == 5
-        act(s, "x=shop(3,3)")
+        act(s, "reveal: x=shop(3,3)")
         act(s, "take_fear")                       # at the cap: no token taken
         assert s.value("Fear", 0) == 5
         assert not any(d.startswith("peek(") for d in _decisions(s)), "no Peek with five Fear tokens"
@@ -152,7 +152,7 @@ def test_no_peek_at_five_fear_tokens_and_the_near_cap_option(option):
 def _knife_first(**options):
     s = start(**options)
     act(s, "no_peek")
-    act(s, "x=shop(1,5)")                        # the Knife
+    act(s, "reveal: x=shop(1,5)")                        # the Knife
     return s
 
 
@@ -166,13 +166,13 @@ def test_knife_normal_attack_ignores_the_effect():
 def test_knife_stronger_attack_looks_then_may_attack():
     s = _knife_first()
     act(s, "stronger")                           # no Fear: no provocation needed
-    act(s, "y=shop(1,2)")                        # a card in the Knife's row
+    act(s, "knife: y=shop(1,2)")                        # a card in the Knife's row
     assert any("revealed to P0: Terror" in e for e in s.observation(0)["events"])
     act(s, "leave_it")
     assert card(s, 1, 2) == ("down", "Terror")
     s = _knife_first()
     act(s, "stronger")
-    act(s, "y=shop(4,5)")                        # in the Knife's column
+    act(s, "knife: y=shop(4,5)")                        # in the Knife's column
     act(s, "attack_it")
     assert card(s, 4, 5) == ("up", "HidingPlace")
 
@@ -180,12 +180,12 @@ def test_knife_stronger_attack_looks_then_may_attack():
 def test_hammer_attacks_up_to_two_cards_in_its_line():
     s = start()
     act(s, "no_peek")
-    act(s, "x=shop(2,1)")                        # the Hammer
+    act(s, "reveal: x=shop(2,1)")                        # the Hammer
     act(s, "attack_adjacent(y=shop(1,1))")
     assert card(s, 1, 1) == ("up", "Void") and s.current_player() == 1
     s = start()
     act(s, "no_peek")
-    act(s, "x=shop(2,1)")
+    act(s, "reveal: x=shop(2,1)")
     act(s, "stronger")
     act(s, "first=shop(3,1)")
     act(s, "second(y=shop(4,1))")
@@ -197,9 +197,9 @@ def _enraged():
     """Scissors' stronger attack on Chucky; the Enraged Chucky is dealt to (4,3), the Scissors to (1,3)."""
     s = start()
     act(s, "no_peek")
-    act(s, "x=shop(2,2)")                        # the Scissors
+    act(s, "reveal: x=shop(2,2)")                        # the Scissors
     act(s, "stronger")
-    act(s, "y=shop(2,3)")                        # Chucky: attacked for the first time
+    act(s, "scissors: y=shop(2,3)")                        # Chucky: attacked for the first time
     assert s.value("enraged") == 1
     assert s.zone("box") == ["Chucky"] and s.zone("aside") == []
     # The row and column of Chucky are reorganized: 8 cards dealt face down at random.
@@ -226,16 +226,16 @@ def test_scissors_stronger_attack_reaches_any_card_and_chucky_becomes_enraged():
 def test_attacking_the_enraged_chucky_wins_for_everyone():
     s = _enraged()
     act(s, "no_peek")                             # P1
-    act(s, "x=shop(1,3)")                         # the Scissors again, now at (1,3)
+    act(s, "reveal: x=shop(1,3)")                         # the Scissors again, now at (1,3)
     act(s, "stronger")
-    act(s, "y=shop(4,3)")                         # the Enraged Chucky
+    act(s, "scissors: y=shop(4,3)")                         # the Enraged Chucky
     assert s.is_terminal() and s.returns() == [1.0, 1.0] and s.value("outcome") == 1
 
 
 def test_revealing_chucky_costs_two_fear_provokes_and_reorganizes():
     s = start()
     act(s, "no_peek")
-    act(s, "x=shop(2,3)")
+    act(s, "reveal: x=shop(2,3)")
     assert s.value("Fear", 0) == 2
     provoke(s, [False, False])
     assert s.is_chance_node(), "the row and column of Chucky are reorganized"
@@ -244,13 +244,13 @@ def test_revealing_chucky_costs_two_fear_provokes_and_reorganizes():
 def test_a_second_wound_loses_the_game_for_everyone():
     s = start(1)
     act(s, "no_peek")
-    act(s, "x=shop(2,3)")                         # Chucky: 2 Fear, then provoke
+    act(s, "reveal: x=shop(2,3)")                         # Chucky: 2 Fear, then provoke
     provoke(s, [True])                            # attacked at the first press
     assert s.value("wounds", 0) == 1 and s.value("Wound", 0) == 1 and s.value("Fear", 0) == 0
     while s.is_chance_node():                     # the reorganization of Chucky's row and column
         s.apply_action(s.chance_outcomes()[0][0])
     act(s, "no_peek")
-    hidden_terror = next(f"x=shop({r},{c})" for r in range(1, 5) for c in range(1, 6)
+    hidden_terror = next(f"reveal: x=shop({r},{c})" for r in range(1, 5) for c in range(1, 6)
                          if card(s, r, c) == ("down", "Terror"))
     act(s, hidden_terror)                         # Terror: 1 Fear (+ Voids this turn), then provoke
     provoke(s, [True])
@@ -259,16 +259,16 @@ def test_a_second_wound_loses_the_game_for_everyone():
 
 def test_all_weapons_revealed_trigger_a_reorganization():
     s = start()
-    for weapon, target in (("x=shop(1,5)", "attack_adjacent(y=shop(2,4))"),
-                           ("x=shop(2,1)", "attack_adjacent(y=shop(1,1))"),
-                           ("x=shop(2,2)", "attack_adjacent(y=shop(1,3))")):
+    for weapon, target in (("reveal: x=shop(1,5)", "attack_adjacent(y=shop(2,4))"),
+                           ("reveal: x=shop(2,1)", "attack_adjacent(y=shop(1,1))"),
+                           ("reveal: x=shop(2,2)", "attack_adjacent(y=shop(1,3))")):
         act(s, "no_peek")
         act(s, weapon)
         act(s, target)
     # The third weapon is resolved; before the next decision the players choose a weapon.
     names = [s.action_to_string(a) for a in s.legal_actions()]
-    assert names == ["x=shop(1,5)", "x=shop(2,1)", "x=shop(2,2)"]
-    act(s, "x=shop(2,1)")
+    assert names == ["all_weapons: x=shop(1,5)", "all_weapons: x=shop(2,1)", "all_weapons: x=shop(2,2)"]
+    act(s, "all_weapons: x=shop(2,1)")
     assert s.is_chance_node(), "the Hammer's row and column are dealt again"
     while s.is_chance_node():
         s.apply_action(s.chance_outcomes()[0][0])
@@ -279,16 +279,16 @@ def test_all_weapons_revealed_trigger_a_reorganization():
 def test_enraged_reveal_makes_everyone_provoke_in_turn():
     s = start(3)
     act(s, "no_peek")
-    act(s, "x=shop(2,2)")
+    act(s, "reveal: x=shop(2,2)")
     act(s, "stronger")
-    act(s, "y=shop(2,3)")                         # Chucky attacked: the Enraged Chucky replaces it
+    act(s, "scissors: y=shop(2,3)")                         # Chucky attacked: the Enraged Chucky replaces it
     while s.is_chance_node():
         s.apply_action(s.chance_outcomes()[0][0])
     where = next((r, c) for r in range(1, 5) for c in range(1, 6) if card(s, r, c)[1] == "EnragedChucky")
     act(s, "peek(x=shop(4,4))")                   # P1: 2 Fear
-    act(s, "x=shop(1,4)")                         # P1 ends the turn on a Hiding Place: 0 Fear
+    act(s, "reveal: x=shop(1,4)")                         # P1 ends the turn on a Hiding Place: 0 Fear
     act(s, "peek(x=shop(4,4))")                   # P2: 2 Fear
-    act(s, f"x=shop({where[0]},{where[1]})")      # P2 reveals the Enraged Chucky: 2 more Fear
+    act(s, f"reveal: x=shop({where[0]},{where[1]})")      # P2 reveals the Enraged Chucky: 2 more Fear
     assert s.value("Fear", 2) == 4 and s.value("Fear", 0) == 0 and s.value("Fear", 1) == 0
     presses = 0
     while s.is_chance_node() and s.action_to_string(s.chance_outcomes()[0][0]) in ("chance: 0", "chance: 1"):
@@ -309,13 +309,13 @@ def test_solo_play_option(option, players):
 def test_the_wound_supply_runs_out_with_five_players(option):
     """Each of five players takes one Wound token; a sixth wound finds the supply empty."""
     s = start(5, wound_supply=option)
-    for terror in ("x=shop(1,2)", "x=shop(3,1)", "x=shop(3,4)", "x=shop(4,1)", "x=shop(4,4)"):
+    for terror in ("reveal: x=shop(1,2)", "reveal: x=shop(3,1)", "reveal: x=shop(3,4)", "reveal: x=shop(4,1)", "reveal: x=shop(4,4)"):
         act(s, "no_peek")
         act(s, terror)                            # 1 Fear, one press, an attack
         provoke(s, [True])
     assert s.value("Wound") == 0 and all(s.value("wounds", p) == 1 for p in range(5))
     act(s, "no_peek")
-    act(s, "x=shop(2,3)")                         # P0 reveals Chucky: 2 Fear, attacked again
+    act(s, "reveal: x=shop(2,3)")                         # P0 reveals Chucky: 2 Fear, attacked again
     provoke(s, [True])
     assert s.is_terminal() == (option == "count_anyway")
     assert s.value("wounds", 0) == (2 if option == "count_anyway" else 1)
@@ -324,7 +324,7 @@ def test_the_wound_supply_runs_out_with_five_players(option):
 def test_the_text_view_shows_the_grid_as_a_player_sees_it():
     s = start()
     act(s, "no_peek")
-    act(s, "x=shop(1,1)")                          # a Void, face up for everyone
+    act(s, "reveal: x=shop(1,1)")                          # a Void, face up for everyone
     view = s.observation_string(1)
     assert "shop (? is a card you cannot see" in view
     row1 = next(line for line in view.splitlines() if line.strip().startswith("1 Void"))

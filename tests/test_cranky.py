@@ -60,8 +60,8 @@ def start(players: int, roles, hands, **options):
     table = Table(roles, hands)
     state = rulekit.load(GAME, players=players, options=options).new_initial_state()
     settle(state, table)
-    while not state.is_terminal() and "h=Scout" in [state.action_to_string(a) for a in state.legal_actions()]:
-        act(state, "h=Scout", table)
+    while not state.is_terminal() and (pick := next((a for a in legal(state) if a.endswith(": h=Scout")), None)):
+        act(state, pick, table)
     for p, role in enumerate(roles):
         assert state.zone("role", p) == [role]
         assert sorted(state.zone("hand", p)) == sorted(hands[p]), (p, state.zone("hand", p))
@@ -172,7 +172,7 @@ def test_snake_draft_goes_clockwise_then_back():
     state = rulekit.load(GAME, players=4).new_initial_state()
     settle(state, table)
     order = []
-    while any(a.startswith("h=") for a in legal(state)):
+    while any(a.startswith(("draft#1: h=", "draft#2: h=")) for a in legal(state)):
         order.append(state.current_player())
         act(state, legal(state)[0], table)
     assert order == [0, 1, 2, 3, 3, 2, 1, 0]
@@ -196,7 +196,7 @@ def test_vote_is_secret_until_everyone_has_decided():
     events = s.observation(2)["events"]
     assert "P0 announces: with_player" in events and "P1 announces: 3" in events
     for _ in range(2 + 3 + 1):                     # each voter throws down their cards
-        act(s, next(a for a in legal(s) if a.startswith("c=")), table)
+        act(s, next(a for a in legal(s) if a.startswith("throw_down: c=")), table)
     # 2 + 1 + the Accuse! itself = 4 against 3: P1 loses a Hero to P0.
     lost = lose(s, table)
     assert heroes(s, 1) == 3 and s.zone("eliminated", 0) == [lost]
@@ -210,7 +210,7 @@ def test_tied_vote_fails():
     act(s, "accuse(t=P1)", table)
     for choice in ("abstain", "support(s=with_target, n=1)", "abstain", "abstain"):
         act(s, choice, table)
-    act(s, next(a for a in legal(s) if a.startswith("c=")), table)
+    act(s, next(a for a in legal(s) if a.startswith("throw_down: c=")), table)
     assert heroes(s, 1) == 4 and s.current_player() == 0 and "end_turn" in legal(s)
 
 

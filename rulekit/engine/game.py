@@ -8,6 +8,7 @@ from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from ..lower import ActionTable, Config, Layout, core, lower_expression
 from . import runtime, subsets
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
+from .decisions import decision_prefixes
 from .state import State
 
 STATE_FORMAT = "rulekit-state"
@@ -46,6 +47,7 @@ class Game:
         self.triggers = namespace["TRIGGERS"]
         self.action_table: ActionTable = config.actions
         self.choices = config.choices
+        self.decision_prefixes = decision_prefixes(self.model)  # names that tell alike decisions apart
         self.kind_names = [c.name for c in self.model.components]
         self.zone_is_set = [d.shape == "set" for d in self.layout.zone_decl]
         self.facts = dict(config.facts)
@@ -221,8 +223,11 @@ class Game:
             return f"<unknown action {action}>"
         act, parts = self.action_parts(action)
         if len(act.binders) == 1 and act.name == act.binders[0].name:
-            return parts[0]
-        return f"{act.name}({', '.join(parts)})" if parts else act.name
+            text = parts[0]
+        else:
+            text = f"{act.name}({', '.join(parts)})" if parts else act.name
+        prefix = self.decision_prefixes.get(self.action_table[action][0])
+        return f"{prefix}: {text}" if prefix else text
 
     def action_parts(self, action: int) -> tuple[m.Action, list[str]]:
         """The action of a legal action id, and each of its parameters as `name=value`."""
