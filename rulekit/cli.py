@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import random
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from rich.console import Console
@@ -63,6 +64,13 @@ class _Progress:
     def advance(self, steps: int = 1) -> None:
         self.bar.advance(self.task, steps)
 
+    def describe(self, label: str) -> None:
+        """What is running now: the spec, the configuration, the method."""
+        if self.task is None:
+            self.start(label, None)
+        else:
+            self.bar.update(self.task, description=label)
+
 
 def _options(pairs: list[str] | None) -> dict[str, str]:
     out = {}
@@ -86,7 +94,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("specs", nargs="*", metavar="SPEC|GAME", help="what to check (default: every bundled spec)")
     c.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default: text)")
     c.add_argument("--games", type=int, default=PlayBounds.games, metavar="N",
-                   help=f"random games per player count under the default options (default: {PlayBounds.games})")
+                   help=f"random games per player count under the default options (default: {PlayBounds.games}); "
+                   "a sampled verdict states what they are worth")
+    c.add_argument("--confidence", type=float, default=PlayBounds.confidence, metavar="C",
+                   help="confidence of the bounds that sampled verdicts state: at this confidence the chance that "
+                   f"a random game breaks an invariant is below the bound (default: {PlayBounds.confidence:g})")
+    c.add_argument("--max-violation-rate", type=float, default=None, metavar="P",
+                   help="stop random play for a player count early, once every target has been reached and the "
+                   "bound on every invariant is below P (for example 0.01; default: play --games games)")
     c.add_argument("--variant-games", type=int, default=PlayBounds.variant_games, metavar="N",
                    help=f"random games per player count under each other option (default: {PlayBounds.variant_games})")
     c.add_argument("--play-budget", type=int, default=PlayBounds.play_budget, metavar="N",
@@ -189,6 +204,8 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None):
         return check_spec(spec, bounds, progress), None
     except SpecError as exc:
         return None, exc.render()
+    except RulekitError as exc:  # anything else a spec can cause, said without a traceback
+        return None, f"{spec.display_path if isinstance(spec, Spec) else spec}: error: {exc}"
 
 
 def _check(args, out: Console) -> int:
@@ -198,12 +215,18 @@ def _check(args, out: Console) -> int:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.depth is not None and args.depth < 0:
         raise RulekitError("--depth must not be negative")
+    if not 0 < args.confidence < 1:
+        raise RulekitError("--confidence must lie strictly between 0 and 1, for example 0.95")
+    if args.max_violation_rate is not None and not 0 < args.max_violation_rate < 1:
+        raise RulekitError("--max-violation-rate must lie strictly between 0 and 1, for example 0.01")
+    started = time.perf_counter()
     targets = args.specs or resources.bundled_games()
     bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed, max_states=args.max_states,
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
                         variant_budget=args.variant_budget, explore_budget=args.explore_budget,
-                        bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit)
+                        bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
+                        confidence=args.confidence, max_violation_rate=args.max_violation_rate)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []
@@ -212,9 +235,13 @@ def _check(args, out: Console) -> int:
             progress.start(f"checking {len(specs)} specs on {jobs} cores", len(specs))
             # spawned, not forked: a forked child would inherit Z3's state from this process
             with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = [pool.submit(_check_one, target, bounds) for target in targets]
+                futures = {pool.submit(_check_one, target, bounds): spec.model.name
+                           for target, spec in zip(targets, specs)}
+                done = []
                 for future in as_completed(futures):
+                    done.append(futures[future])
                     progress.advance()
+                    progress.describe(f"checking {len(specs)} specs on {jobs} cores (done: {', '.join(done)})")
                 results = [f.result() for f in futures]
         else:
             results = [_check_one(spec, bounds, progress) for spec in specs]
@@ -230,7 +257,7 @@ def _check(args, out: Console) -> int:
     elif args.format == "sarif":
         print(to_sarif(reports, __version__))
     else:
-        render_text(reports, out, args.verbose)
+        render_text(reports, out, args.verbose, seconds=time.perf_counter() - started)
     if broken:
         return EXIT_USAGE
     return EXIT_FINDINGS if any(f.fails for r in reports for f in r.findings) else EXIT_OK

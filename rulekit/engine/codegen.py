@@ -25,11 +25,16 @@ LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts a
 class Program:
     """The compiled form of one game configuration."""
 
-    def __init__(self, source: str, namespace: dict, entry_locals: int, n_code: int):
+    def __init__(self, source: str, namespace: dict, entry_locals: int, n_code: int, origins: list | None = None):
         self.source = source
         self.ns = namespace
         self.code = [namespace[f"i{pc}"] for pc in range(n_code)]
         self.entry_locals = entry_locals
+        self.origins = origins or []  # pc -> (span of the statement it came from, its rule or procedure)
+
+    def origin(self, pc: int) -> tuple:
+        """(span, rule or procedure name) of the statement that instruction `pc` was compiled from."""
+        return self.origins[pc] if 0 <= pc < len(self.origins) and self.origins[pc] else (None, None)
 
 
 def _py_name(name: str) -> str:
@@ -53,6 +58,8 @@ class Codegen:
         self._native_procs: dict[str, bool] = {}
         self.direction = 1 if game.order == "clockwise" else -1
         self.instrs: list[list[str]] = []
+        self.origins: list[tuple | None] = []  # beside each instruction: (statement span, rule or procedure)
+        self.compiling: list[tuple] = []  # the statements being compiled, innermost last
         self.labels: dict[str, int] = {}
         self.label_count = itertools.count()
         self.consts: dict[str, object] = {}
@@ -304,7 +311,12 @@ class Codegen:
 
     def instr(self, *lines: str) -> int:
         self.instrs.append(list(lines))
+        self.origins.append(self.compiling[-1] if self.compiling else None)
         return len(self.instrs) - 1
+
+    def compiling_stmt(self, st) -> None:
+        rule = st.name if isinstance(st, (m.Rule, m.Procedure)) else (self.compiling[-1][1] if self.compiling else None)
+        self.compiling.append((getattr(st, "span", None), rule))
 
     def jump(self, label: str) -> None:
         self.instr(f"return {label}")
@@ -511,11 +523,18 @@ class Codegen:
                 run.append(st)
                 continue
             if run:
-                self.instr(*self.n_block(run), "return NEXT")
+                self.native_run(run)
                 run = []
+            self.compiling_stmt(st)
             getattr(self, "s_" + type(st).__name__)(st)
+            self.compiling.pop()
         if run:
-            self.instr(*self.n_block(run), "return NEXT")
+            self.native_run(run)
+
+    def native_run(self, run: list) -> None:
+        self.compiling_stmt(run[0])
+        self.instr(*self.n_block(run), "return NEXT")
+        self.compiling.pop()
 
     def s_Rule(self, st):
         self.block(st.body)
@@ -714,8 +733,10 @@ class Codegen:
     def procedure(self, proc: m.Procedure) -> None:
         self.frame_size = proc.nlocals
         self.labels[f"@P_{_py_name(proc.name)}@"] = len(self.instrs)
+        self.compiling_stmt(proc)
         self.block(proc.body)
         self.instr("s.fr.pop()", "return FRAMES")
+        self.compiling.pop()
         self.consts[f"PAD_{_py_name(proc.name)}"] = [None] * (self.frame_size - len(proc.params))
 
     def module(self) -> tuple[str, dict, int]:

@@ -33,7 +33,7 @@ class Game:
             raise RuleRuntimeError(f"the spec is too deeply nested for the engine ({exc.msg}); "
                                    "move part of it into a procedure", self.model.flow.span) from None
         exec(code, namespace)  # noqa: S102
-        self._program = Program(source, namespace, flow_size, len(codegen.instrs))
+        self._program = Program(source, namespace, flow_size, len(codegen.instrs), codegen.origins)
         self._triggers = namespace["TRIGGERS"]
         self._num_actions = codegen.num_actions
         self._board_sizes = dict(codegen.board_sizes)

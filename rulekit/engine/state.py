@@ -70,8 +70,10 @@ class State:
         while True:
             budget -= 1
             if not budget:
+                span, rule = self.game._program.origin(pc)
+                where = f"; it was running {'rule ' + rule if rule and rule != 'flow' else 'the flow'}"
                 raise RuleRuntimeError(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
-                                       f"event (an endless loop?); instruction {pc} was running")
+                                       f"event (an endless loop?){where if rule else ''}", span)
             r = code[pc](self, fr)
             if r >= 0:
                 pc = r
