@@ -21,6 +21,7 @@ when only a bounded search supports the claim; `unknown` otherwise.
 from __future__ import annotations
 
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -487,9 +488,10 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: _Tally) -> Non
     reached_here: set = set()
     table = loaded._action_table
     invariants, targets = loaded.properties("invariant"), loaded.properties("reachable")
-    state = loaded.new_initial_state(seed=seed, auto_chance=True)
     decisions = 0
+    state = None
     try:
+        state = loaded.new_initial_state(seed=seed, auto_chance=True)
         while True:
             tally.steps += 1
             for prop, test in invariants:
@@ -514,8 +516,8 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: _Tally) -> Non
             tally.fired.add(table[action][:2])
             state.apply_action(action)
             decisions += 1
-    except RuleRuntimeError as exc:
-        tally.errors.setdefault(str(exc), (loaded, list(state.history), exc.span))
+    except RuleRuntimeError as exc:  # the set-up itself may fail: then the history is empty
+        tally.errors.setdefault(str(exc), (loaded, list(state.history) if state is not None else [], exc.span))
 
 
 def _shrunk(loaded: Game, history: list[int], fails, bounds: PlayBounds) -> tuple[list[int], str]:
@@ -899,18 +901,23 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
     if stuck is not None:
         x, index = stuck
         steps = replayed(x.loaded, x.path(index), lambda s: s.is_stuck(), "a deadlock")
-        who = x.loaded.player_name(max(0, x.loaded.replay(x.path(index)).current_player()))
+        state = x.loaded.replay(x.path(index))
+        who = x.loaded.player_name(max(0, state.current_player()))
+        span, rule = state.waiting_at()
         found.append(Finding(f"{game.name}/deadlock/{x.players}{suffix}", game.name, "deadlock", "error", "refuted",
                              "explicit-state", f"the game is not over, yet {who} has no legal move, {len(steps)} steps "
-                             f"from the start with {x.players} players (a shortest witness)", bound=bound,
-                             witness=steps, options=changed))
+                             f"from the start with {x.players} players (a shortest witness)"
+                             + (f", in rule {rule}" if rule and rule != "flow" else ""), bound=bound,
+                             location=_loc(span), witness=steps, options=changed))
     elif tally.deadlocks:
         loaded, history = tally.deadlocks[0]
         history, method = _shrunk(loaded, history, lambda s: s.is_stuck(), bounds)
         steps = replayed(loaded, history, lambda s: s.is_stuck(), "a deadlock")
+        span, rule = loaded.replay(history).waiting_at()
         found.append(Finding(f"{game.name}/deadlock/{loaded.num_players()}{suffix}", game.name, "deadlock", "error",
                              "refuted", method, f"the game is not over, yet no one has a legal move "
-                             f"({loaded.num_players()} players)", bound=bound, witness=steps, options=changed))
+                             f"({loaded.num_players()} players)" + (f", in rule {rule}" if rule and rule != "flow" else ""),
+                             bound=bound, location=_loc(span), witness=steps, options=changed))
     else:
         found.append(Finding(f"{game.name}/deadlock/none{suffix}", game.name, "deadlock", "info",
                              "proven" if complete else "bounded", "explicit-state" if explored else "random-play",
@@ -922,7 +929,14 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
     # runtime errors
     errors = [(msg, v) for msg, v in tally.errors.items()]
     errors += [(msg, (x.loaded, x.path(i) + [a], None)) for x in explored for i, a, msg in x.errors[:1]]
-    for i, (msg, (loaded, history, span)) in enumerate(errors[:5]):
+    # One finding per failure: the same message met by several searches, or with the loop caught at
+    # another of its lines, is said once, at a spec line where there is one.
+    by_text: dict = {}
+    for msg, (loaded, history, span) in errors:
+        text = _bare(msg)
+        if text not in by_text or (by_text[text][3] is None and span is not None):
+            by_text[text] = (text, loaded, history, span)
+    for i, (text, loaded, history, span) in enumerate(list(by_text.values())[:5]):
         steps = None
         if loaded is not None and history:
             try:
@@ -930,8 +944,8 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
             except RuleRuntimeError:
                 steps = None
         found.append(Finding(f"{game.name}/runtime/{i}{suffix}", game.name, "runtime", "error", "refuted",
-                             "random-play", f"a rule could not be carried out: {msg}", location=_loc(span),
-                             witness=steps, options=changed))
+                             "random-play", f"a rule could not be carried out: {text}",
+                             location=_loc(span) or _located(msg), witness=steps, options=changed))
 
     # termination
     if tally.unfinished:
@@ -985,6 +999,19 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
             found.append(Finding(f"{game.name}/dead-rule/{name}{suffix}", game.name, "dead-rule", "warning", "proven",
                                  method, text, bound=extra, options=changed))
     return found
+
+
+_LOCATED = re.compile(r"^(.+?:\d+:\d+): ")
+
+
+def _bare(message: str) -> str:
+    """A rule's error without the `file:line:col: ` the engine puts before it (the finding locates it)."""
+    return _LOCATED.sub("", message, count=1)
+
+
+def _located(message: str) -> str | None:
+    found = _LOCATED.match(message)
+    return found.group(1) if found else None
 
 
 def _test(prop):

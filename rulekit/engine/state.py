@@ -204,6 +204,12 @@ class State:
     def is_terminal(self) -> bool:
         return self.over
 
+    def waiting_at(self) -> tuple:
+        """(span, rule or procedure) of the statement the rules are waiting at: a decision, a chance event."""
+        if not self.fr:
+            return None, None
+        return self.game._program.origin(self.fr[-1][0])
+
     def is_stuck(self) -> bool:
         """Not an end, yet nobody can move: a deadlock of the rules."""
         return not self.over and not self.legal
