@@ -996,8 +996,11 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
         if name in by_name:
             continue
         if verdict == "dead":
+            define = next((d for d in game.defines if d.name == name), None)
             found.append(Finding(f"{game.name}/dead-rule/{name}{suffix}", game.name, "dead-rule", "warning", "proven",
-                                 method, text, bound=extra, options=changed))
+                                 method, text, bound=extra, options=changed,
+                                 quotes=_quote_texts(define) if define is not None else [],
+                                 location=_loc(getattr(define, "span", None))))
     return found
 
 

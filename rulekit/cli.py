@@ -235,7 +235,7 @@ def _check(args, out: Console) -> int:
             progress.start(f"checking {len(specs)} specs on {jobs} cores", len(specs))
             # spawned, not forked: a forked child would inherit Z3's state from this process
             with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = {pool.submit(_check_one, target, bounds): spec.model.name
+                futures = {pool.submit(_check_one, target, bounds): spec.path.stem
                            for target, spec in zip(targets, specs)}
                 done = []
                 for future in as_completed(futures):

@@ -33,7 +33,7 @@ HINTS = {
     "reachability": "a target that cannot be reached is a rule that never applies or a wrong condition",
     "deadlock": "give the player a legal move, or end the game, in the state the witness ends in",
     "termination": "an end the rules always reach, or acknowledge it with `expect` if the rulebook allows it",
-    "dead-rule": "an action that can never be taken is usually a condition that can never hold",
+    "dead-rule": "a rule, action or definition that never applies usually has a condition that can never hold",
     "runtime": "the rule at this line failed in the state the witness ends in",
     "stale-expect": "remove the `expect`, or correct the finding id it names",
 }
