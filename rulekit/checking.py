@@ -452,6 +452,9 @@ def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBou
     tallies = {_key(o): _Tally() for o in variants}
     for options, players, games, budget in plan:
         tally = tallies[_key(options)]
+        if hasattr(progress, "describe"):
+            under = ", ".join(f"{k}={v}" for k, v in sorted(_changed(options, game).items())) or "default options"
+            progress.describe(f"{game.name}: random play, {players} players, {under}")
         try:
             loaded = Game(spec, players, options)
         except RuleRuntimeError as exc:

@@ -8,7 +8,7 @@ import os
 import random
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -50,6 +50,8 @@ class _Progress:
                             TimeElapsedColumn(), console=Console(stderr=True), transient=True,
                             disable=not enabled)
         self.task = None
+        self.lines: dict = {}
+        self.enabled = enabled
 
     def __enter__(self):
         self.bar.__enter__()
@@ -70,6 +72,37 @@ class _Progress:
             self.start(label, None)
         else:
             self.bar.update(self.task, description=label)
+
+    def relayed(self, name: str, kind: str, *args) -> None:
+        """A message from a spec checked in another process: one line of the display per spec."""
+        task = self.lines.get(name)
+        if task is None:
+            task = self.lines[name] = self.bar.add_task(name, total=None)
+        if kind == "start":
+            self.bar.update(task, description=args[0], total=args[1], completed=0)
+        elif kind == "advance":
+            self.bar.advance(task, args[0])
+        elif kind == "describe":
+            self.bar.update(task, description=args[0])
+        elif kind == "done":
+            self.bar.remove_task(task)
+            del self.lines[name]
+
+
+class _Relay:
+    """The progress of a spec checked in a worker process, sent to the display of the main one."""
+
+    def __init__(self, queue, name: str):
+        self.queue, self.name = queue, name
+
+    def start(self, label: str, total: int) -> None:
+        self.queue.put((self.name, "start", label, total))
+
+    def advance(self, steps: int = 1) -> None:
+        self.queue.put((self.name, "advance", steps))
+
+    def describe(self, label: str) -> None:
+        self.queue.put((self.name, "describe", label))
 
 
 def _options(pairs: list[str] | None) -> dict[str, str]:
@@ -234,15 +267,26 @@ def _check(args, out: Console) -> int:
         if jobs > 1:  # one spec per process: the games are independent, the cores are not shared
             progress.start(f"checking {len(specs)} specs on {jobs} cores", len(specs))
             # spawned, not forked: a forked child would inherit Z3's state from this process
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = {pool.submit(_check_one, target, bounds): spec.path.stem
+            context = multiprocessing.get_context("spawn")
+            manager = context.Manager() if progress.enabled else None
+            queue = manager.Queue() if manager is not None else None
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+                futures = {pool.submit(_check_one, target, bounds,
+                                       _Relay(queue, spec.path.stem) if queue is not None else None): spec.path.stem
                            for target, spec in zip(targets, specs)}
-                done = []
-                for future in as_completed(futures):
-                    done.append(futures[future])
-                    progress.advance()
-                    progress.describe(f"checking {len(specs)} specs on {jobs} cores (done: {', '.join(done)})")
+                pending, done = set(futures), []
+                while pending:
+                    finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    while queue is not None and not queue.empty():
+                        progress.relayed(*queue.get())
+                    for future in finished:
+                        done.append(futures[future])
+                        progress.relayed(futures[future], "done")
+                        progress.advance()
+                        progress.describe(f"checking {len(specs)} specs on {jobs} cores (done: {', '.join(done)})")
                 results = [f.result() for f in futures]
+            if manager is not None:
+                manager.shutdown()
         else:
             results = [_check_one(spec, bounds, progress) for spec in specs]
     for report, error in results:
