@@ -322,8 +322,9 @@ def witness(state) -> list[dict]:
     loaded = state.game
     replay = loaded.new_initial_state(state.seed)
     rules = _rule_of_actions(loaded.model)
+    names = ([z[0] for z in loaded.zone_instances()], loaded.variable_names())
     steps = []
-    before = loaded.describe_state(replay)
+    before = _snapshot(replay)
     for i, action in enumerate(state.history):
         chance = replay.is_chance_node()
         who = "chance" if chance else loaded.player_name(replay.current_player())
@@ -335,11 +336,34 @@ def witness(state) -> list[dict]:
             step.update(rule=rule.name if rule is not None else None, at=_loc(act.span),
                         quote=quotes[0].text if quotes else None)
         replay.apply_action(action)
-        after = loaded.describe_state(replay)
-        step["changed"] = _changes(before, after)
+        after = _snapshot(replay)
+        step["changed"] = _changes(loaded, names, before, after)
         before = after
         steps.append(step)
     return steps
+
+
+def _snapshot(state) -> tuple:
+    return [list(z) for z in state.z], list(state.v)
+
+
+def _changes(loaded, names: tuple, before: tuple, after: tuple) -> str:
+    """What a step changed: cards into (+) and out of (-) each zone, and each variable's old and new value."""
+    out = []
+    for name, old, new in zip(names[0], before[0], after[0]):
+        if old == new:
+            continue
+        gone, came = list(old), []
+        for card in new:
+            if card in gone:
+                gone.remove(card)
+            else:
+                came.append(card)
+        parts = ([f"+{loaded.describe_value('card', c)}" for c in came]
+                 + [f"-{loaded.describe_value('card', c)}" for c in gone]) or ["reordered"]
+        out.append(f"{name} {' '.join(parts)}")
+    out += [f"{name} {a}→{b}" for name, a, b in zip(names[1], before[1], after[1]) if a != b]
+    return "; ".join(out)
 
 
 _RULES: dict = {}
@@ -373,40 +397,6 @@ def _rule_of_actions(game: m.Game) -> dict:
         visit(body, None)
     _RULES[id(game)] = (game, out)
     return out
-
-
-def _changes(before: str, after: str) -> str:
-    """What a step changed, from the engine's description of the state before and after it."""
-    def parse(text):
-        lines = text.splitlines()[1:]
-        zones, values = {}, {}
-        for line in lines:
-            name, sep, rest = line.strip().partition(": ")
-            if sep and "=" not in name:
-                rest = rest.split(" (undetermined", 1)[0]
-                zones[name] = [] if rest == "-" else rest.split(", ")
-            else:
-                for pair in line.strip().split(", "):
-                    k, _, v = pair.partition("=")
-                    values[k] = v
-        return zones, values
-    z0, v0 = parse(before)
-    z1, v1 = parse(after)
-    out = []
-    for name in z1:
-        old, new = z0.get(name, []), z1[name]
-        if old == new:
-            continue
-        gone, came = list(old), []
-        for card in new:
-            if card in gone:
-                gone.remove(card)
-            else:
-                came.append(card)
-        parts = [*(f"+{c}" for c in came), *(f"-{c}" for c in gone)] or ["reordered"]
-        out.append(f"{name} {' '.join(parts)}")
-    out += [f"{k} {v0.get(k)}→{v}" for k, v in v1.items() if v0.get(k) != v]
-    return "; ".join(out)
 
 
 def replayed(loaded: Game, path: list[int], holds, what: str) -> list[dict]:
