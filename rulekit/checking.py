@@ -369,6 +369,50 @@ def _changes(loaded, names: tuple, before: tuple, after: tuple) -> str:
 _RULES: dict = {}
 
 
+def _rule_at(game: m.Game, where: str | None) -> str | None:
+    """The innermost rule, action, procedure or trigger whose text holds a location, for messages."""
+    parts = (where or "").rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    file, line = parts[0], int(parts[1])
+    best = None
+    candidates = [(f"procedure {p.name}", p.span) for p in game.procedures]
+    candidates += [(f"trigger {t.name}", t.span) for t in game.triggers]
+    rules = _rule_of_actions(game)
+    for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
+        for st in m.walk(body, actions=True):
+            if isinstance(st, m.Action):
+                candidates.append((f"action {st.name}", st.span))
+    candidates += [(f"rule {r.name}", r.span) for r in {id(r): r for r in rules.values() if r is not None}.values()]
+    candidates += [(f"rule {r.name}", r.span) for r in _all_rules(game)]
+    for name, span in candidates:
+        if span is None or span.file != file or not span.line <= line <= max(span.end_line, span.line):
+            continue
+        if best is None or span.line > best[1].line or (span.line == best[1].line and span.column > best[1].column):
+            best = (name, span)
+    return best[0] if best else None
+
+
+def _all_rules(game: m.Game) -> list:
+    out = []
+
+    def visit(stmts):
+        for st in stmts:
+            if isinstance(st, m.Rule):
+                out.append(st)
+            for name in ("body", "then", "orelse"):
+                inner = getattr(st, name, None)
+                if isinstance(inner, tuple):
+                    visit(inner)
+            for _, body in getattr(st, "branches", ()) or ():
+                visit(body)
+            for a in getattr(st, "actions", ()) or ():
+                visit(a.body)
+    for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
+        visit(body)
+    return out
+
+
 def _rule_of_actions(game: m.Game) -> dict:
     """id of each action -> the innermost rule around its decision (None outside rules)."""
     cached = _RULES.get(id(game))
@@ -936,9 +980,11 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
                 steps = witness(loaded.replay(history[:-1]))
             except RuleRuntimeError:
                 steps = None
+        where = _loc(span) or _located(msg)
+        rule = _rule_at(game, where)
         found.append(Finding(f"{game.name}/runtime/{i}{suffix}", game.name, "runtime", "error", "refuted",
-                             "random-play", f"a rule could not be carried out: {text}",
-                             location=_loc(span) or _located(msg), witness=steps, options=changed))
+                             "random-play", f"{rule or 'a rule'} could not be carried out: {text}",
+                             location=where, witness=steps, options=changed))
 
     # termination
     if tally.unfinished:

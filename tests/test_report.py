@@ -196,3 +196,13 @@ def test_sarif_has_what_code_scanning_needs(tmp_path, capsys, monkeypatch):
     coverage = [r for r in run_["results"] if r["ruleId"] == "rulekit/coverage"]
     assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tiny/rulebook.txt"
                for r in coverage)
+
+
+def test_a_runtime_error_names_its_rule_and_line(tmp_path, capsys):
+    text = TINY.replace("    add 1 to drawn\n", '    rule count "Count the cards drawn" {\n      add 5 to drawn\n    }\n')
+    path = write_spec(tmp_path, text)
+    code, out, err = run(capsys, "check", str(path), *FAST)
+    assert code == 1 and "Traceback" not in out + err
+    line = next(line for line in out.splitlines() if "error[runtime]" in line)
+    assert line.strip().startswith(f"{path}:17:7: error[runtime]: rule count could not be carried out: 'drawn'")
+    assert "17 |       add 5 to drawn" in out
