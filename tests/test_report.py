@@ -199,7 +199,8 @@ def test_sarif_has_what_code_scanning_needs(tmp_path, capsys, monkeypatch):
 
 
 def test_a_runtime_error_names_its_rule_and_line(tmp_path, capsys):
-    text = TINY.replace("    add 1 to drawn\n", '    rule count "Count the cards drawn" {\n      add 5 to drawn\n    }\n')
+    rule = '    rule count "Count the cards drawn" {\n      add 5 to drawn\n    }\n'
+    text = TINY.replace("    add 1 to drawn\n", rule)
     path = write_spec(tmp_path, text)
     code, out, err = run(capsys, "check", str(path), *FAST)
     assert code == 1 and "Traceback" not in out + err

@@ -37,7 +37,7 @@ def _game(r: GameReport, out: Console, verbose: bool) -> None:
         for f in group:
             _problem(f, r, out)
     if known:
-        out.print(f"\n  [bold]acknowledged[/] (by an ambiguity or an `expect`; they do not fail the run)")
+        out.print("\n  [bold]acknowledged[/] (by an ambiguity or an `expect`; they do not fail the run)")
         for title, group in _groups(known):
             out.print(f"    [dim]{escape(title)}[/]")
             for f in group:

@@ -91,7 +91,8 @@ def verdict_word(f: Finding) -> str:
     """The verdict as a reader takes it: an exhaustive proof and a sample are not the same `proven`."""
     b = f.bound or {}
     if f.kind == "reachability":
-        return {"proven": "reached", "refuted": "unreachable", "bounded": "reached?", "unknown": "not reached"}[f.verdict]
+        return {"proven": "reached", "refuted": "unreachable", "bounded": "reached?",
+                "unknown": "not reached"}[f.verdict]
     if f.verdict == "proven":
         return "exhaustive" if b.get("complete") and f.method == "explicit-state" else "proven"
     if f.verdict == "bounded":
