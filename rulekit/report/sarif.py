@@ -29,7 +29,7 @@ def to_sarif(reports: list[GameReport], version: str) -> str:
             text = f.message + (f" [under {w.options_text(f.options)}]" if f.options and f.kind != "ambiguity" else "")
             hint = f.hint or w.HINTS.get(f.kind)
             result = {"ruleId": rule_id, "ruleIndex": list(rules).index(rule_id), "level": LEVEL[f.severity],
-                      "message": {"text": text + (f" Hint: {hint}." if hint else "")},
+                      "message": {"text": _sentence(text) + (f" Hint: {_sentence(hint)}" if hint else "")},
                       "partialFingerprints": {"rulekitFindingId": f.id},
                       "properties": {"id": f.id, "game": f.game, "verdict": f.verdict, "method": f.method,
                                      "options": f.options, "bound": f.bound}}
@@ -72,6 +72,10 @@ def _location(where: str) -> dict | None:
     if region:
         loc["physicalLocation"]["region"] = region
     return loc
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?", "”", "\"")) else text + "."
 
 
 def _camel(kind: str) -> str:
