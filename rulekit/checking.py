@@ -21,15 +21,19 @@ when only a bounded search supports the claim; `unknown` otherwise.
 from __future__ import annotations
 
 import random
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from . import model as m
 from . import quotes as q
+from . import statistics
 from .engine import Game
 from .errors import RuleRuntimeError, SpecError, WitnessError
 from .findings import Finding, GameReport
 from .pipeline import Spec
+from .report import wording
 
 
 @dataclass
@@ -50,6 +54,8 @@ class PlayBounds:
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
     max_k: int = 3  # Z3 k-induction: the largest k tried
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
+    confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts
+    max_violation_rate: float | None = None  # stop random play once every invariant's bound is below it
 
 
 CheckBounds = PlayBounds
@@ -92,7 +98,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     report = GameReport(game.name, game.title, spec.display_path,
                         list(range(game.min_players, game.max_players + 1)), game.default_options())
     timings = timings if timings is not None else {}
-    clock = _Clock(timings)
+    clock = _Clock(timings, progress, game.name)
     with clock("static"):
         _static_findings(spec, game, report)
     with clock("z3-unsat-core"):
@@ -135,22 +141,35 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     with clock("graph"):
         _turn_structure(game, report)
     _acknowledge(game, report)
-    report.stats = {"timings": dict(timings), "explored": [
+    _locate(spec, report)
+    report.stats = {**report.stats, "timings": dict(timings), "explored": [
         {"players": x.players, "options": _changed(x.options, game), "states": x.states, "transitions": x.transitions,
          "complete": x.complete, "stopped_by": x.stopped_by, "depth": x.depth, "seconds": round(x.seconds, 3),
          "symmetry": x.symmetry, "method": getattr(x, "method", "engine")} for xs in explorations.values() for x in xs]}
     return report
 
 
+METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",
+                "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
+                "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC and k-induction",
+                "graph": "judging the verdicts"}
+
+
 class _Clock:
-    def __init__(self, timings: dict):
+    """Times each method; tells the progress display (when there is one) which method is running."""
+
+    def __init__(self, timings: dict, progress=None, game: str = ""):
         self.timings = timings
+        self.progress = progress if hasattr(progress, "describe") else None
+        self.game = game
 
     def __call__(self, name: str):
         clock = self
 
         class _Span:
             def __enter__(self):
+                if clock.progress is not None:
+                    clock.progress.describe(f"{clock.game}: {METHOD_NAMES.get(name, name)}")
                 self.t = time.perf_counter()
 
             def __exit__(self, *exc):
@@ -170,18 +189,26 @@ def _static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
         report.add(Finding(f"{game.name}/quote/rulebook", game.name, "quote", "error", "refuted", "static",
                            f"the rulebook {game.rulebook!r} is missing beside the spec ({spec.rulebook_path})"))
     else:
-        for i, problem in enumerate(q.bad_quotes(game, rulebook)):
+        shown = str(PurePath(spec.display_path).parent / spec.rulebook_path.name)
+        bad = q.bad_quotes(game, rulebook)
+        for i, problem in enumerate(bad):
             hint = f"; closest rulebook sentence: {problem.suggestion!r}" if problem.suggestion else ""
             report.add(Finding(f"{game.name}/quote/{i}", game.name, "quote", "error", "refuted", "static",
                                f"quote on {problem.use.owner} is not verbatim in the rulebook{hint}",
-                               quotes=[problem.use.text], location=_loc(problem.use.where.span)))
+                               quotes=[problem.use.text], location=_loc(problem.use.where.span),
+                               hint=f"the closest rulebook sentence is “{problem.suggestion}”" if problem.suggestion
+                               else None))
+        uncovered = q.uncovered(game, rulebook)
         on_line: dict[int, int] = {}
-        for s in q.uncovered(game, rulebook):
+        for s in uncovered:
             on_line[s.line] = on_line.get(s.line, 0) + 1  # a second sentence of one line gets its own id
             nth = f".{on_line[s.line]}" if on_line[s.line] > 1 else ""
             report.add(Finding(f"{game.name}/coverage/line-{s.line}{nth}", game.name, "coverage", "warning", "refuted",
                                "static", f"rulebook line {s.line}: no rule quotes this sentence and it is not "
-                               "marked `unmodelled`", quotes=[s.text], location=f"{spec.rulebook_path.name}:{s.line}:1"))
+                               "marked `unmodelled`", quotes=[s.text], location=f"{shown}:{s.line}:1"))
+        uses = q.quote_uses(game)
+        report.stats["rulebook"] = {"file": shown, "sentences": len(q.sentences(rulebook)),
+                                    "unaccounted": len(uncovered), "quotes": len(uses), "not_verbatim": len(bad)}
     for a in game.ambiguities:
         options = "; ".join(f"{o.name}: {o.description}" for o in a.options)
         report.add(Finding(f"{game.name}/ambiguity/{a.name}", game.name, "ambiguity", "info", "unknown", "static",
@@ -197,27 +224,43 @@ def _consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBound
     options = game.default_options()
     counts = list(range(game.min_players, game.max_players + 1))
     consistent, unknown = [], []
+    cores: dict = {}  # the labels of one minimal unsat core -> (the core, player counts where it is found)
     for players in counts:
-        result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000))
+        left_out: set = set()
+        # Every false claim, not just the first: leave out the claims of each core found and ask again.
+        for _ in range(len(game.claims) + 1):
+            result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000), frozenset(left_out))
+            if result.result != "unsat":
+                break
+            key = tuple(t.label for t in result.core)
+            cores.setdefault(key, (result, []))[1].append(players)
+            claims = {t.name for t in result.core if t.what == "claim"}
+            if not claims:
+                break
+            left_out |= claims
+        if left_out or result.result == "unsat":
+            continue
         if result.result == "sat":
             consistent.append(players)
             _claims_in_engine(spec, game, report, players, cross_check=True)
-        elif result.result == "unknown":
+        else:
             unknown.append((players, result.reason))
             _claims_in_engine(spec, game, report, players, cross_check=False)
-        else:
-            names = ", ".join(t.label for t in result.core)
-            quotes = [text for t in result.core for text in t.quotes]
-            claims = [t for t in result.core if t.what == "claim"]
-            where = claims[0].decl if claims else result.core[0].decl
-            ack = _ambiguity_for(game, quotes)
-            report.add(Finding(
-                f"{game.name}/contradiction/{'+'.join(t.name for t in claims) or 'facts'}/{players}", game.name,
-                "contradiction", "error", "refuted", "z3-unsat-core",
-                f"with {players} players these declarations cannot all hold (minimal unsat core of "
-                f"{len(result.core)} of {result.assertions}): {names}",
-                bound={"players": players}, quotes=list(dict.fromkeys(quotes)), location=_loc(getattr(where, "span", None)),
-                acknowledged_by=ack))
+    for result, where in cores.values():
+        # A core found with every player count is one finding, not one per count.
+        names = ", ".join(t.label for t in result.core)
+        quotes = [text for t in result.core for text in t.quotes]
+        claims = [t for t in result.core if t.what == "claim"]
+        decl = claims[0].decl if claims else result.core[0].decl
+        ack = _ambiguity_for(game, quotes)
+        suffix = "" if where == counts else "/" + ",".join(map(str, where))
+        report.add(Finding(
+            f"{game.name}/contradiction/{'+'.join(t.name for t in claims) or 'facts'}{suffix}", game.name,
+            "contradiction", "error", "refuted", "z3-unsat-core",
+            f"with {_players(where) if _contiguous(where) else ', '.join(map(str, where))} players these "
+            f"declarations cannot all hold (minimal unsat core of {len(result.core)} of {result.assertions}): {names}",
+            bound={"players": where}, quotes=list(dict.fromkeys(quotes)), location=_loc(getattr(decl, "span", None)),
+            acknowledged_by=ack))
     if consistent and game.facts + game.claims:
         report.add(Finding(f"{game.name}/contradiction/consistent", game.name, "contradiction", "info", "proven",
                            "z3-unsat-core", f"the {len(game.facts)} facts, component counts, token supplies and "
@@ -259,6 +302,10 @@ def _ambiguity_for(game: m.Game, quotes: list[str]) -> str | None:
     return None
 
 
+def _contiguous(counts: list[int]) -> bool:
+    return counts == list(range(counts[0], counts[-1] + 1))
+
+
 def _players(counts: list[int]) -> str:
     return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
 
@@ -288,14 +335,130 @@ def _suffix(options: dict, game: m.Game) -> str:
 # ---- witnesses -----------------------------------------------------------------------------------
 
 def witness(state) -> list[dict]:
-    """The steps of a game, for people: who did what. Chance outcomes are listed as chance."""
-    replay = state.game.new_initial_state(state.seed)
+    """The steps of a game, for people: who did what, under which rule (with its span and quote), and
+    what changed. Chance outcomes are listed as chance."""
+    loaded = state.game
+    replay = loaded.new_initial_state(state.seed)
+    rules = _rule_of_actions(loaded.model)
+    names = ([z[0] for z in loaded.zone_instances()], loaded.variable_names())
     steps = []
+    before = _snapshot(replay)
     for i, action in enumerate(state.history):
-        who = "chance" if replay.is_chance_node() else state.game.player_name(replay.current_player())
-        steps.append({"step": i + 1, "player": who, "action": action, "text": replay.action_to_string(action)})
+        chance = replay.is_chance_node()
+        who = "chance" if chance else loaded.player_name(replay.current_player())
+        step = {"step": i + 1, "player": who, "action": action, "text": replay.action_to_string(action)}
+        if not chance:
+            act, _ = loaded.action_parts(action)
+            rule = rules.get(id(act))
+            quotes = [*act.quotes, *(rule.quotes if rule is not None else ())]
+            step.update(rule=rule.name if rule is not None else None, at=_loc(act.span),
+                        quote=quotes[0].text if quotes else None)
         replay.apply_action(action)
+        after = _snapshot(replay)
+        step["changed"] = _changes(loaded, names, before, after)
+        before = after
+        steps.append(step)
     return steps
+
+
+def _snapshot(state) -> tuple:
+    return [list(z) for z in state.z], list(state.v)
+
+
+def _changes(loaded, names: tuple, before: tuple, after: tuple) -> str:
+    """What a step changed: cards into (+) and out of (-) each zone, and each variable's old and new value."""
+    out = []
+    for name, old, new in zip(names[0], before[0], after[0]):
+        if old == new:
+            continue
+        gone, came = list(old), []
+        for card in new:
+            if card in gone:
+                gone.remove(card)
+            else:
+                came.append(card)
+        parts = ([f"+{loaded.describe_value('card', c)}" for c in came]
+                 + [f"-{loaded.describe_value('card', c)}" for c in gone]) or ["reordered"]
+        out.append(f"{name} {' '.join(parts)}")
+    out += [f"{name} {a}→{b}" for name, a, b in zip(names[1], before[1], after[1]) if a != b]
+    return "; ".join(out)
+
+
+_RULES: dict = {}
+
+
+def _rule_at(game: m.Game, where: str | None) -> str | None:
+    """The innermost rule, action, procedure or trigger whose text holds a location, for messages."""
+    parts = (where or "").rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    file, line = parts[0], int(parts[1])
+    best = None
+    candidates = [(f"procedure {p.name}", p.span) for p in game.procedures]
+    candidates += [(f"trigger {t.name}", t.span) for t in game.triggers]
+    rules = _rule_of_actions(game)
+    for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
+        for st in m.walk(body, actions=True):
+            if isinstance(st, m.Action):
+                candidates.append((f"action {st.name}", st.span))
+    candidates += [(f"rule {r.name}", r.span) for r in {id(r): r for r in rules.values() if r is not None}.values()]
+    candidates += [(f"rule {r.name}", r.span) for r in _all_rules(game)]
+    for name, span in candidates:
+        if span is None or span.file != file or not span.line <= line <= max(span.end_line, span.line):
+            continue
+        if best is None or span.line > best[1].line or (span.line == best[1].line and span.column > best[1].column):
+            best = (name, span)
+    return best[0] if best else None
+
+
+def _all_rules(game: m.Game) -> list:
+    out = []
+
+    def visit(stmts):
+        for st in stmts:
+            if isinstance(st, m.Rule):
+                out.append(st)
+            for name in ("body", "then", "orelse"):
+                inner = getattr(st, name, None)
+                if isinstance(inner, tuple):
+                    visit(inner)
+            for _, body in getattr(st, "branches", ()) or ():
+                visit(body)
+            for a in getattr(st, "actions", ()) or ():
+                visit(a.body)
+    for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
+        visit(body)
+    return out
+
+
+def _rule_of_actions(game: m.Game) -> dict:
+    """id of each action -> the innermost rule around its decision (None outside rules)."""
+    cached = _RULES.get(id(game))
+    if cached is not None and cached[0] is game:
+        return cached[1]
+    out: dict = {}
+
+    def visit(stmts, rule):
+        for st in stmts:
+            if isinstance(st, m.Rule):
+                visit(st.body, st)
+            elif isinstance(st, m.Choose):
+                for a in st.actions:
+                    out[id(a)] = rule
+                    visit(a.body, rule)
+            elif isinstance(st, m.If):
+                for _, body in st.branches:
+                    visit(body, rule)
+                visit(st.orelse, rule)
+            else:
+                for name in ("body", "then"):
+                    inner = getattr(st, name, None)
+                    if isinstance(inner, tuple):
+                        visit(inner, rule)
+    for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
+        visit(body, None)
+    _RULES[id(game)] = (game, out)
+    return out
 
 
 def replayed(loaded: Game, path: list[int], holds, what: str) -> list[dict]:
@@ -323,6 +486,12 @@ class _Tally:
     played: int = 0
     steps: int = 0
     fired: set = field(default_factory=set)
+    games_by_players: dict = field(default_factory=dict)  # players -> games played
+    reach_by_players: dict = field(default_factory=dict)  # target name -> {players: games that reached it}
+
+    def sample(self, target: str | None, confidence: float) -> statistics.Sample:
+        """The games per player count, and (for a target) in how many it was reached."""
+        return statistics.Sample(dict(self.games_by_players), dict(self.reach_by_players.get(target, {})), confidence)
 
 
 def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBounds, progress, executor=None) -> dict:
@@ -337,8 +506,10 @@ def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBou
             for i, options in enumerate(variants) for players in counts]
     local = executor is None or isinstance(executor, executors.InProcess)
     where = spec if local else str(spec.path.resolve())  # a worker loads the spec from its path
-    tasks = [(where, players, options, games, budget, bounds.max_steps, bounds.seed)
-             for options, players, games, budget in plan]
+    tasks = [(where, players, options, games, budget, bounds.max_steps, bounds.seed, bounds.confidence,
+              bounds.max_violation_rate) for options, players, games, budget in plan]
+    if hasattr(progress, "describe"):
+        progress.describe(f"{game.name}: random play, {len(plan)} configuration(s)")
     results = executors.run(executor or executors.InProcess(), play_sample, tasks, game.name,
                             progress if progress is not None else False)
     tallies = {_key(o): _Tally() for o in variants}
@@ -356,13 +527,20 @@ def _random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBou
         tally.played += part.played
         tally.steps += part.steps
         tally.fired |= part.fired
+        for n, games in part.games_by_players.items():
+            tally.games_by_players[n] = tally.games_by_players.get(n, 0) + games
+        for target, by_players in part.reach_by_players.items():
+            into = tally.reach_by_players.setdefault(target, {})
+            for n, games in by_players.items():
+                into[n] = into.get(n, 0) + games
     return tallies
 
 
 def play_sample(spec: Spec | str, players: int, options: dict, games: int, budget: int, max_steps: int,
-                seed: int) -> _Tally:
-    """Seeded random games of one configuration, until `games` or `budget` decisions; what they saw, with
-    each witness as (True, history) instead of the game it replays in, so the tally travels."""
+                seed: int, confidence: float = 0.95, max_violation_rate: float | None = None) -> _Tally:
+    """Seeded random games of one configuration, until `games` or `budget` decisions (or, with
+    `max_violation_rate`, until the sample is enough: see `_enough_games`); what they saw, with each
+    witness as (True, history) instead of the game it replays in, so the tally travels."""
     spec = Spec.find(spec) if isinstance(spec, str) else spec
     tally = _Tally()
     try:
@@ -371,9 +549,10 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
         message, span = setup_error(exc)
         tally.errors[f"the set-up cannot be built with {players} players: {message}"] = (None, [], span)
         return tally
-    bounds = PlayBounds(max_steps=max_steps)
+    bounds = PlayBounds(max_steps=max_steps, confidence=confidence, max_violation_rate=max_violation_rate)
+    enough = _enough_games(spec.model, bounds)
     for g in range(games):
-        if g and tally.steps >= budget:  # the games so far are the bound the verdicts state
+        if g and (tally.steps >= budget or enough(tally, g)):  # the games so far are the bound the verdicts state
             break
         _play_one(loaded, bounds, seed + g, tally)
     tally.broken = {k: (True, h) for k, (_, h) in tally.broken.items()}
@@ -383,14 +562,28 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     return tally
 
 
+def _enough_games(game: m.Game, bounds: PlayBounds):
+    """Sequential stopping: with `max_violation_rate` set, a player count needs no more games once every
+    target has been reached and the bound on every invariant not yet broken is below that rate."""
+    if not bounds.max_violation_rate:
+        return lambda tally, played: False
+    needed = statistics.trials_needed(bounds.max_violation_rate, bounds.confidence)
+    targets = [p.name for p in game.properties if p.kind == "reachable"]
+    return lambda tally, played: played >= needed and all(t in tally.reached for t in targets)
+
+
 def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: _Tally) -> None:
     rng = random.Random(seed)
     tally.played += 1
+    players = loaded.num_players()
+    tally.games_by_players[players] = tally.games_by_players.get(players, 0) + 1
+    reached_here: set = set()
     table = loaded.action_table
     invariants, targets = loaded.properties("invariant"), loaded.properties("reachable")
-    state = loaded.new_initial_state(seed=seed, auto_chance=True)
     decisions = 0
+    state = None
     try:
+        state = loaded.new_initial_state(seed=seed, auto_chance=True)
         while True:
             tally.steps += 1
             for prop, test in invariants:
@@ -398,8 +591,11 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: _Tally) -> Non
                     tally.broken.setdefault(prop.name, (loaded, list(state.history)))
                     return
             for prop, test in targets:
-                if prop.name not in tally.reached and test(state):
-                    tally.reached[prop.name] = (loaded, list(state.history))
+                if prop.name not in reached_here and test(state):
+                    reached_here.add(prop.name)
+                    counts = tally.reach_by_players.setdefault(prop.name, {})
+                    counts[players] = counts.get(players, 0) + 1
+                    tally.reached.setdefault(prop.name, (loaded, list(state.history)))
             if state.is_terminal():
                 return
             if state.is_stuck():
@@ -412,8 +608,8 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: _Tally) -> Non
             tally.fired.add(table[action][:2])
             state.apply_action(action)
             decisions += 1
-    except RuleRuntimeError as exc:
-        tally.errors.setdefault(str(exc), (loaded, list(state.history), exc.span))
+    except RuleRuntimeError as exc:  # the set-up itself may fail: then the history is empty
+        tally.errors.setdefault(str(exc), (loaded, list(state.history) if state is not None else [], exc.span))
 
 
 def _shrunk(loaded: Game, history: list[int], fails, bounds: PlayBounds) -> tuple[list[int], str]:
@@ -720,10 +916,15 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
     states = sum(x.states for x in explored)
     search = (f"{tally.played} random games ({tally.steps} states)" +
               (f" and {states} explored states ({_explored_text(explored)})" if explored else ""))
-    bound = {"games": tally.played, "max_steps": bounds.max_steps}
+    bound = {"games": tally.played, "states": tally.steps, "max_steps": bounds.max_steps}
     if explored:
-        bound.update(states=states, complete=complete, depth=min(x.depth for x in explored),
-                     stopped_by=sorted({x.stopped_by for x in explored if x.stopped_by}))
+        bound["explored"] = {"states": states, "complete": complete, "depth": min(x.depth for x in explored),
+                             "stopped_by": sorted({x.stopped_by for x in explored if x.stopped_by})}
+    exhaustive = {"complete": True, "states": states, "configurations": [
+        {"players": x.players, "options": changed, "states": x.states} for x in explored]} if complete else {}
+    confidence = bounds.confidence
+    sampled = tally.sample(None, confidence)
+    also = f"; and in {states} explored states ({_explored_text(explored)})" if explored else ""
     found: list[Finding] = []
     by_name = {p.name: p for p in game.properties}
 
@@ -751,7 +952,7 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
             elif complete:
                 found.append(Finding(fid, game.name, "invariant", "info", "proven", "explicit-state",
                                      f"{prop.name} holds in every reachable state ({_explored_text(explored)}){_desc(prop)}",
-                                     bound=bound, quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
+                                     bound={**bound, **exhaustive}, quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
             elif prop.name in proofs and proofs[prop.name][0] == "proven":
                 found.append(Finding(fid, game.name, "invariant", "info", "proven", proofs[prop.name][2],
                                      f"{prop.name} holds in every reachable state: {proofs[prop.name][1]}{_desc(prop)}",
@@ -759,37 +960,43 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
                                      location=_loc(prop.span), options=changed))
             else:
                 found.append(Finding(fid, game.name, "invariant", "info", "bounded", "random-play" if not explored
-                                     else "explicit-state", f"{prop.name} held in every state of {search}{_desc(prop)}",
-                                     bound=bound, quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
+                                     else "explicit-state",
+                                     f"{prop.name}: {wording.sampled_invariant(sampled, tally.steps)}{also}{_desc(prop)}",
+                                     bound={**bound, **wording.sampled_bound(sampled, tally.steps)}, quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
         elif prop.kind == "reachable":
             hit = min(((x.path(x.reached[prop.name]), x) for x in explored if prop.name in x.reached),
                       key=lambda t: len(t[0]), default=None)
             test = _test(prop)
+            reach = tally.sample(prop.name, confidence)
+            frequency = f"; {wording.reach_frequency(reach)}" if reach.total else ""
+            reach_bound = {**bound, **(wording.reach_bound(reach) if reach.total else {})}
             if hit is not None:
                 path, x = hit
                 steps = replayed(x.loaded, path, lambda s, t=test: t(s), f"target {prop.name}")
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "explicit-state",
                                      f"{prop.name} is reached in {len(steps)} steps with {x.players} players "
-                                     f"(a shortest witness){_desc(prop)}", bound=bound, quotes=_quote_texts(prop),
+                                     f"(a shortest witness){frequency}{_desc(prop)}", bound=reach_bound, quotes=_quote_texts(prop),
                                      location=_loc(prop.span), witness=steps, options=changed))
             elif prop.name in tally.reached:
                 loaded, history = tally.reached[prop.name]
                 steps = replayed(loaded, history, lambda s, t=test: t(s), f"target {prop.name}")
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "random-play",
-                                     f"{prop.name} is reached, with {loaded.num_players()} players{_desc(prop)}",
-                                     bound=bound, quotes=_quote_texts(prop), location=_loc(prop.span), witness=steps,
+                                     f"{prop.name} is reached, with {loaded.num_players()} players{frequency}{_desc(prop)}",
+                                     bound=reach_bound, quotes=_quote_texts(prop), location=_loc(prop.span), witness=steps,
                                      options=changed))
             elif complete or (prop.name in proofs and proofs[prop.name][0] == "refuted"):
                 how = (f"no reachable state meets it ({_explored_text(explored)})" if complete
                        else proofs[prop.name][1])
                 found.append(Finding(fid, game.name, "reachability", "warning", "refuted",
                                      "explicit-state" if complete else proofs[prop.name][2],
-                                     f"{prop.name} can never be reached: {how}{_desc(prop)}", bound=bound,
+                                     f"{prop.name} can never be reached: {how}{_desc(prop)}",
+                                     bound={**bound, **exhaustive} if complete else bound,
                                      quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
             else:
                 found.append(Finding(fid, game.name, "reachability", "warning", "unknown",
                                      "explicit-state" if explored else "random-play",
-                                     f"{prop.name} was not reached in {search}{_desc(prop)}", bound=bound,
+                                     f"{prop.name} was {wording.not_reached(reach)}{also}{_desc(prop)}",
+                                     bound={**bound, **wording.sampled_bound(reach, tally.steps)},
                                      quotes=_quote_texts(prop), location=_loc(prop.span), options=changed))
 
     # deadlocks
@@ -797,37 +1004,53 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
     if stuck is not None:
         x, index = stuck
         steps = replayed(x.loaded, x.path(index), lambda s: s.is_stuck(), "a deadlock")
-        who = x.loaded.player_name(max(0, x.loaded.replay(x.path(index)).current_player()))
+        state = x.loaded.replay(x.path(index))
+        who = x.loaded.player_name(max(0, state.current_player()))
+        span, rule = state.waiting_at()
         found.append(Finding(f"{game.name}/deadlock/{x.players}{suffix}", game.name, "deadlock", "error", "refuted",
                              "explicit-state", f"the game is not over, yet {who} has no legal move, {len(steps)} steps "
-                             f"from the start with {x.players} players (a shortest witness)", bound=bound,
-                             witness=steps, options=changed))
+                             f"from the start with {x.players} players (a shortest witness)"
+                             + (f", in rule {rule}" if rule and rule != "flow" else ""), bound=bound,
+                             location=_loc(span), witness=steps, options=changed))
     elif tally.deadlocks:
         loaded, history = tally.deadlocks[0]
         history, method = _shrunk(loaded, history, lambda s: s.is_stuck(), bounds)
         steps = replayed(loaded, history, lambda s: s.is_stuck(), "a deadlock")
+        span, rule = loaded.replay(history).waiting_at()
         found.append(Finding(f"{game.name}/deadlock/{loaded.num_players()}{suffix}", game.name, "deadlock", "error",
                              "refuted", method, f"the game is not over, yet no one has a legal move "
-                             f"({loaded.num_players()} players)", bound=bound, witness=steps, options=changed))
+                             f"({loaded.num_players()} players)" + (f", in rule {rule}" if rule and rule != "flow" else ""),
+                             bound=bound, location=_loc(span), witness=steps, options=changed))
     else:
         found.append(Finding(f"{game.name}/deadlock/none{suffix}", game.name, "deadlock", "info",
                              "proven" if complete else "bounded", "explicit-state" if explored else "random-play",
-                             ("no reachable state is stuck" if complete else "no stuck state in " + search),
-                             bound=bound, options=changed))
+                             ("no reachable state is stuck" if complete else
+                              wording.sampled_absence("stuck state", sampled, tally.steps) + also),
+                             bound={**bound, **exhaustive} if complete else
+                             {**bound, **wording.sampled_bound(sampled, tally.steps)}, options=changed))
 
     # runtime errors
     errors = [(msg, v) for msg, v in tally.errors.items()]
     errors += [(msg, (x.loaded, x.path(i) + [a], None)) for x in explored for i, a, msg in x.errors[:1]]
-    for i, (msg, (loaded, history, span)) in enumerate(errors[:5]):
+    # One finding per failure: the same message met by several searches, or with the loop caught at
+    # another of its lines, is said once, at a spec line where there is one.
+    by_text: dict = {}
+    for msg, (loaded, history, span) in errors:
+        text = _bare(msg)
+        if text not in by_text or (by_text[text][3] is None and span is not None):
+            by_text[text] = (text, loaded, history, span)
+    for i, (text, loaded, history, span) in enumerate(list(by_text.values())[:5]):
         steps = None
         if loaded is not None and history:
             try:
                 steps = witness(loaded.replay(history[:-1]))
             except RuleRuntimeError:
                 steps = None
+        where = _loc(span) or _located(msg)
+        rule = _rule_at(game, where)
         found.append(Finding(f"{game.name}/runtime/{i}{suffix}", game.name, "runtime", "error", "refuted",
-                             "random-play", f"a rule could not be carried out: {msg}", location=_loc(span),
-                             witness=steps, options=changed))
+                             "random-play", f"{rule or 'a rule'} could not be carried out: {text}",
+                             location=where, witness=steps, options=changed))
 
     # termination
     if tally.unfinished:
@@ -878,9 +1101,25 @@ def _judge(spec, game: m.Game, options: dict, tally: _Tally, explored: list | No
         if name in by_name:
             continue
         if verdict == "dead":
+            define = next((d for d in game.defines if d.name == name), None)
             found.append(Finding(f"{game.name}/dead-rule/{name}{suffix}", game.name, "dead-rule", "warning", "proven",
-                                 method, text, bound=extra, options=changed))
+                                 method, text, bound=extra, options=changed,
+                                 quotes=_quote_texts(define) if define is not None else [],
+                                 location=_loc(getattr(define, "span", None))))
     return found
+
+
+_LOCATED = re.compile(r"^(.+?:\d+:\d+): ")
+
+
+def _bare(message: str) -> str:
+    """A rule's error without the `file:line:col: ` the engine puts before it (the finding locates it)."""
+    return _LOCATED.sub("", message, count=1)
+
+
+def _located(message: str) -> str | None:
+    found = _LOCATED.match(message)
+    return found.group(1) if found else None
 
 
 def _test(prop):
@@ -952,8 +1191,38 @@ def _turn_structure(game: m.Game, report: GameReport) -> None:
 
 
 def _acknowledge(game: m.Game, report: GameReport) -> None:
-    """Findings named in the checks file's `expect` lines are reported but do not fail the run."""
+    """Findings named in the checks file's `expect` lines are reported but do not fail the run; an
+    `expect` that names no finding of this run is itself reported, so that expectations do not rot."""
     for e in game.expected:
+        matched = False
         for f in report.findings:
             if f.id == e.finding or f.id.startswith(e.finding + "/"):
                 f.acknowledged_by = f"expect {e.name}"
+                matched = True
+        if not matched:
+            report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "warning", "refuted",
+                               "static", f"expect {e.name} acknowledges {e.finding!r}, but no finding of this run has "
+                               "that id (or starts with it)", location=_loc(e.span),
+                               hint="remove the `expect`, or correct the finding id it names (the ids are in "
+                                    "`--format json`); a finding that only deeper bounds produce needs them to match"))
+
+
+def _locate(spec: Spec, report: GameReport) -> None:
+    """Where each finding's quotes stand in the rulebook, and where the files it names are on disk."""
+    rulebook = spec.rulebook_text
+    files = {spec.display_path: spec.path}
+    for f in report.findings:
+        name = (f.location or "").rsplit(":", 2)[0]
+        if spec.checks_path is not None and name.endswith(".checks"):
+            files[name] = spec.checks_path
+    if rulebook is not None:
+        shown = str(PurePath(spec.display_path).parent / spec.rulebook_path.name)
+        files[shown] = spec.rulebook_path
+        lines = {}
+        for f in report.findings:
+            for text in f.quotes:
+                if text not in lines:
+                    lines[text] = q.locate(rulebook, text)
+                if lines[text] is not None:
+                    f.related.append(f"{shown}:{lines[text][0]}:{lines[text][1]}")
+    report.sources = {name: str(path) for name, path in files.items()}

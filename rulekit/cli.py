@@ -8,7 +8,8 @@ import os
 import random
 import re
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -61,6 +62,8 @@ class _Progress:
                             TimeElapsedColumn(), console=Console(stderr=True), transient=True,
                             disable=not enabled)
         self.task = None
+        self.lines: dict = {}
+        self.enabled = enabled
 
     def __enter__(self):
         self.bar.__enter__()
@@ -74,6 +77,44 @@ class _Progress:
 
     def advance(self, steps: int = 1) -> None:
         self.bar.advance(self.task, steps)
+
+    def describe(self, label: str) -> None:
+        """What is running now: the spec, the configuration, the method."""
+        if self.task is None:
+            self.start(label, None)
+        else:
+            self.bar.update(self.task, description=label)
+
+    def relayed(self, name: str, kind: str, *args) -> None:
+        """A message from a spec checked in another process: one line of the display per spec."""
+        task = self.lines.get(name)
+        if task is None:
+            task = self.lines[name] = self.bar.add_task(name, total=None)
+        if kind == "start":
+            self.bar.update(task, description=args[0], total=args[1], completed=0)
+        elif kind == "advance":
+            self.bar.advance(task, args[0])
+        elif kind == "describe":
+            self.bar.update(task, description=args[0])
+        elif kind == "done":
+            self.bar.remove_task(task)
+            del self.lines[name]
+
+
+class _Relay:
+    """The progress of a spec checked in a worker process, sent to the display of the main one."""
+
+    def __init__(self, queue, name: str):
+        self.queue, self.name = queue, name
+
+    def start(self, label: str, total: int) -> None:
+        self.queue.put((self.name, "start", label, total))
+
+    def advance(self, steps: int = 1) -> None:
+        self.queue.put((self.name, "advance", steps))
+
+    def describe(self, label: str) -> None:
+        self.queue.put((self.name, "describe", label))
 
 
 def _options(pairs: list[str] | None) -> dict[str, str]:
@@ -98,7 +139,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("specs", nargs="*", metavar="SPEC|GAME", help="what to check (default: every bundled spec)")
     c.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default: text)")
     c.add_argument("--games", type=int, default=PlayBounds.games, metavar="N",
-                   help=f"random games per player count under the default options (default: {PlayBounds.games})")
+                   help=f"random games per player count under the default options (default: {PlayBounds.games}); "
+                   "a sampled verdict states what they are worth")
+    c.add_argument("--confidence", type=float, default=PlayBounds.confidence, metavar="C",
+                   help="confidence of the bounds that sampled verdicts state: at this confidence the chance that "
+                   f"a random game breaks an invariant is below the bound (default: {PlayBounds.confidence:g})")
+    c.add_argument("--max-violation-rate", type=float, default=None, metavar="P",
+                   help="stop random play for a player count early, once every target has been reached and the "
+                   "bound on every invariant is below P (for example 0.01; default: play --games games)")
     c.add_argument("--variant-games", type=int, default=PlayBounds.variant_games, metavar="N",
                    help=f"random games per player count under each other option (default: {PlayBounds.variant_games})")
     c.add_argument("--play-budget", type=int, default=PlayBounds.play_budget, metavar="N",
@@ -240,6 +288,8 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=Non
         return check_spec(spec, bounds, progress, executor=executor), None
     except SpecError as exc:
         return None, exc.render()
+    except RulekitError as exc:  # anything else a spec can cause, said without a traceback
+        return None, f"{spec.display_path if isinstance(spec, Spec) else spec}: error: {exc}"
 
 
 def _check(args, out: Console) -> int:
@@ -249,12 +299,18 @@ def _check(args, out: Console) -> int:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.depth is not None and args.depth < 0:
         raise RulekitError("--depth must not be negative")
+    if not 0 < args.confidence < 1:
+        raise RulekitError("--confidence must lie strictly between 0 and 1, for example 0.95")
+    if args.max_violation_rate is not None and not 0 < args.max_violation_rate < 1:
+        raise RulekitError("--max-violation-rate must lie strictly between 0 and 1, for example 0.01")
+    started = time.perf_counter()
     targets = args.specs or resources.bundled_games()
     bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed, max_states=args.max_states,
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
                         variant_budget=args.variant_budget, explore_budget=args.explore_budget,
-                        bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit)
+                        bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
+                        confidence=args.confidence, max_violation_rate=args.max_violation_rate)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []
@@ -266,11 +322,26 @@ def _check(args, out: Console) -> int:
         elif jobs > 1:  # one spec per process: the games are independent, the cores are not shared
             progress.start(f"checking {len(specs)} specs on {jobs} cores", len(specs))
             # spawned, not forked: a forked child would inherit Z3's state from this process
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = [pool.submit(_check_one, target, bounds) for target in targets]
-                for future in as_completed(futures):
-                    progress.advance()
+            context = multiprocessing.get_context("spawn")
+            manager = context.Manager() if progress.enabled else None
+            queue = manager.Queue() if manager is not None else None
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+                futures = {pool.submit(_check_one, target, bounds,
+                                       _Relay(queue, spec.path.stem) if queue is not None else None): spec.path.stem
+                           for target, spec in zip(targets, specs)}
+                pending, done = set(futures), []
+                while pending:
+                    finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    while queue is not None and not queue.empty():
+                        progress.relayed(*queue.get())
+                    for future in finished:
+                        done.append(futures[future])
+                        progress.relayed(futures[future], "done")
+                        progress.advance()
+                        progress.describe(f"checking {len(specs)} specs on {jobs} cores (done: {', '.join(done)})")
                 results = [f.result() for f in futures]
+            if manager is not None:
+                manager.shutdown()
         else:
             results = [_check_one(spec, bounds, progress) for spec in specs]
     for report, error in results:
@@ -285,7 +356,7 @@ def _check(args, out: Console) -> int:
     elif args.format == "sarif":
         print(to_sarif(reports, __version__))
     else:
-        render_text(reports, out, args.verbose)
+        render_text(reports, out, args.verbose, seconds=time.perf_counter() - started)
     if broken:
         return EXIT_USAGE
     return EXIT_FINDINGS if any(f.fails for r in reports for f in r.findings) else EXIT_OK

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 KINDS = ("contradiction", "invariant", "reachability", "deadlock", "termination", "dead-rule", "coverage",
-         "quote", "ambiguity", "runtime")
+         "quote", "ambiguity", "runtime", "stale-expect")
 SEVERITIES = ("error", "warning", "info")
 VERDICTS = ("proven", "refuted", "bounded", "unknown")
 METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "z3-abstraction", "hypothesis", "graph", "static",
@@ -29,12 +29,22 @@ class Finding:
     witness: list[dict] | None = None
     options: dict = field(default_factory=dict)
     acknowledged_by: str | None = None
+    hint: str | None = None  # what would fix or acknowledge it
+    related: list[str] = field(default_factory=list)  # where its quotes stand in the rulebook (file:line:col)
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
         assert self.severity in SEVERITIES, self.severity
         assert self.verdict in VERDICTS, self.verdict
         assert self.method in METHODS, self.method
+
+    @property
+    def subject(self) -> str | None:
+        """The property a finding judges (ids read `game/kind/subject/...`), None for other findings."""
+        parts = self.id.split("/")
+        if self.kind in ("invariant", "reachability") and len(parts) > 2 and not parts[2].startswith("z3-"):
+            return parts[2]
+        return None
 
     @property
     def fails(self) -> bool:
@@ -54,6 +64,7 @@ class GameReport:
     options: dict
     findings: list[Finding] = field(default_factory=list)
     stats: dict = field(default_factory=dict)  # time per method, explored configurations
+    sources: dict = field(default_factory=dict, repr=False)  # shown file name -> path on disk, for source lines
 
     def add(self, finding: Finding) -> None:
         self.findings.append(finding)

@@ -429,6 +429,7 @@ class QuoteRef:
     text: str
     span: Span | None = _span()
     translation: str | None = field(default=None, compare=False)  # ours, marked as such in the docs
+    owner: str | None = field(default=None, compare=False)  # the header line that carries it, for messages
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,7 +67,7 @@ def quote_uses(game: m.Game) -> list[QuoteUse]:
 
     def add(quotes, owner):
         for q in quotes:
-            uses.append(QuoteUse(q.text, q, owner))
+            uses.append(QuoteUse(q.text, q, getattr(q, "owner", None) or owner))
 
     add(game.quotes, "game")
     add(game.flow.quotes, "flow")
@@ -102,6 +102,20 @@ def bad_quotes(game: m.Game, rulebook: str) -> list[QuoteProblem]:
         close = difflib.get_close_matches(normalize(use.text), [s.text for s in found], n=1, cutoff=0.5)
         problems.append(QuoteProblem(use, close[0] if close else None))
     return problems
+
+
+def locate(rulebook: str, text: str) -> tuple[int, int] | None:
+    """Line and column (1-based) where a quote starts in the rulebook, white space normalized."""
+    words = text.split()
+    if not words:
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    found = re.search(pattern, rulebook)
+    if found is None:
+        return None
+    before = rulebook[:found.start()]
+    line = before.count("\n") + 1
+    return line, found.start() - (before.rfind("\n") + 1) + 1
 
 
 def uncovered(game: m.Game, rulebook: str) -> list[Sentence]:

@@ -69,8 +69,8 @@ class Resolver:
         self.error("E201", f"unknown {what} '{name.text}'", name.span,
                    f"did you mean '{close[0]}'?" if close else None)
 
-    def quotes(self, node) -> tuple:
-        return tuple(m.QuoteRef(q.text, q.span, q.translation) for q in node.get("quotes", []) or [])
+    def quotes(self, node, owner: str | None = None) -> tuple:
+        return tuple(m.QuoteRef(q.text, q.span, q.translation, owner) for q in node.get("quotes", []) or [])
 
     def expect(self, expr: m.Expr, want: m.Type, span, what="expression") -> m.Expr:
         got = getattr(expr, "type", None)
@@ -129,8 +129,9 @@ class Resolver:
             self.error("E207", f"player counts {pl.low} to {pl.high} are not a range of at least one player", pl.span)
         payoff = (header["payoff"][0].win, header["payoff"][0].lose) if header["payoff"] else (1, -1)
         order = header["order"][0].direction if header["order"] else "clockwise"
-        game_quotes = (self.quotes(g) + self.quotes(pl) + (self.quotes(header["order"][0]) if header["order"] else ())
-                       + (self.quotes(header["payoff"][0]) if header["payoff"] else ()))
+        game_quotes = (self.quotes(g, "game") + self.quotes(pl, "players")
+                       + (self.quotes(header["order"][0], "order") if header["order"] else ())
+                       + (self.quotes(header["payoff"][0], "payoff") if header["payoff"] else ()))
         return m.Game(
             name=g.name.text, title=g.title, rulebook=rb.path.text, source=rb.source.text,
             min_players=pl.low, max_players=pl.high, order=order, payoff=payoff,

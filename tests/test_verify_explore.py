@@ -147,7 +147,7 @@ def test_cli_all_options_and_sarif(tmp_path, capsys):
     out = capsys.readouterr().out
     data = json.loads(out)
     assert code == 1 and data["version"] == "2.1.0"
-    assert any(r["ruleId"].startswith("deadlock") for r in data["runs"][0]["results"])
+    assert any(r["ruleId"] == "rulekit/deadlock" for r in data["runs"][0]["results"])
     code = main(["check", "chocobo", "--games", "2", "--variant-games", "0", "--max-states", "100",
                  "--symbolic-time-limit", "0", "--all-options", "--format", "json"])
     findings = json.loads(capsys.readouterr().out)["games"][0]["findings"]

@@ -26,11 +26,16 @@ LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts a
 class Program:
     """The compiled form of one game configuration."""
 
-    def __init__(self, source: str, namespace: dict, entry_locals: int, n_code: int):
+    def __init__(self, source: str, namespace: dict, entry_locals: int, n_code: int, origins: list | None = None):
         self.source = source
         self.ns = namespace
         self.code = [namespace[f"i{pc}"] for pc in range(n_code)]
         self.entry_locals = entry_locals
+        self.origins = origins or []  # pc -> (span of the statement it came from, its rule or procedure)
+
+    def origin(self, pc: int) -> tuple:
+        """(span, rule or procedure name) of the statement that instruction `pc` was compiled from."""
+        return self.origins[pc] if 0 <= pc < len(self.origins) and self.origins[pc] else (None, None)
 
 
 @dataclass
@@ -75,6 +80,8 @@ class Codegen:
         self._native_procs: dict[str, bool] = {}
         self.direction = 1 if game.order == "clockwise" else -1
         self.instrs: list[Instr] = []
+        self.origins: list[tuple | None] = []  # beside each instruction: (statement span, rule or procedure)
+        self.compiling: list[tuple] = []  # the statements being compiled, innermost last
         self.labels: dict[str, int] = {}
         self.label_count = itertools.count()
         self.consts: dict[str, object] = {}
@@ -269,15 +276,23 @@ class Codegen:
     def instr(self, *lines: str, goes_on: bool = True, stays: bool = True, then: str | None = "NEXT",
               branch: bool = False) -> int:
         self.instrs.append(Instr(list(lines), goes_on, stays, then, False, branch))
+        self.origins.append(self.compiling[-1] if self.compiling else None)
         return len(self.instrs) - 1
+
+    def compiling_stmt(self, st) -> None:
+        rule = st.name if isinstance(st, (m.Rule, m.Procedure)) else (self.compiling[-1][1] if self.compiling else None)
+        self.compiling.append((getattr(st, "span", None), rule))
 
     def jump(self, label: str) -> None:
         self.instrs.append(Instr([f"return {label}"], goes_on=False, then=label, jump=True))
+        self.origins.append(self.compiling[-1] if self.compiling else None)
 
     def native_run(self, run: list[m.Stmt]) -> None:
         """Native statements as one instruction; an `end` among them returns its signal from it."""
         ends = any(isinstance(x, m.End) for x in m.walk(run))
+        self.compiling_stmt(run[0])
         self.instr(*self.n_block(run), "return NEXT", goes_on=not ends, stays=not ends)
+        self.compiling.pop()
 
     def hidden_slot(self) -> int:
         self.frame_size += 1
@@ -485,7 +500,9 @@ class Codegen:
             if run:
                 self.native_run(run)
                 run = []
+            self.compiling_stmt(st)
             getattr(self, "s_" + type(st).__name__)(st)
+            self.compiling.pop()
         if run:
             self.native_run(run)
 
@@ -686,8 +703,10 @@ class Codegen:
     def procedure(self, proc: m.Procedure) -> None:
         self.frame_size = proc.nlocals
         self.labels[f"@P_{_py_name(proc.name)}@"] = len(self.instrs)
+        self.compiling_stmt(proc)
         self.block(proc.body)
         self.instr("s.fr.pop()", "return FRAMES", goes_on=False, stays=False, then=None)
+        self.compiling.pop()
         self.consts[f"PAD_{_py_name(proc.name)}"] = [None] * (self.frame_size - len(proc.params))
 
     def module(self) -> tuple[str, dict, int]:

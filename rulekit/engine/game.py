@@ -43,7 +43,7 @@ class Game:
             raise RuleRuntimeError(f"the spec is too deeply nested for the engine ({exc.msg}); "
                                    "move part of it into a procedure", self.model.flow.span) from None
         exec(code, namespace)  # noqa: S102
-        self.program = Program(source, namespace, flow_size, len(codegen.instrs))
+        self.program = Program(source, namespace, flow_size, len(codegen.instrs), codegen.origins)
         self.triggers = namespace["TRIGGERS"]
         self.action_table: ActionTable = config.actions
         self.choices = config.choices

@@ -71,8 +71,10 @@ class State:
         while True:
             budget -= 1
             if not budget:
+                span, rule = self.game.program.origin(pc)
+                where = f"; it was running {'rule ' + rule if rule and rule != 'flow' else 'the flow'}"
                 raise RuleRuntimeError(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
-                                       f"event (an endless loop?); instruction {pc} was running")
+                                       f"event (an endless loop?){where if rule else ''}", span)
             r = code[pc](self, fr)
             if r >= 0:
                 pc = r
@@ -202,6 +204,12 @@ class State:
 
     def is_terminal(self) -> bool:
         return self.over
+
+    def waiting_at(self) -> tuple:
+        """(span, rule or procedure) of the statement the rules are waiting at: a decision, a chance event."""
+        if not self.fr:
+            return None, None
+        return self.game.program.origin(self.fr[-1][0])
 
     def is_stuck(self) -> bool:
         """Not an end, yet nobody can move: a deadlock of the rules."""

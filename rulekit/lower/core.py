@@ -238,13 +238,12 @@ class GivenCard(Selector):
 # ---- the pass: the model's spelling to the core IR's nodes ----------------------------------------------
 
 def typed(node):
-    """The node with every builtin, domain and selector below it turned into its core IR node, and
-    every `rule` (a named, quoted group of statements) replaced by its statements."""
+    """The node with every builtin, domain and selector below it turned into its core IR node. A `rule`
+    stays: it runs its statements and nothing else, and its name and quotes are what reports and
+    witnesses cite for the statements inside it."""
     if isinstance(node, tuple):
         items = tuple(typed(x) for x in node)
-        if any(isinstance(x, m.Rule) for x in items):
-            items = tuple(y for x in items for y in (x.body if isinstance(x, m.Rule) else (x,)))
-        return node if len(items) == len(node) and all(a is b for a, b in zip(items, node)) else items
+        return node if all(a is b for a, b in zip(items, node)) else items
     if isinstance(node, m.Type) or not dataclasses.is_dataclass(node) or isinstance(node, type):
         return node
     changes = {}

@@ -20,6 +20,8 @@ from .. import resources
 from ..checking import PlayBounds, check_spec
 from ..errors import RulekitError, SpecError
 from ..pipeline import Spec
+from ..report import text as report_text
+from ..report import wording
 from .diagram import turn_structure_svg
 from .english import English, Line, Ref, humanize, language, translation
 from .nodes import rulekit_details, rulekit_svg
@@ -469,6 +471,14 @@ class GamePage:
         if not findings:
             out.append(para("No findings."))
             return out
+        out.append(para(report_text.game_summary(report).removeprefix("summary: ").capitalize() + "."))
+        passes = [row([para(name), [para(nodes.inline("", wording.verdict_word(best),
+                                                      classes=[f"rulekit-verdict-{best.verdict}"])),
+                                    para(best.method, classes=["rulekit-muted"])], para(wording.rests_on(best))])
+                  for name, best, _ in report_text.pass_rows(report)]
+        if passes:
+            out.append(table(["Property", "Strongest verdict and method", "What it rests on"], passes,
+                             classes=["rulekit-checks"], widths=[3, 2, 7]))
         rows = []
         for f in findings:
             finding = [para(f.message)]

@@ -312,10 +312,13 @@ class Encoder:
         return value
 
 
-def consistency(game: m.Game, players: int, options: dict[str, str], timeout_ms: int = 5000) -> Consistency:
-    """Are the facts, counts, token supplies and claims satisfiable together for this configuration?"""
+def consistency(game: m.Game, players: int, options: dict[str, str], timeout_ms: int = 5000,
+                without_claims: frozenset = frozenset()) -> Consistency:
+    """Are the facts, counts, token supplies and claims satisfiable together for this configuration?
+    `without_claims`: claims left out, so that the claims of another unsat core can be found."""
     try:
-        tracked = Encoder(game, players, options).assertions()
+        tracked = [t for t in Encoder(game, players, options).assertions()
+                   if not (t[0].what == "claim" and t[0].name in without_claims)]
     except Unsupported as exc:
         return Consistency(players, options, "unknown", reason=f"unsupported: {exc}")
     except z3.Z3Exception as exc:

@@ -1,0 +1,248 @@
+"""The check report for people: problems first, in a compiler's style; then one table of passes per
+game; then a summary line per game and one for the run.
+
+On a terminal the table is a rich table; piped, it is plain aligned text that reads the same in a file,
+a CI log or a golden file."""
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..findings import Finding, GameReport
+from . import wording as w
+
+STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+VERDICT_STYLE = {"proven": "green", "exhaustive": "green", "reached": "green", "refuted": "red",
+                 "unreachable": "red", "sampled": "blue", "bounded": "blue", "unknown": "magenta",
+                 "not reached": "magenta"}
+WITNESS_STEPS = 12  # steps shown in the text report; the full trace is in --format json
+
+
+def render_text(reports: list[GameReport], console: Console, verbose: bool = False,
+                seconds: float | None = None) -> None:
+    for r in reports:
+        _game(r, console, verbose)
+    console.print(run_summary(reports, seconds))
+
+
+def _game(r: GameReport, out: Console, verbose: bool) -> None:
+    out.print(f"[bold]{escape(r.title)}[/] ({escape(r.game)}, {escape(r.spec)}, {_players(r.players)} players)")
+    problems = sorted((f for f in r.findings if w.is_problem(f)), key=w.problem_sort_key)
+    open_ = [f for f in problems if f.acknowledged_by is None]
+    known = [f for f in problems if f.acknowledged_by is not None]
+    for title, group in _groups(open_):
+        out.print(f"\n  [bold]{escape(title)}[/]")
+        for f in group:
+            _problem(f, r, out)
+    if known:
+        out.print("\n  [bold]acknowledged[/] (by an ambiguity or an `expect`; they do not fail the run)")
+        for title, group in _groups(known):
+            out.print(f"    [dim]{escape(title)}[/]")
+            for f in group:
+                if verbose:
+                    _problem(f, r, out, indent="    ")
+                else:
+                    out.print(f"      {escape(_headline(f))} [dim](acknowledged by {escape(f.acknowledged_by)})[/]")
+    _passes(r, out, verbose)
+    out.print(f"  {escape(game_summary(r))}\n")
+
+
+def _groups(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        title = w.PROBLEM_TITLES[f.kind]
+        if f.kind == "reachability" and f.verdict == "refuted":
+            title = "targets that can never be reached"
+        groups.setdefault(title, []).append(f)
+    return list(groups.items())
+
+
+def _headline(f: Finding) -> str:
+    where = f"{f.location}: " if f.location else ""
+    under = f" [under {w.options_text(f.options)}]" if f.options and f.kind != "ambiguity" else ""
+    return f"{where}{f.severity}[{f.kind}]: {f.message}{under}"
+
+
+def _problem(f: Finding, r: GameReport, out: Console, indent: str = "") -> None:
+    style = STYLE[f.severity]
+    where = f"{escape(f.location)}: " if f.location else ""
+    under = f" [dim]\\[under {escape(w.options_text(f.options))}][/]" if f.options and f.kind != "ambiguity" else ""
+    out.print(f"{indent}    {where}[{style}]{f.severity}\\[{f.kind}][/]: {escape(f.message)}{under}")
+    pad = indent + "      "
+    source = _source_line(f.location, r)
+    if source is not None:
+        number, text, column = source
+        gutter = " " * len(str(number))
+        out.print(f"{pad}{number} | {escape(text)}", highlight=False)
+        out.print(f"{pad}{gutter} | {' ' * (column - 1)}[{style}]^[/]")
+    for i, quote in enumerate(f.quotes[:2]):
+        at = f" ({f.related[i]})" if i < len(f.related) else ""
+        out.print(f"{pad}rulebook{escape(at)}: [italic]“{escape(quote)}”[/]")
+    hint = f.hint or w.HINTS.get(f.kind)
+    if hint:
+        out.print(f"{pad}[dim]hint:[/] {escape(hint)}")
+    if f.witness:
+        _witness(f.witness, out, pad)
+
+
+def _source_line(location: str | None, r: GameReport) -> tuple[int, str, int] | None:
+    if not location:
+        return None
+    parts = location.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        return None
+    path = r.sources.get(parts[0], parts[0])
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    line = int(parts[1])
+    if not 0 < line <= len(lines):
+        return None
+    return line, lines[line - 1], max(1, int(parts[2]))
+
+
+def _witness(steps: list[dict], out: Console, pad: str) -> None:
+    decisions = sum(1 for s in steps if s.get("player") != "chance")
+    shown = steps[-WITNESS_STEPS:]
+    head = f"witness: {len(steps)} steps ({decisions} decisions)"
+    if len(shown) < len(steps):
+        head += f", the last {len(shown)} shown; the full trace is in --format json"
+    out.print(f"{pad}{head}")
+    rows = [("#", "who", "action", "rule and quote", "what changed")]
+    for s in shown:
+        rule = s.get("rule") or ""
+        if s.get("quote"):
+            rule = (rule + " " if rule else "") + f"“{_cut(s['quote'], 40)}”"
+        rows.append((str(s.get("step", "")), str(s.get("player", "")), _cut(str(s.get("text", "")), 36),
+                     rule, _cut(s.get("changed") or "", 60)))
+    for line in _aligned(rows):
+        out.print(f"{pad}  {escape(line)}", highlight=False)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+
+
+# ---- passes ----------------------------------------------------------------------------------------
+
+def pass_rows(r: GameReport) -> list[tuple[str, Finding, list[Finding]]]:
+    """One row per property under the default options: (name, strongest finding, the other findings)."""
+    rows: dict[str, list[Finding]] = {}
+    for f in r.findings:
+        if f.options and f.kind != "ambiguity":
+            continue
+        if f.subject is not None:
+            rows.setdefault(f.subject, []).append(f)
+        elif f.kind == "deadlock":
+            rows.setdefault("no deadlock", []).append(f)
+        elif f.kind == "contradiction" and f.verdict == "proven":
+            rows.setdefault("facts consistent", []).append(f)
+    out = []
+    for name, group in rows.items():
+        best = w.strongest(group)
+        out.append((name, best, [f for f in group if f is not best]))
+    return out
+
+
+def _passes(r: GameReport, out: Console, verbose: bool) -> None:
+    rows = pass_rows(r)
+    if not rows:
+        return
+    out.print("\n  [bold]what holds[/] (the strongest verdict per property; -v shows every method's)")
+    header = ("property", "verdict", "method", "what it rests on")
+    body = []
+    for name, best, others in rows:
+        word = w.verdict_word(best)
+        if w.is_problem(best):
+            word += " (above)"
+        body.append((name, word, best.method, w.rests_on(best), others))
+    if out.is_terminal:
+        table = Table(*header, box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
+        for name, word, method, rests, others in body:
+            style = VERDICT_STYLE.get(word.split(" (")[0], "")
+            table.add_row(escape(name), f"[{style}]{escape(word)}[/]" if style else escape(word), method,
+                          escape(rests))
+            if verbose:
+                for f in others:
+                    table.add_row("", f"[dim]{escape(w.verdict_word(f))}[/]", f"[dim]{f.method}[/]",
+                                  f"[dim]{escape(f.message)}[/]")
+        out.print(table)
+    else:
+        lines = [header]
+        for name, word, method, rests, others in body:
+            lines.append((name, word, method, rests))
+            if verbose:
+                lines += [("", f"  {w.verdict_word(f)}", f.method, f.message) for f in others]
+        for line in _aligned(lines):
+            out.print(f"    {escape(line)}", highlight=False)
+    if verbose:
+        rest = [f for f in r.findings if not w.is_problem(f) and f.subject is None
+                and f.kind not in ("deadlock",) and not (f.kind == "contradiction" and f.verdict == "proven")]
+        if rest:
+            out.print("\n  [bold]notes[/]")
+            for f in rest:
+                under = f" [under {w.options_text(f.options)}]" if f.options and f.kind != "ambiguity" else ""
+                out.print(f"    [dim]{f.kind}, {f.verdict}, {f.method}:[/] {escape(f.message + under)}")
+
+
+# ---- summaries -------------------------------------------------------------------------------------
+
+def game_summary(r: GameReport) -> str:
+    """What was checked, in one line."""
+    parts = []
+    book = r.stats.get("rulebook")
+    if book:
+        parts.append(f"{book['sentences'] - book['unaccounted']} of {book['sentences']} rulebook sentences "
+                     f"accounted for")
+        parts.append(f"{book['quotes'] - book['not_verbatim']} of {book['quotes']} quotes verbatim")
+    default = [f for f in r.findings if not (f.options and f.kind != "ambiguity")]
+    contradictions = [f for f in default if f.kind == "contradiction" and f.verdict == "refuted"]
+    consistent = [f for f in default if f.kind == "contradiction" and f.verdict == "proven"]
+    if contradictions:
+        parts.append(f"{len(contradictions)} contradiction(s) in the declared numbers")
+    elif consistent:
+        parts.append("facts consistent")
+    rows = pass_rows(r)
+    invariants = [best for _, best, _ in rows if best.kind == "invariant"]
+    if invariants:
+        words = [w.verdict_word(f) for f in invariants]
+        parts.append("invariants " + " / ".join(f"{words.count(k)} {k}" for k in
+                                                ("proven", "exhaustive", "sampled", "refuted"))
+                     + (f" / {words.count('unknown') + words.count('bounded')} undecided"
+                        if words.count("unknown") + words.count("bounded") else ""))
+    targets = [best for _, best, _ in rows if best.kind == "reachability"]
+    if targets:
+        parts.append(f"{sum(1 for f in targets if f.verdict == 'proven')} of {len(targets)} targets reached")
+    ambiguities = [f for f in r.findings if f.kind == "ambiguity" and f.id.count("/") == 2]
+    parts.append(f"{len(ambiguities)} ambiguities declared")
+    errors = sum(1 for f in r.findings if f.fails)
+    warnings = sum(1 for f in r.findings if f.severity == "warning" and f.acknowledged_by is None)
+    known = sum(1 for f in r.findings if w.is_problem(f) and f.acknowledged_by is not None)
+    parts.append(f"{errors} error(s), {warnings} warning(s)" + (f", {known} acknowledged" if known else ""))
+    seconds = sum(r.stats.get("timings", {}).values())
+    if seconds:
+        parts.append(f"{seconds:.1f} s")
+    return "summary: " + "; ".join(parts)
+
+
+def run_summary(reports: list[GameReport], seconds: float | None) -> str:
+    errors = sum(1 for r in reports for f in r.findings if f.fails)
+    warnings = sum(1 for r in reports for f in r.findings if f.severity == "warning" and f.acknowledged_by is None)
+    known = sum(1 for r in reports for f in r.findings if w.is_problem(f) and f.acknowledged_by is not None)
+    took = f" in {seconds:.1f} s" if seconds is not None else ""
+    verdict = "clean" if not errors else "failed"
+    return (f"{len(reports)} spec(s) checked{took}: {verdict}; {errors} unacknowledged error(s), "
+            f"{warnings} warning(s), {known} acknowledged")
+
+
+def _players(counts: list[int]) -> str:
+    return f"{counts[0]}" if counts[0] == counts[-1] else f"{counts[0]}-{counts[-1]}"

@@ -1,0 +1,151 @@
+"""The words of a verdict, shared by every reader of findings: the terminal report, SARIF and the
+Sphinx verdict pages. Each function reads the finding objects only, never the checks that made them."""
+from __future__ import annotations
+
+from ..findings import Finding
+from ..statistics import Sample, percent
+
+# How strongly a verdict settles a property: a refutation settles it against, a proof for.
+STRENGTH = {"refuted": 4, "proven": 3, "bounded": 2, "unknown": 1}
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+# A group of problems is named by what was found, never by a bare count.
+PROBLEM_TITLES = {
+    "quote": "quotes that are not verbatim in the rulebook",
+    "coverage": "rulebook sentences that no rule accounts for",
+    "contradiction": "declarations that contradict each other",
+    "invariant": "invariants that do not hold",
+    "reachability": "targets not reached",
+    "deadlock": "deadlocks: the game is not over, yet no one can move",
+    "termination": "play that may not end",
+    "dead-rule": "rules that never apply",
+    "runtime": "rules that could not be carried out",
+    "ambiguity": "options that change verdicts",
+    "stale-expect": "expectations that match no finding",
+}
+
+HINTS = {
+    "quote": "copy the rulebook's words exactly (white space does not matter)",
+    "coverage": 'quote this sentence on the rule that formalizes it, or mark it `unmodelled "..." because "..."`',
+    "contradiction": "correct the numbers, or declare an `ambiguity` of kind contradiction that quotes them",
+    "invariant": "the witness ends in the first state that breaks it: fix the rule of its last steps, or "
+                 "the invariant",
+    "reachability": "a target that cannot be reached is a rule that never applies or a wrong condition",
+    "deadlock": "give the player a legal move, or end the game, in the state the witness ends in",
+    "termination": "an end the rules always reach, or acknowledge it with `expect` if the rulebook allows it",
+    "dead-rule": "a rule, action or definition that never applies usually has a condition that can never hold",
+    "runtime": "the rule at this line failed in the state the witness ends in",
+    "stale-expect": "remove the `expect`, or correct the finding id it names",
+}
+
+
+def sampled_invariant(sample: Sample, states: int) -> str:
+    """What `n` random games without a violation are worth, as a statistical model checker says it."""
+    bound = percent(sample.worst_upper_bound(), up=True)
+    return (f"no violation in {sample.total} random games ({states} states); at {percent(sample.confidence)} "
+            f"confidence the chance that a game violates it is below {bound}" + _per_count(sample))
+
+
+def sampled_absence(what: str, sample: Sample, states: int) -> str:
+    bound = percent(sample.worst_upper_bound(), up=True)
+    return (f"no {what} in {sample.total} random games ({states} states); at {percent(sample.confidence)} "
+            f"confidence the chance that a game has one is below {bound}" + _per_count(sample))
+
+
+def reach_frequency(sample: Sample) -> str:
+    """How often random games reach a target, with the exact interval."""
+    low, high = sample.interval()
+    return (f"random games reach it in {sample.total_hits} of {sample.total} "
+            f"({percent(sample.total_hits / sample.total) if sample.total else '0 %'}; "
+            f"{percent(sample.confidence)} interval {percent(low)} to {percent(high, up=True)})")
+
+
+def not_reached(sample: Sample) -> str:
+    bound = percent(sample.worst_upper_bound(), up=True)
+    return (f"not reached in {sample.total} random games; at {percent(sample.confidence)} confidence fewer than "
+            f"{bound} of games reach it" + _per_count(sample))
+
+
+def _per_count(sample: Sample) -> str:
+    return " (for each player count)" if len([n for n in sample.games.values() if n]) > 1 else ""
+
+
+def sampled_bound(sample: Sample, states: int) -> dict:
+    """The JSON form of a sampled verdict's guarantee."""
+    return {"games": sample.total, "states": states, "confidence": sample.confidence,
+            "violation_rate_below": sample.worst_upper_bound(), "games_by_players": dict(sample.games)}
+
+
+def reach_bound(sample: Sample) -> dict:
+    low, high = sample.interval()
+    return {"games": sample.total, "reached_in": sample.total_hits, "confidence": sample.confidence,
+            "reach_rate_interval": [low, high]}
+
+
+def strongest(findings: list[Finding]) -> Finding:
+    """The finding that settles a question best: refuted, then proven, bounded, unknown."""
+    return max(findings, key=lambda f: (STRENGTH[f.verdict], f.witness is not None))
+
+
+def verdict_word(f: Finding) -> str:
+    """The verdict as a reader takes it: an exhaustive proof and a sample are not the same `proven`."""
+    b = f.bound or {}
+    if f.kind == "reachability":
+        return {"proven": "reached", "refuted": "unreachable", "bounded": "reached?",
+                "unknown": "not reached"}[f.verdict]
+    if f.verdict == "proven":
+        return "exhaustive" if b.get("complete") and f.method == "explicit-state" else "proven"
+    if f.verdict == "bounded":
+        return "sampled" if "violation_rate_below" in b else "bounded"
+    return f.verdict
+
+
+def rests_on(f: Finding) -> str:
+    """What a verdict rests on, in a few words: a proof, an exhaustive search, a sample and its worth."""
+    b = f.bound or {}
+    players = _players(b.get("players"))
+    if f.kind == "reachability" and f.verdict == "proven":
+        steps = len(f.witness or [])
+        text = f"a witness of {steps} steps, replayed in the engine"
+        if b.get("games"):
+            low, high = b.get("reach_rate_interval", (0, 1))
+            text += f"; reached in {b.get('reached_in', 0)} of {b['games']} random games ({percent(low)} to " \
+                    f"{percent(high, up=True)})"
+        return text
+    if f.method == "z3-k-induction" and f.verdict in ("proven", "refuted"):
+        how = "over the counts abstraction" if b.get("abstraction") else "over the exact transition relation"
+        return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players} players" if players else "")
+    if f.method == "z3-abstraction":
+        return "Z3 proof over counts per card kind per zone" + (f", {players} players" if players else "")
+    if f.method == "z3-unsat-core":
+        return f"Z3{', ' + players + ' players' if players else ''}"
+    if b.get("complete") and f.method in ("explicit-state", "graph"):
+        return f"exhaustive: every reachable state ({b.get('states', '?')} states)"
+    if "violation_rate_below" in b:
+        return (f"{b['games']} random games ({b['states']} states): a game breaks it with a chance below "
+                f"{percent(b['violation_rate_below'], up=True)} ({percent(b['confidence'])} confidence)")
+    if "bmc_depth" in b:
+        return f"Z3 BMC to depth {b['bmc_depth']}" + (f", {players} players" if players else "")
+    if f.witness:
+        return f"a witness of {len(f.witness)} steps, replayed in the engine"
+    if b.get("games"):
+        return f"{b['games']} random games"
+    return f.method
+
+
+def _players(value) -> str:
+    if isinstance(value, list) and value:
+        return str(value[0]) if len(value) == 1 else f"{value[0]} to {value[-1]}"
+    return str(value) if value else ""
+
+
+def problem_sort_key(f: Finding) -> tuple:
+    return (f.acknowledged_by is not None, SEVERITY_ORDER[f.severity], f.kind, f.location or "", f.id)
+
+
+def is_problem(f: Finding) -> bool:
+    return f.severity in ("error", "warning")
+
+
+def options_text(options: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(options.items()))

@@ -1,0 +1,209 @@
+"""The check report as a rules editor reads it: problems first in a compiler's style, then what holds;
+SARIF that code scanning accepts; JSON bounds that state their guarantee; expectations that do not rot."""
+from __future__ import annotations
+
+import json
+
+from rulekit.cli import main
+from tests.helpers import write_spec
+
+# the clock plays no part: no explorer time limit reached, no symbolic step
+FAST = ["--games", "6", "--variant-games", "1", "--symbolic-time-limit", "0", "--jobs", "1"]
+
+TINY = """
+game tiny "Tiny"
+rulebook "rulebook.txt" source "tiny.txt"
+players 2 to 3
+unmodelled "Tiny Game." because "Title."
+zone box: set, public, initial
+zone hand per player: set, owner
+card Ace x 1 quote "The player with the Ace wins."
+card Two x 2
+var drawn: int 0..3 = 0
+flow {
+  shuffle box
+  for p in players {
+    random c in box quote "Each player draws one card."
+    move c from box to hand(p)
+    add 1 to drawn
+  }
+  for p in players { if exists(c in hand(p) where c == Ace) { win p } }
+  end game quote "The player with the Ace wins."
+}
+"""
+
+CHECKS = """checks tiny
+invariant drawn_small "At most one card a player": drawn <= player_count
+reachable ace_drawn "Someone has the Ace": exists(p in players where size(hand(p)) > 0)
+"""
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_clean_spec_says_what_was_checked(tmp_path, capsys):
+    path = write_spec(tmp_path, TINY, checks=CHECKS)
+    code, out, err = run(capsys, "check", str(path), *FAST)
+    assert code == 0, out + err
+    assert "3 of 3 rulebook sentences accounted for" in out and "4 of 4 quotes verbatim" in out
+    assert "1 exhaustive" in out and "1 of 1 targets reached" in out
+    assert "what holds" in out and "drawn_small" in out and "ace_drawn" in out
+    assert "error[" not in out and "warning[" not in out  # no problem listed
+    assert "1 spec(s) checked" in out and ": clean;" in out
+    # a bare count of findings of any verdict is never a heading
+    assert "deadlock (1)" not in out and "contradiction (1)" not in out
+
+
+def test_one_bad_quote_on_the_players_line_is_named_and_located(tmp_path, capsys):
+    text = TINY.replace("players 2 to 3\n", 'players 2 to 3\n  quote "Each player draw one card."\n')
+    path = write_spec(tmp_path, text)
+    code, out, _ = run(capsys, "check", str(path), *FAST)
+    assert code == 1
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if "error[quote]" in line)
+    assert lines[at].strip().startswith(f"{tmp_path}/tiny/tiny.rules:5:9: error[quote]: quote on players is not")
+    assert "quotes that are not verbatim in the rulebook" in out
+    assert lines[at + 1].strip() == '5 |   quote "Each player draw one card."'
+    assert lines[at + 2].strip() == "|         ^"
+    assert "rulebook: “Each player draw one card.”" in lines[at + 3]
+    assert "hint: the closest rulebook sentence is “Each player draws one card.”" in out
+    assert "4 of 5 quotes verbatim" in out
+
+
+DEADLOCK = TINY.replace("  end game quote", """  choose by seat(0) {
+    action wait when drawn > 5 { }
+  }
+  end game quote""")
+
+
+def test_a_deadlock_reads_as_a_problem_with_its_witness(tmp_path, capsys):
+    path = write_spec(tmp_path, DEADLOCK)
+    code, out, _ = run(capsys, "check", str(path), *FAST)
+    assert code == 1
+    assert "deadlocks: the game is not over, yet no one can move" in out
+    line = next(line for line in out.splitlines() if "error[deadlock]" in line)
+    assert "no legal move" in line
+    assert "hint: give the player a legal move" in out
+    header = next(line for line in out.splitlines() if line.strip().startswith("#  who"))
+    assert "action" in header and "rule and quote" in header and "what changed" in header
+    assert "“Each player draws one card.”" not in header
+    assert "drawn 0→2" in out and "hand[0] +" in out  # what changed, step by step
+
+
+def test_problems_come_before_what_holds(tmp_path, capsys):
+    path = write_spec(tmp_path, DEADLOCK, checks=CHECKS)
+    _, out, _ = run(capsys, "check", str(path), *FAST)
+    assert out.index("error[deadlock]") < out.index("what holds") < out.index("summary:")
+
+
+def test_an_endless_loop_names_the_spec_line(tmp_path, capsys):
+    text = TINY.replace("  end game quote", "  turns from seat(0) {\n    check triggers\n  }\n  end game quote")
+    path = write_spec(tmp_path, text)
+    code, out, _ = run(capsys, "check", str(path), *FAST, "--format", "json")
+    runtime = [f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "runtime"]
+    assert code == 1 and runtime
+    assert len(runtime) == 1 and "instruction" not in runtime[0]["message"]
+    assert runtime[0]["location"].rsplit(":", 2)[1] in ("19", "20")  # the turns loop, or the line inside it
+    assert "endless loop" in runtime[0]["message"] and "tiny.rules" not in runtime[0]["message"]
+
+
+def test_a_stale_expect_is_a_warning(tmp_path, capsys):
+    checks = CHECKS + 'expect gone "tiny/termination/random-play" because "no longer produced"\n'
+    path = write_spec(tmp_path, TINY, checks=checks)
+    code, out, _ = run(capsys, "check", str(path), *FAST, "--format", "json")
+    stale = [f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "stale-expect"]
+    assert code == 0 and len(stale) == 1
+    assert stale[0]["severity"] == "warning" and "tiny/termination/random-play" in stale[0]["message"]
+    assert stale[0]["location"].endswith("tiny.checks:4:1")
+
+
+def test_the_bundled_checks_files_have_no_stale_expect(capsys):
+    code, out, _ = run(capsys, "check", "chocobo", *FAST, "--max-states", "0", "--format", "json")
+    assert code == 0
+    assert not [f["id"] for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "stale-expect"]
+
+
+def test_every_false_claim_is_reported_once_across_player_counts(tmp_path, capsys):
+    text = TINY.replace("var drawn", "claim three_cards: 4 == 3\nclaim one_ace: 2 == 1\nvar drawn")
+    path = write_spec(tmp_path, text)
+    code, out, _ = run(capsys, "check", str(path), *FAST, "--format", "json")
+    found = [f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "contradiction"
+             and f["verdict"] == "refuted"]
+    assert code == 1
+    assert sorted(f["id"] for f in found) == ["tiny/contradiction/one_ace", "tiny/contradiction/three_cards"]
+    assert all(f["bound"]["players"] == [2, 3] for f in found)
+
+
+def test_json_bounds_state_their_guarantee(tmp_path, capsys):
+    path = write_spec(tmp_path, TINY, checks=CHECKS)
+    _, out, _ = run(capsys, "check", str(path), *FAST, "--format", "json")
+    findings = json.loads(out)["games"][0]["findings"]
+    exhaustive = next(f for f in findings if f["id"] == "tiny/invariant/drawn_small")
+    assert exhaustive["verdict"] == "proven" and exhaustive["bound"]["complete"] is True
+    assert [c["players"] for c in exhaustive["bound"]["configurations"]] == [2, 3]
+    _, out, _ = run(capsys, "check", str(path), *FAST, "--max-states", "0", "--format", "json")
+    sampled = next(f for f in json.loads(out)["games"][0]["findings"] if f["id"] == "tiny/invariant/drawn_small")
+    bound = sampled["bound"]
+    assert sampled["verdict"] == "bounded" and bound["games"] == 12 and bound["states"] >= 12
+    assert bound["confidence"] == 0.95 and abs(bound["violation_rate_below"] - (1 - 0.05 ** (1 / 6))) < 1e-9
+    assert "at 95 % confidence the chance that a game violates it is below 40 %" in sampled["message"]
+    reached = next(f for f in json.loads(out)["games"][0]["findings"] if f["id"] == "tiny/reachability/ace_drawn")
+    assert reached["bound"]["reached_in"] == 12 and reached["bound"]["reach_rate_interval"][1] == 1.0
+
+
+def test_confidence_and_sequential_stopping(tmp_path, capsys):
+    path = write_spec(tmp_path, TINY, checks=CHECKS)
+    argv = ["check", str(path), "--games", "500", "--variant-games", "1", "--symbolic-time-limit", "0",
+            "--max-states", "0", "--format", "json", "--jobs", "1"]
+    _, out, _ = run(capsys, *argv, "--confidence", "0.99", "--max-violation-rate", "0.05")
+    bound = next(f for f in json.loads(out)["games"][0]["findings"] if f["id"] == "tiny/invariant/drawn_small")["bound"]
+    # 90 games without a violation put the 99 % bound below 5 %, per player count
+    assert bound["games_by_players"] == {"2": 90, "3": 90} and bound["confidence"] == 0.99
+    assert bound["violation_rate_below"] < 0.05
+    code, _, err = run(capsys, *argv, "--confidence", "1.5")
+    assert code == 2 and "--confidence" in err
+
+
+def test_sarif_has_what_code_scanning_needs(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = TINY.replace("players 2 to 3\n", 'players 2 to 3\n  quote "Each player draw one card."\n')
+    write_spec(tmp_path, text)
+    code, out, _ = run(capsys, "check", "tiny/tiny.rules", *FAST, "--format", "sarif")
+    sarif = json.loads(out)
+    assert code == 1 and sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
+    (run_,) = sarif["runs"]
+    driver = run_["tool"]["driver"]
+    assert driver["name"] == "rulekit" and driver["rules"]
+    rule_ids = [r["id"] for r in driver["rules"]]
+    assert len(set(rule_ids)) == len(rule_ids)
+    for r in driver["rules"]:
+        assert r["shortDescription"]["text"] and r["defaultConfiguration"]["level"] in ("error", "warning", "note")
+    for result in run_["results"]:
+        assert result["ruleId"] in rule_ids and rule_ids[result["ruleIndex"]] == result["ruleId"]
+        assert result["level"] in ("error", "warning", "note") and result["message"]["text"]
+        for loc in result.get("locations", []) + result.get("relatedLocations", []):
+            physical = loc["physicalLocation"]
+            uri = physical["artifactLocation"]["uri"]
+            assert not uri.startswith("/") and "\\" not in uri and ":" not in uri
+            region = physical.get("region", {})
+            assert all(isinstance(region[k], int) and region[k] >= 1 for k in region)
+    quote = next(r for r in run_["results"] if r["ruleId"] == "rulekit/quote")
+    assert quote["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "tiny/tiny.rules"},
+                                                         "region": {"startLine": 5, "startColumn": 9}}
+    coverage = [r for r in run_["results"] if r["ruleId"] == "rulekit/coverage"]
+    assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tiny/rulebook.txt"
+               for r in coverage)
+
+
+def test_a_runtime_error_names_its_rule_and_line(tmp_path, capsys):
+    rule = '    rule count "Count the cards drawn" {\n      add 5 to drawn\n    }\n'
+    text = TINY.replace("    add 1 to drawn\n", rule)
+    path = write_spec(tmp_path, text)
+    code, out, err = run(capsys, "check", str(path), *FAST)
+    assert code == 1 and "Traceback" not in out + err
+    line = next(line for line in out.splitlines() if "error[runtime]" in line)
+    assert line.strip().startswith(f"{path}:17:7: error[runtime]: rule count could not be carried out: 'drawn'")
+    assert "17 |       add 5 to drawn" in out
