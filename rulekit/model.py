@@ -21,6 +21,16 @@ def _quotes():
     return field(default=(), **_meta)
 
 
+def _phrase():
+    """How the docs say a declaration in English (`phrase "..."`): for readers, so not part of equality."""
+    return field(default=None, **_meta)
+
+
+def _bookkeeping():
+    """A record kept for the engine that a player need not read (`bookkeeping`): docs only."""
+    return field(default=False, **_meta)
+
+
 # ---- types -----------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +331,7 @@ class Action:
     body: tuple[Stmt, ...]
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,6 +501,7 @@ class BoardDecl:
     columns: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,6 +514,7 @@ class ZoneDecl:
     span: Span | None = _span()
     quotes: tuple = _quotes()
     per_board: str | None = None  # one zone per position of this board
+    phrase: str | None = _phrase()
 
     @property
     def indexed(self) -> bool:
@@ -519,6 +532,8 @@ class VarDecl:
     span: Span | None = _span()
     quotes: tuple = _quotes()
     visibility: str = "public"  # or owner (a per-player variable seen by its player only) or hidden
+    phrase: str | None = _phrase()
+    bookkeeping: bool = _bookkeeping()
 
 
 @dataclass(frozen=True, slots=True)
@@ -537,6 +552,7 @@ class Define:
     nlocals: int
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -547,6 +563,8 @@ class Procedure:
     nlocals: int
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
+    bookkeeping: bool = _bookkeeping()
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,13 +3,14 @@
 Errors carry stable codes:
 E200 duplicate declaration, E201 unknown name, E202 type mismatch, E203 wrong
 number of arguments, E204 misplaced statement, E205 bad ambiguity declaration,
-E206 missing or bad game header, E207 bad value.
+E206 missing or bad game header, E207 bad value, E208 bad phrase.
 """
 from __future__ import annotations
 
 import difflib
 
 from . import model as m
+from . import phrases
 from .errors import DiagnosticSink, Span
 from .syntax import Name, Node
 
@@ -67,6 +68,19 @@ class Resolver:
         close = difflib.get_close_matches(name.text, list(candidates), n=1)
         self.error("E201", f"unknown {what} '{name.text}'", name.span,
                    f"did you mean '{close[0]}'?" if close else None)
+
+    def phrase(self, node, params: list[str]) -> str | None:
+        """The declaration's phrase, each `{name}` checked against its parameters."""
+        phrase = node.get("phrase")
+        if phrase is None:
+            return None
+        for problem, offset, length, hint in phrases.problems(phrase.text, params):
+            span = phrase.span
+            if span.line == span.end_line and span.end_column - span.column - 2 == len(phrase.text):  # no escapes
+                column = span.column + 1 + offset  # past the opening quote mark
+                span = Span(span.file, span.line, column, span.line, column + length)
+            self.error("E208", f"the phrase of '{node.name.text}' {problem}", span, hint)
+        return phrase.text
 
     def quotes(self, node) -> tuple:
         return tuple(m.QuoteRef(q.text, q.span, q.translation) for q in node.get("quotes", []) or [])
@@ -256,12 +270,14 @@ class Resolver:
             board = None
         if node.initial and (node.per_player or board is not None):
             self.error("E207", "the initial zone cannot be per player or per position", node.span)
+        index = ["player"] if node.per_player else ["position"] if node.get("per_board") is not None else []
         return m.ZoneDecl(node.name.text, node.per_player, node.shape, node.visibility, node.initial,
-                          node.span, self.quotes(node), board.text if board is not None else None)
+                          node.span, self.quotes(node), board.text if board is not None else None,
+                          self.phrase(node, index))
 
     def _board(self, node):
         return m.BoardDecl(node.name.text, self._static_expr(node.rows), self._static_expr(node.columns),
-                           node.span, self.quotes(node))
+                           node.span, self.quotes(node), self.phrase(node, []))
 
     def _trigger(self, node):
         self.fn = _Function()
@@ -283,7 +299,8 @@ class Resolver:
             low, high = m.Const(0, m.INT), m.Const(1, m.INT)
         init = self._static_expr(node.init, t)
         return m.VarDecl(node.name.text, node.per_player, t, low, high, init, node.span, self.quotes(node),
-                         node.get("visibility", "public"))
+                         node.get("visibility", "public"), self.phrase(node, ["player"] if node.per_player else []),
+                         bool(node.get("bookkeeping")))
 
     def _claim(self, node):
         self.fn = _Function()
@@ -310,7 +327,8 @@ class Resolver:
         params = self._params(node.params)
         t = self._type(node.type)
         body = self.expect(self.expr(node.body), t, node.body.span, f"the value of '{node.name.text}'")
-        d = m.Define(node.name.text, params, t, body, self.fn.nlocals, node.span, self.quotes(node))
+        d = m.Define(node.name.text, params, t, body, self.fn.nlocals, node.span, self.quotes(node),
+                     self.phrase(node, [p.name for p in params]))
         self.fn = None
         return d
 
@@ -318,7 +336,8 @@ class Resolver:
         self.fn = _Function()
         params = self._params(node.params)
         body = self.block(node.body)
-        p = m.Procedure(node.name.text, params, body, self.fn.nlocals, node.span, self.quotes(node))
+        p = m.Procedure(node.name.text, params, body, self.fn.nlocals, node.span, self.quotes(node),
+                        self.phrase(node, [x.name for x in params]), bool(node.get("bookkeeping")))
         self.fn = None
         return p
 
@@ -480,7 +499,8 @@ class Resolver:
             when = self.expect(self.expr(a.when), m.BOOL, a.when.span, "a condition") if a.when is not None else None
             body = self.block(a.body)
             self.fn.pop()
-            actions.append(m.Action(a.name.text, a.label, binders, when, body, a.span, self.quotes(a)))
+            actions.append(m.Action(a.name.text, a.label, binders, when, body, a.span, self.quotes(a),
+                                    self.phrase(a, [b.name for b in binders])))
         return m.Choose(point, by, tuple(actions), span, q)
 
     def s_pick(self, n, span, q):
