@@ -1,10 +1,15 @@
-"""English for the model: every expression and statement of a game, as a rules editor would say it.
+"""English for the model: every expression and statement of a game, as a player would read it.
 
-The renderer reads the model only. It knows the node types of rulekit/model.py; a node type it does
-not know (the language grows) is rendered generically from its dataclass fields, never with an
-error. The output is plain data (:class:`Line` trees whose text is a sequence of strings and
-:class:`Ref` links), so that the Sphinx directives decide the markup and every piece of spec text
-stays text.
+The renderer reads the model only. Declarations are said with their phrases (`phrase "..."` in the
+spec, or one derived from the name); values the rules bind (a chosen card, a procedure's player) are
+referred to as "the card", "the other space", "you"; consecutive moves and sets become one
+sentence; choices read "you may" or "you must choose"; an option test reads "under the reading X",
+linked to the ambiguity; bookkeeping that the spec marks is left out.
+
+A node type it does not know (the language grows) is rendered generically from its dataclass
+fields, never with an error. The output is plain data (:class:`Line` trees whose text is a sequence
+of strings and :class:`Ref` links), so that the Sphinx directives decide the markup and every piece
+of spec text stays text.
 """
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import model as m
+from .. import phrases
 
 # ---- output ---------------------------------------------------------------------------------
 
@@ -20,7 +26,7 @@ from .. import model as m
 @dataclass(frozen=True)
 class Ref:
     """A piece of text that links to another part of the page: `target` is (kind, name), where kind is
-    procedure, define, ambiguity or rule."""
+    procedure, define, ambiguity, reading (an option of an ambiguity, shown as such) or rule."""
 
     text: str
     target: tuple[str, str]
@@ -55,16 +61,48 @@ def humanize(name: str) -> str:
     return " ".join(words.split())
 
 
-# ---- expressions ----------------------------------------------------------------------------
+# The value a binder's condition is about, while that condition is said: it becomes "that ...",
+# "whose ...", "it" or "its" once the condition is rendered.
+SELF = "\x00self\x00"
 
 _COMPARE = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
             ">=": "is at least"}
 _ARITH = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "%": "modulo"}
 _PRECEDENCE = {"or": 1, "and": 2, **{op: 3 for op in _COMPARE}, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
+_SYMMETRIC = ("==", "!=")
+_ORDINALS = ("", "other ", "third ", "fourth ", "fifth ")
+_NOUNS = {"card": "card", "player": "player", "pos": "space", "int": "number", "bool": "value", "cards": "cards",
+          "players": "players", "zone": "place", "token": "token"}
+_ADJECTIVES = ("first", "second", "third", "last", "next", "other", "new", "old", "chosen")
+_AGREE = {"is": "are", "has": "have", "was": "were", "does": "do"}
+
+
+def _agree(literal: str) -> tuple[str, bool]:
+    """The words after "you" in a phrase made to agree ("you has" -> "you have"); True when it was a
+    possessive "'s" that the caller turns into "your"."""
+    if literal.startswith("'s"):
+        return literal[2:], True
+    match = re.match(r"(\s+)([a-z]+)\b", literal)
+    if not match:
+        return literal, False
+    word = match.group(2)
+    if word in _AGREE:
+        new = _AGREE[word]
+    elif re.search(r"(ss|sh|ch|x)es$", word):
+        new = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        new = word[:-1]
+    else:
+        return literal, False
+    return match.group(1) + new + literal[match.end():], False
+
+
+def _is_you(parts) -> bool:
+    return bool(parts) and isinstance(parts[-1], str) and parts[-1].lower().endswith("you")
 
 
 class English:
-    """Renders one game's model. `game` gives display names of components and titles of ambiguities."""
+    """Renders one game's model. `game` gives the phrases, display names and ambiguities."""
 
     def __init__(self, game: m.Game):
         self.game = game
@@ -73,8 +111,94 @@ class English:
         self.facts = {f.name: f for f in getattr(game, "facts", ())}
         self.procedures = {p.name: p for p in getattr(game, "procedures", ())}
         self.defines = {d.name: d for d in getattr(game, "defines", ())}
+        self.zones = {z.name: z for z in getattr(game, "zones", ())}
+        self.vars = {v.name: v for v in getattr(game, "vars", ())}
+        self.boards = {b.name: b for b in getattr(game, "boards", ())}
+        self.ambiguities = {a.name: a for a in getattr(game, "ambiguities", ())}
+        self.env: dict[int, list[Part]] = {}  # slot -> how the rules refer to that value
 
-    # -- expressions: a list of parts
+    # ---- phrases ------------------------------------------------------------------------------
+
+    def define_phrase(self, d) -> str:
+        if getattr(d, "phrase", None):
+            return d.phrase
+        return phrases.default_define(d.name, [p.name for p in d.params], d.type == m.BOOL)
+
+    def procedure_phrase(self, p) -> str:
+        if getattr(p, "phrase", None):
+            return p.phrase
+        return phrases.default_procedure(p.name, [x.name for x in getattr(p, "params", ())])
+
+    def zone_phrase(self, z) -> str:
+        if getattr(z, "phrase", None):
+            return z.phrase
+        return phrases.default_zone(z.name, z.per_player, getattr(z, "per_board", None) is not None)
+
+    def var_phrase(self, v) -> str:
+        if getattr(v, "phrase", None):
+            return v.phrase
+        return phrases.default_var(v.name, v.per_player)
+
+    def board_phrase(self, b) -> str:
+        if getattr(b, "phrase", None):
+            return b.phrase
+        return phrases.default_board(b.name)
+
+    def fill(self, template: str, args: dict, link: tuple[str, str] | None = None) -> list[Part]:
+        """A phrase with its placeholders replaced by the parts given; its own words link to `link`."""
+        out: list[Part] = []
+        after_you = False
+        for piece in phrases.pieces(template):
+            if isinstance(piece, tuple):
+                value = list(args.get(piece[1], [phrases.words(piece[1])]))
+                out += value
+                after_you = _is_you(value)
+                continue
+            literal = piece
+            if after_you:
+                literal, possessive = _agree(literal)
+                if possessive:
+                    out[-1] = out[-1][:-3] + ("Your" if out[-1].endswith("You") else "your")
+            if literal:
+                out.append(Ref(literal, link) if link else literal)
+            after_you = False
+        return out
+
+    # ---- referring to values -----------------------------------------------------------------
+
+    @staticmethod
+    def noun(t) -> str:
+        if t is None:
+            return "value"
+        if t.kind == "enum" and t.enum:
+            return phrases.words(t.enum)
+        return _NOUNS.get(t.kind, "value")
+
+    def bind(self, slot: int, name: str, t) -> list[Part]:
+        """Refer to a newly bound value: by its name when it is a word, else as "the <noun>", "the
+        other <noun>" when another value of that kind is already in play."""
+        noun = self.noun(t)
+        if name.lower() in _ADJECTIVES:
+            ref = [f"the {name.lower()} {noun}"]
+        elif len(name) >= 3 and name.isalpha() and name.lower() not in ("card", "player", "space"):
+            ref = [f"the {phrases.words(name)}"]
+        else:
+            taken = {plain(v) for v in self.env.values()}
+            ref = [f"the {noun}"]
+            for ordinal in _ORDINALS:
+                candidate = f"the {ordinal}{noun}"
+                if candidate not in taken:
+                    ref = [candidate]
+                    break
+        self.env[slot] = ref
+        return ref
+
+    def scoped(self):
+        """Remember the bindings, so that a block's own bindings end with it."""
+        return dict(self.env)
+
+    # ---- expressions --------------------------------------------------------------------------
+
     def expr(self, e, context: int = 0) -> list[Part]:
         try:
             return self._expr(e, context)
@@ -96,46 +220,81 @@ class English:
         if isinstance(e, m.Const):
             return [self.const(e)]
         if isinstance(e, m.Local):
-            return [e.name]
+            if e.slot in self.env:
+                return list(self.env[e.slot])
+            return [f"the {self.noun(e.type)}"]
         if isinstance(e, m.FactRef):
             fact = self.facts.get(e.fact)
             value = fact.value if fact is not None else None
-            shown = f" ({value.value})" if isinstance(value, m.Const) and value.name is None else ""
-            return [f"the {humanize(e.fact)}{shown}"]
+            if isinstance(value, m.Const) and value.name is None:
+                return [str(value.value)]
+            return [f"the {phrases.words(e.fact)}"]
         if isinstance(e, m.VarRef):
-            name = self.tokens.get(e.var, humanize(e.var))
-            return [name] if e.player is None else [f"{name} of ", *self.expr(e.player, 9)]
+            return self.var(e)
         if isinstance(e, m.ZoneRef):
             return self.zone(e)
         if isinstance(e, m.Builtin):
             return self.builtin(e)
         if isinstance(e, m.Attr):
-            return [f"the {humanize(e.attr)} of ", *self.expr(e.target, 9)]
+            return self.possessive(self.expr(e.target, 9), phrases.words(e.attr))
         if isinstance(e, m.Unary):
             if e.op == "not":
-                return ["not ", *self._wrap(e.operand, 6)]
+                return self.negate(e.operand)
             return ["minus ", *self._wrap(e.operand, 6)]
         if isinstance(e, m.Binary):
             return self.binary(e, context)
         if isinstance(e, m.IfExpr):
-            out = ["if ", *self.expr(e.cond), " then ", *self.expr(e.then), ", otherwise ", *self.expr(e.orelse)]
+            out = [*self.expr(e.then), " if ", *self.cond(e.cond), ", otherwise ", *self.expr(e.orelse)]
             return ["(", *out, ")"] if context else out
         if isinstance(e, m.OptionIs):
-            return ["the rules are read as ", Ref(f"{e.ambiguity} = {e.option}", ("ambiguity", e.ambiguity))]
+            return ["under the reading ", self.reading(e)]
         if isinstance(e, m.SetLit):
             return self.listing([self.expr(i, 9) for i in e.items], "and")
         if isinstance(e, m.Quant):
             return self.quant(e, context)
         if isinstance(e, m.DefineCall):
-            parts: list[Part] = [Ref(humanize(e.define), ("define", e.define))]
-            if e.args:
-                parts += [" of ", *self.listing([self.expr(a, 9) for a in e.args], "and")]
-            return parts
+            d = self.defines.get(e.define)
+            if d is None:
+                return [Ref(humanize(e.define), ("define", e.define))]
+            args = {p.name: self.expr(a, 9) for p, a in zip(d.params, e.args)}
+            return self.fill(self.define_phrase(d), args, ("define", e.define))
         return [self.generic(e)]
+
+    def reading(self, e: m.OptionIs) -> Ref:
+        return Ref(phrases.words(e.option), ("reading", e.ambiguity))
+
+    def negate(self, e) -> list[Part]:
+        """`not x`, said as English says it: "is not", "does not hold", "it is not the case that"."""
+        if isinstance(e, m.Quant) and e.kind == "exists":
+            return ["there is no ", *self.binder(e.binder, article="")[0:]]
+        if isinstance(e, m.Binary) and e.op in ("==", "!="):
+            return self.binary(m.Binary("!=" if e.op == "==" else "==", e.left, e.right, e.type))
+        inner = self.expr(e, 6)
+        text = plain(inner)
+        for word, neg in ((" is ", " is not "), (" has a ", " has no "), (" have a ", " have no "),
+                          (" has ", " has not "), (" holds ", " does not hold "), (" hold ", " do not hold ")):
+            if text.count(word) == 1 and " and " not in text and " or " not in text:
+                return self._replace_first(inner, word, neg)
+        return ["it is not the case that ", *inner]
+
+    @staticmethod
+    def _replace_first(parts, old: str, new: str) -> list[Part]:
+        out = []
+        done = False
+        for p in parts:
+            if not done:
+                if isinstance(p, Ref) and old in p.text:
+                    p = Ref(p.text.replace(old, new, 1), p.target)
+                    done = True
+                elif isinstance(p, str) and old in p:
+                    p = p.replace(old, new, 1)
+                    done = True
+            out.append(p)
+        return out
 
     def _wrap(self, e, level: int) -> list[Part]:
         inner = self.expr(e, level)
-        if isinstance(e, m.Binary) and _PRECEDENCE.get(e.op, 9) < level:
+        if isinstance(e, m.Binary) and _PRECEDENCE.get(e.op, 9) < level and e.op not in ("and", "or"):
             return ["(", *inner, ")"]
         return inner
 
@@ -144,26 +303,54 @@ class English:
         if e.name is not None:
             if kind == "card":
                 return self.cards.get(e.name, humanize(e.name))
-            return e.name
+            return phrases.words(e.name)
         if kind == "bool":
             return "true" if e.value else "false"
         if kind == "player":
-            return f"seat {e.value}"
+            return f"the player in seat {e.value}"
         return str(e.value)
 
+    @staticmethod
+    def possessive(owner: list[Part], thing: str) -> list[Part]:
+        if _is_you(owner):
+            return [*owner[:-1], owner[-1][:-3] + f"your {thing}"]
+        if owner == [SELF]:
+            return [SELF, f"'s {thing}"]
+        return [*owner, f"'s {thing}"]
+
+    def player(self, e) -> list[Part]:
+        return self.expr(e, 9)
+
+    def var(self, e: m.VarRef) -> list[Part]:
+        if e.var in self.tokens:  # a token count written as a call: Fear(p)
+            return self.held(e.var, e.player)
+        decl = self.vars.get(e.var)
+        if decl is None:
+            return [f"the {phrases.words(e.var)}"]
+        args = {"player": self.player(e.player)} if e.player is not None else {}
+        return self.fill(self.var_phrase(decl), args)
+
+    def held(self, token: str, who) -> list[Part]:
+        name = self.tokens.get(token, phrases.words(token))
+        owner = self.player(who) if who is not None else ["the player"]
+        verb = " have" if _is_you(owner) else " has"
+        return [f"the number of {name}s ", *owner, verb]
+
     def zone(self, e: m.ZoneRef) -> list[Part]:
-        name = humanize(e.zone)
-        if e.player is None:
-            return [f"the {name}"]
-        if isinstance(e.player, m.Builtin) and e.player.name == "current":
-            return [f"the current player's {name}"]
-        return [f"the {name} of ", *self.expr(e.player, 9)]
+        decl = self.zones.get(e.zone)
+        if decl is None:
+            return [f"the {phrases.words(e.zone)}"]
+        args = {}
+        if e.player is not None:
+            value = self.expr(e.player, 9)
+            args = {"player": value, "position": value}
+        return self.fill(self.zone_phrase(decl), args)
 
     def builtin(self, e: m.Builtin) -> list[Part]:
         a = [self.expr(x, 9) for x in e.args]
-        token = self.tokens.get(e.token, humanize(e.token)) if e.token else "tokens"
+        token = self.tokens.get(e.token, phrases.words(e.token)) if e.token else "token"
         if e.name == "current" and not a:
-            return ["the current player"]
+            return ["you"]
         if e.name == "player_count" and not a:
             return ["the number of players"]
         if e.name == "size" and len(a) == 1:
@@ -173,106 +360,287 @@ class English:
         if e.name == "previous" and len(a) == 1:
             return ["the player before ", *a[0]]
         if e.name == "seat" and len(a) == 1:
+            if isinstance(e.args[0], m.Const) and e.args[0].value == 0:
+                return ["the first player"]
             return ["the player in seat ", *a[0]]
         if e.name == "supply" and not a:
-            return [f"the {token}s left in the supply"]
+            return [f"the number of {token}s left in the supply"]
         if e.name == "held" and len(a) == 1:
-            return [f"the {token}s held by ", *a[0]]
+            return self.held(e.token, e.args[0])
+        if e.name in ("adjacent", "orthogonal") and len(a) == 2:
+            first, second = (a[1], a[0]) if a[1] == [SELF] else (a[0], a[1])
+            how = "next to" if e.name == "adjacent" else "orthogonally next to"
+            return [*first, f" is {how} ", *second]
         if e.name in ("min", "max") and a:
-            word = "smallest" if e.name == "min" else "largest"
+            word = "smaller" if e.name == "min" else "larger"
             return [f"the {word} of ", *self.listing(a, "and")]
         if e.name == "abs" and len(a) == 1:
             return ["the absolute value of ", *a[0]]
-        out: list[Part] = [humanize(e.name)]
+        out: list[Part] = [phrases.words(e.name)]
         if e.token:
             out.append(f" {token}")
         if a:
             out += [" of ", *self.listing(a, "and")]
         return out
 
-    def binary(self, e: m.Binary, context: int) -> list[Part]:
+    def binary(self, e: m.Binary, context: int = 0) -> list[Part]:
         level = _PRECEDENCE.get(e.op, 9)
         if e.op in ("and", "or"):
-            word = f" {e.op} "
-        elif e.op in _COMPARE:
-            word = f" {_COMPARE[e.op]} "
-        else:
-            word = f" {_ARITH.get(e.op, e.op)} "
+            items = []
+            for x in self._flatten(e, e.op):
+                said = self._wrap(x, level + 1)
+                if isinstance(x, m.Binary) and x.op == "or" and e.op == "and":
+                    said = ["either ", *said]  # "A and either B or C": the grouping said in words
+                items.append(said)
+            return self.listing(items, e.op)
+        if e.op in _COMPARE:
+            special = self.comparison(e)
+            if special is not None:
+                return special
+            left, right = e.left, e.right
+            if e.op in _SYMMETRIC and self.expr(right, level) == [SELF]:
+                left, right = right, left
+            return [*self._wrap(left, level), f" {_COMPARE[e.op]} ", *self._wrap(right, level + 1)]
         right_level = level + 1 if e.op in ("-", "/", "%") else level
-        out = [*self._wrap(e.left, level), word, *self._wrap(e.right, right_level)]
-        return out
+        return [*self._wrap(e.left, level), f" {_ARITH.get(e.op, e.op)} ", *self._wrap(e.right, right_level)]
+
+    @staticmethod
+    def _flatten(e, op):
+        if isinstance(e, m.Binary) and e.op == op:
+            return [*English._flatten(e.left, op), *English._flatten(e.right, op)]
+        return [e]
+
+    def comparison(self, e: m.Binary) -> list[Part] | None:
+        """Comparisons that English says better than "X is more than Y"."""
+        left, right, op = e.left, e.right, e.op
+        number = right.value if isinstance(right, m.Const) and right.name is None else None
+        if isinstance(right, m.FactRef):
+            fact = self.facts.get(right.fact)
+            if fact is not None and isinstance(fact.value, m.Const) and fact.value.name is None:
+                number = fact.value.value
+        if isinstance(left, m.Builtin) and left.name == "size" and number == 0:
+            zone = self.expr(left.args[0], 9)
+            if op in (">", "!="):
+                return [*zone, " is not empty"]
+            if op in ("==", "<="):
+                return [*zone, " is empty"]
+        if isinstance(left, m.Builtin) and left.name == "size" and number is not None and op == "<":
+            return [*self.expr(left.args[0], 9), f" holds fewer than {number} cards"]
+        token = None
+        who = None
+        if isinstance(left, m.VarRef) and left.var in self.tokens:
+            token, who = left.var, left.player
+        elif isinstance(left, m.Builtin) and left.name == "held":
+            token, who = left.token, left.args[0]
+        if token is not None and number is not None:
+            name = self.tokens.get(token, phrases.words(token))
+            owner = self.player(who)
+            has = " have" if _is_you(owner) else " has"
+            amount = {"<": f"fewer than {number}", "<=": f"at most {number}", ">": f"more than {number}",
+                      ">=": f"at least {number}", "==": f"exactly {number}", "!=": f"other than {number}"}[op]
+            if op == ">" and number == 0:
+                return [*owner, has, f" a {name}"]
+            if op in ("==", "<=") and number == 0:
+                return [*owner, has, f" no {name}s"]
+            plural = "" if number == 1 and op in ("==",) else "s"
+            return [*owner, has, f" {amount} {name}{plural}"]
+        if isinstance(left, m.Builtin) and left.name == "supply" and number == 0:
+            name = self.tokens.get(left.token, phrases.words(left.token or "token"))
+            if op in (">", "!="):
+                return [f"a {name} is left in the supply"]
+            if op in ("==", "<="):
+                return [f"no {name} is left in the supply"]
+        if op in ("==", "!=") and isinstance(left, m.Attr) and isinstance(right, m.Const) and right.name:
+            target = self.expr(left.target, 9)
+            member = phrases.words(right.name)
+            noun = self.noun(left.target.type) if left.target.type else "card"
+            if left.attr == "type":
+                article = "an" if member[:1] in "aeiou" else "a"
+                return [*target, " is " if op == "==" else " is not ", f"{article} {member} {noun}"]
+            return [*self.possessive(target, phrases.words(left.attr)), " is " if op == "==" else " is not ", member]
+        return None
 
     def iter(self, it: m.Iter) -> list[Part]:
         if it.kind == "cards" and it.every:
-            return [f"every {humanize(it.every)}"]
+            decl = self.zones.get(it.every)
+            name = plain(self.fill(self.zone_phrase(decl), {"player": ["each player"], "position": ["each space"]})) \
+                if decl is not None else phrases.words(it.every)
+            return [f"{name}"]
         if it.kind in ("cards", "bag") and it.zone is not None:
             return self.expr(it.zone, 9)
         if it.kind == "subsets":
             return ["the sets of cards in ", *self.expr(it.zone, 9)]
         if it.kind == "players":
             if it.start is not None:
-                return ["the players, starting from ", *self.expr(it.start, 9)]
+                return ["the players in turn, starting with ", *self.expr(it.start, 9)]
             return ["the players"]
+        if it.kind == "board" and it.enum in self.boards and len(self.boards) > 1:
+            return [self.board_phrase(self.boards[it.enum])]
+        if it.kind == "board":
+            return ["the board"]
         if it.kind == "enum" and it.enum:
-            return [f"the {humanize(it.enum)} values"]
+            return [f"the {phrases.words(it.enum)}s"]
         if it.kind == "set":
             return self.listing([self.expr(i, 9) for i in it.items], "and")
         if it.kind == "range":
             return ["the numbers from ", *self.expr(it.low, 9), " to ", *self.expr(it.high, 9)]
-        if it.enum:
-            return [f"the {humanize(it.kind)} {humanize(it.enum)}"]
-        return [humanize(it.kind)]
+        return [phrases.words(it.kind)]
 
-    def binder(self, b: m.Binder, article: str = "a") -> list[Part]:
-        if b.iter.kind == "enum" and b.iter.enum:
-            art = "an" if article == "a" and b.iter.enum[:1].lower() in "aeiou" else article
-            out: list[Part] = [f"{art} {b.iter.enum} {b.name}"]
-            return out + ([" where ", *self.expr(b.cond)] if b.cond is not None else [])
-        if b.iter.kind == "subsets":
-            out = [f"{article} set of cards {b.name} from ", *self.expr(b.iter.zone, 9)]
-            return out + ([" where ", *self.expr(b.cond)] if b.cond is not None else [])
-        noun = {"cards": "card", "bag": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
-        where = self.iter(b.iter)
-        head = f"{article} {noun} {b.name}" if noun else f"{article} {b.name}"
-        out: list[Part] = [head, " in " if noun == "card" else " among ", *where]
+    def _noun_of_iter(self, it: m.Iter) -> str:
+        if it.kind in ("cards", "bag"):
+            return "card"
+        if it.kind == "players":
+            return "player"
+        if it.kind == "board":
+            return "space"
+        if it.kind == "enum" and it.enum:
+            return phrases.words(it.enum)
+        if it.kind == "subsets":
+            return "set of cards"
+        return "number" if it.kind == "range" else "value"
+
+    def _where(self, it: m.Iter) -> list[Part]:
+        """Where a binder takes its value from, after its noun: " in your hand", " of the board"."""
+        if it.kind in ("cards", "bag"):
+            return [" in ", *self.iter(it)] if it.zone is not None or it.every else []
+        if it.kind == "board":
+            return [" of ", self.board_phrase(self.boards[it.enum])] if it.enum in self.boards and \
+                len(self.boards) > 1 else []
+        if it.kind == "players" and it.start is not None:
+            return [", in turn from ", *self.expr(it.start, 9)]
+        if it.kind == "subsets":
+            return [" from ", *self.expr(it.zone, 9)]
+        if it.kind == "range":
+            return [" from ", *self.expr(it.low, 9), " to ", *self.expr(it.high, 9)]
+        if it.kind == "set":
+            return [" among ", *self.listing([self.expr(i, 9) for i in it.items], "and")]
+        return []
+
+    def binder(self, b: m.Binder, article: str = "a", plural: bool = False) -> list[Part]:
+        """"a space that holds a face-down card": the binder's value as a noun with its condition as a
+        relative clause; afterwards the rules refer to it as "the space"."""
+        noun = self._noun_of_iter(b.iter)
+        if plural:
+            noun = noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
+        if article == "a" and noun[:1] in "aeiou":
+            article = "an"
+        head = f"{article} {noun}".strip()
+        out: list[Part] = [head, *self._where(b.iter)]
         if b.cond is not None:
-            out += [" where ", *self.expr(b.cond)]
+            saved = self.env.get(b.slot)
+            self.env[b.slot] = [SELF]
+            cond = self.cond(b.cond)
+            if saved is None:
+                self.env.pop(b.slot, None)
+            else:
+                self.env[b.slot] = saved
+            out += self.relative(cond, person=noun.startswith("player"), plural=plural)
         return out
+
+    def relative(self, cond: list[Part], person: bool, plural: bool) -> list[Part]:
+        """The binder's condition as a relative clause: SELF at the start, or after "and" / "or",
+        becomes "that" ("who", "whose"); elsewhere "it" ("its", "they", "their")."""
+        that = "who" if person else "that"
+        out: list[Part] = []
+        first = True
+        leading = cond[:1] == [SELF]
+        if not leading:
+            out.append(" such that ")
+        else:
+            out.append(" ")
+        for i, p in enumerate(cond):
+            if p != SELF:
+                if plural and first is False and out and out[-1] in (f"{that} ",):
+                    p = self._plural_verb(p)
+                out.append(p)
+                continue
+            nxt = cond[i + 1] if i + 1 < len(cond) else ""
+            prev = out[-1] if out else ""
+            nested = any(isinstance(x, str) and "either " in x for x in out)
+            at_clause = i == 0 or (leading and not nested and isinstance(prev, str) and
+                                   prev.endswith((" and ", " or ", ", ")))
+            possessive = isinstance(nxt, str) and nxt.startswith("'s")
+            if at_clause:
+                if possessive:
+                    out.append("whose")
+                    cond[i + 1] = nxt[2:]
+                else:
+                    out.append(f"{that} ")
+                    if i + 1 < len(cond) and isinstance(cond[i + 1], (str, Ref)):
+                        cond[i + 1] = self._strip_space(cond[i + 1])
+            else:
+                if possessive:
+                    out.append("their" if person or plural else "its")
+                    cond[i + 1] = nxt[2:]
+                else:
+                    out.append("they" if person or plural else "it")
+            first = False
+        if plural:
+            out = [self._plural_verb(p) if j and out[j - 1] == f"{that} " else p for j, p in enumerate(out)]
+            out = [re.sub(r"\bare an? (\w+) (card|player|space)\b", r"are \1 \2s", p) if isinstance(p, str) else p
+                   for p in out]
+        return out
+
+    @staticmethod
+    def _strip_space(p):
+        if isinstance(p, Ref):
+            return Ref(p.text.lstrip(), p.target)
+        return p.lstrip()
+
+    @staticmethod
+    def _plural_verb(p):
+        text = p.text if isinstance(p, Ref) else p
+        match = re.match(r"(\s*)([a-z]+)\b", text)
+        if match:
+            word = match.group(2)
+            new = _AGREE.get(word) or (word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
+            text = match.group(1) + new + text[match.end():]
+        return Ref(text, p.target) if isinstance(p, Ref) else text
 
     def quant(self, e: m.Quant, context: int) -> list[Part]:
         b = e.binder
         if e.kind == "count":
-            out = ["the number of ", *self._plural(b)]
-        elif e.kind == "exists":
-            out = ["there is ", *self.binder(b)]
-        elif e.kind == "the":
-            out = ["the ", *self._singular(b)]
-        elif e.kind == "forall":
-            out = ["for every ", b.name, " in ", *self.iter(b.iter), ": ", *self.expr(e.body)]
+            return ["the number of ", *self.binder(b, article="", plural=True)]
+        if e.kind == "exists":
+            return ["there is ", *self.binder(b)]
+        if e.kind == "the":
+            return self.binder(b, article="the")
+        saved = self.scoped()
+        ref = self.bind(b.slot, b.name, b.iter.element)
+        ref = [f"that {self._noun_of_iter(b.iter)}"] if plain(ref).startswith("the ") else ref
+        self.env[b.slot] = ref
+        try:
+            body = self.cond(e.body) if e.kind == "forall" else self.expr(e.body)
+        finally:
+            self.env = saved
+        each = ["each ", self._noun_of_iter(b.iter), *self._where(b.iter)]
+        if b.iter.kind == "set":
+            each = ["each of ", *self.listing([self.expr(i, 9) for i in b.iter.items], "and")]
+        if e.kind == "forall":
+            out = ["for ", *each, ", ", *body]
         elif e.kind == "sum":
-            out = ["the sum, over every ", b.name, " in ", *self.iter(b.iter), ", of ", *self.expr(e.body)]
+            out = ["the sum, over ", *each, ", of ", *body]
         else:
-            out = [f"{humanize(e.kind)} of ", *self.binder(b)]
+            out = [f"{phrases.words(e.kind)} of ", *self.binder(b)]
             if e.body is not None:
-                out += [": ", *self.expr(e.body)]
-            return out
-        if e.kind in ("count", "exists", "the") and e.body is not None:
-            out += [": ", *self.expr(e.body)]
-        return ["(", *out, ")"] if context >= 9 and e.kind in ("forall", "sum") else out
+                out += [": ", *body]
+        return ["(", *out, ")"] if context >= 9 else out
 
-    def _plural(self, b: m.Binder) -> list[Part]:
-        noun = {"cards": "cards", "players": "players"}.get(b.iter.kind, "values")
-        out: list[Part] = [f"{noun} {b.name} in ", *self.iter(b.iter)]
-        if b.cond is not None:
-            out += [" where ", *self.expr(b.cond)]
-        return out
-
-    def _singular(self, b: m.Binder) -> list[Part]:
-        noun = {"cards": "card", "players": "player"}.get(b.iter.kind, "value")
-        out: list[Part] = [f"{noun} {b.name} in ", *self.iter(b.iter)]
-        if b.cond is not None:
-            out += [" where ", *self.expr(b.cond)]
-        return out
+    def cond(self, e) -> list[Part]:
+        """A condition, with the ambiguity readings it depends on said last: "X (under the reading Y)"."""
+        if isinstance(e, m.Binary) and e.op == "or" and any(isinstance(x, m.Binary) and x.op == "and"
+                                                             for x in self._flatten(e, "or")):
+            return self.listing([self.cond(x) for x in self._flatten(e, "or")], "or")
+        if isinstance(e, m.Binary) and e.op == "and":
+            items = self._flatten(e, "and")
+            readings = [x for x in items if isinstance(x, m.OptionIs)]
+            rest = [x for x in items if not isinstance(x, m.OptionIs)]
+            if readings and rest:
+                out = self.listing([self._wrap(x, 3) for x in rest], "and")
+                for r in readings:
+                    out += [" (under the reading ", self.reading(r), ")"]
+                return out
+        return self.expr(e)
 
     @staticmethod
     def listing(items: list[list[Part]], conj: str) -> list[Part]:
@@ -290,7 +658,7 @@ class English:
                 return str(node)
             fields = []
             for f in dataclasses.fields(node):
-                if f.name in ("span", "quotes", "type", "slot", "point", "nlocals"):
+                if f.name in ("span", "quotes", "type", "slot", "point", "nlocals", "phrase", "bookkeeping"):
                     continue
                 value = getattr(node, f.name, None)
                 if isinstance(value, tuple) and value and all(isinstance(v, m.Stmt) for v in value):
@@ -302,18 +670,33 @@ class English:
                 else:
                     shown = str(value)
                 if value is not None and shown != "":
-                    fields.append(f"{humanize(f.name)} {shown}")
-            head = humanize(type(node).__name__).lower()
+                    fields.append(f"{phrases.words(f.name)} {shown}")
+            head = phrases.words(type(node).__name__)
             return head + (f" ({'; '.join(fields)})" if fields else "")
         except Exception:  # noqa: BLE001
-            return type(node).__name__
+            return phrases.words(type(node).__name__)
 
-    # -- statements: a list of Lines
+    # ---- statements: a list of Lines ------------------------------------------------------------
+
     def block(self, stmts) -> list[Line]:
+        saved = self.scoped()
         out: list[Line] = []
-        for s in stmts or ():
-            out += self.stmt(s)
-        return out
+        try:
+            for s in stmts or ():
+                out += self.stmt(s)
+        finally:
+            self.env = saved
+        return _aggregate(out)
+
+    def procedure(self, p) -> list[Line]:
+        """A procedure's rules, its parameters referred to as "the space", "the player", ..."""
+        saved = self.scoped()
+        try:
+            for param in getattr(p, "params", ()):
+                self.bind(param.slot, param.name, param.type)
+            return self.block(p.body)
+        finally:
+            self.env = saved
 
     def stmt(self, s) -> list[Line]:
         try:
@@ -322,101 +705,226 @@ class English:
             return [self._generic_stmt(s)]
 
     def _line(self, s, parts, children=None) -> Line:
-        return Line(list(parts), tuple(getattr(s, "quotes", ()) or ()), children or [], getattr(s, "span", None),
-                    type(s).__name__)
+        return Line(_sentence(parts), tuple(getattr(s, "quotes", ()) or ()), children or [],
+                    getattr(s, "span", None), type(s).__name__)
+
+    def hidden(self, s) -> bool:
+        """Bookkeeping the spec marks: a set of a `bookkeeping` variable, a call of such a procedure."""
+        if isinstance(s, m.Assign):
+            decl = self.vars.get(s.var)
+            return bool(decl is not None and getattr(decl, "bookkeeping", False))
+        if isinstance(s, m.Do):
+            decl = self.procedures.get(s.procedure)
+            return bool(decl is not None and getattr(decl, "bookkeeping", False))
+        return False
+
+    def subject(self, who_expr) -> tuple[list[Part], bool]:
+        """The subject of a sentence about a player, and whether it is "you"."""
+        who = self.player(who_expr)
+        return who, _is_you(who)
 
     def _stmt(self, s) -> list[Line]:
+        if self.hidden(s):
+            return []
         if isinstance(s, m.Move):
             return [self._line(s, self.move(s))]
         if isinstance(s, m.Shuffle):
             return [self._line(s, ["Shuffle ", *self.expr(s.zone), "."])]
         if isinstance(s, m.Assign):
-            target = self.expr(m.VarRef(s.var, s.player, m.INT))
+            decl = self.vars.get(s.var)
+            target = self.var(m.VarRef(s.var, s.player, decl.type if decl else m.INT))
             value = self.expr(s.value)
             if s.op == "+":
                 return [self._line(s, ["Add ", *value, " to ", *target, "."])]
             if s.op == "-":
                 return [self._line(s, ["Subtract ", *value, " from ", *target, "."])]
+            if decl is not None and decl.type == m.BOOL and isinstance(s.value, m.Const):
+                if s.value.value:
+                    return [self._line(s, ["From now on, ", *target, "."])]
+                return [self._line(s, ["From now on, ", *self.negate(m.VarRef(s.var, s.player, m.BOOL)), "."])]
             return [self._line(s, ["Set ", *target, " to ", *value, "."])]
         if isinstance(s, m.TokenMove):
-            token = self.tokens.get(s.token, humanize(s.token))
-            who, amount = self.expr(s.player), self.expr(s.amount)
-            if s.to_player:
-                return [self._line(s, [*_subject(who, s.player), " takes ", *amount, f" {token}(s) from the supply."])]
-            return [self._line(s, [*_subject(who, s.player), " returns ", *amount, f" {token}(s) to the supply."])]
+            return [self._line(s, self.tokens_sentence(s))]
         if isinstance(s, m.If):
-            lines = []
-            for i, (cond, body) in enumerate(s.branches):
-                head = "If " if i == 0 else "Otherwise, if "
-                line = Line([head, *self.expr(cond), ":"], (), self.block(body), getattr(s, "span", None), "If")
-                lines.append(line)
-            if s.orelse:
-                lines.append(Line(["Otherwise:"], (), self.block(s.orelse), None, "If"))
-            lines[0].quotes = tuple(s.quotes)
-            return lines
+            return self.if_lines(s)
         if isinstance(s, m.For):
-            return [self._line(s, ["For each ", *self._each(s.binder), ":"],
-                               self.block(s.body))]
+            return self.for_lines(s)
         if isinstance(s, m.Loop):
-            head = ["Repeat:"] if s.cond is None else ["As long as ", *self.expr(s.cond), ", repeat:"]
-            return [self._line(s, head, self.block(s.body))]
+            body = self.block(s.body)
+            if not body:
+                return []
+            head = ["Repeat:"] if s.cond is None else ["As long as ", *self.cond(s.cond), ", repeat:"]
+            return [self._line(s, head, body)]
         if isinstance(s, m.Break):
             return [self._line(s, ["Stop repeating."])]
         if isinstance(s, m.Let):
-            return [self._line(s, ["Let ", s.name, " be ", *self.expr(s.value), "."])]
+            self.env[s.slot] = self.expr(s.value)
+            return []
         if isinstance(s, m.Do):
             proc = self.procedures.get(s.procedure)
-            parts: list[Part] = ["Carry out ", Ref(humanize(s.procedure), ("procedure", s.procedure))]
-            if s.args:
-                names = [p.name for p in proc.params] if proc is not None else [""] * len(s.args)
-                shown = []
-                for name, arg in zip(names, s.args):
-                    value = self.expr(arg, 9)
-                    shown.append(value if plain(value) == name or not name else [f"{name} = ", *value])
-                parts += [" for ", *self.listing(shown, "and")]
-            return [self._line(s, [*parts, "."])]
+            if proc is None:
+                return [self._line(s, [Ref(humanize(s.procedure), ("procedure", s.procedure)), "."])]
+            args = {p.name: self.expr(a, 9) for p, a in zip(proc.params, s.args)}
+            return [self._line(s, [*self.fill(self.procedure_phrase(proc), args, ("procedure", s.procedure)), "."])]
         if isinstance(s, m.Choose):
             return [self.choose(s)]
         if isinstance(s, m.Random):
-            return [self._line(s, ["Pick ", *self.binder(s.binder), " at random."])]
+            return [self._line(s, self.random(s))]
         if isinstance(s, m.Reveal):
-            to = ["everyone"] if s.to is None else self.expr(s.to)
-            return [self._line(s, ["Reveal ", *self.expr(s.zone), " to ", *to, "."])]
+            zone = self.expr(s.zone)
+            if s.to is None:
+                return [self._line(s, ["Show ", *zone, " to everyone."])]
+            to = self.player(s.to)
+            if _is_you(to):
+                return [self._line(s, ["Look at ", *zone, " (only you see it)."])]
+            return [self._line(s, ["Show ", *zone, " to ", *to, " (only ", *to, " sees it)."])]
         if isinstance(s, m.Announce):
-            return [self._line(s, [*_subject(self.expr(s.by), s.by), " says out loud that it is ", *self.expr(s.value),
+            who, you = self.subject(s.by)
+            verb = " say" if you else " says"
+            return [self._line(s, [*who, verb, " out loud that it is ", *self.expr(s.value),
                                    " (everyone hears it; nobody can check it)."])]
         if isinstance(s, m.CheckTriggers):
             return [self._line(s, ["Check the triggers now: any whose condition holds applies before play goes on."])]
         if isinstance(s, m.Win):
             if s.player is None:
                 return [self._line(s, ["Everyone wins."])]
-            return [self._line(s, [*_subject(self.expr(s.player), s.player), " wins."])]
+            who, you = self.subject(s.player)
+            return [self._line(s, [*who, " win the game." if you else " wins the game."])]
         if isinstance(s, m.End):
+            if s.what == "turn":
+                return [self._line(s, ["Your turn ends."])]
             return [self._line(s, [f"The {s.what} ends."])]
         if isinstance(s, m.Rotate):
             where = "next" if s.step > 0 else "previous"
-            return [self._line(s, [f"Every player passes their {humanize(s.zone)} to the {where} player."])]
+            decl = self.zones.get(s.zone)
+            what = plain(self.fill(self.zone_phrase(decl), {"player": ["their"]})) if decl else phrases.words(s.zone)
+            what = what.replace("their's", "their")
+            return [self._line(s, [f"Every player passes {what} to the {where} player."])]
         if isinstance(s, m.Rounds):
             return [self._line(s, ["Play round after round:"], self.block(s.body))]
         if isinstance(s, m.Turns):
-            order = humanize(getattr(self.game, "order", "") or "")
-            head = ["Players take turns", f" ({order})" if order else "", ", starting with ", *self.expr(s.start),
-                    ". On each turn:"]
+            order = phrases.words(getattr(self.game, "order", "") or "")
+            head = ["Players take turns", f" {order}" if order else "", ", starting with ", *self.expr(s.start),
+                    ". On your turn:"]
             lines = [self._line(s, head, self.block(s.body))]
             if s.then:
-                lines.append(Line(["At the end of each turn:"], (), self.block(s.then), None, "Turns"))
+                then = self.block(s.then)
+                if then:
+                    lines.append(Line(["At the end of your turn:"], (), then, None, "Turns"))
             return lines
         if isinstance(s, m.Rule):
             title = s.title or humanize(s.name)
-            return [self._line(s, ["Rule ", Ref(title, ("rule", s.name)), ":"], self.block(s.body))]
+            body = self.block(s.body)
+            return [self._line(s, [Ref(title[:1].upper() + title[1:], ("rule", s.name)), ":"], body)]
         return [self._generic_stmt(s)]
 
-    def _each(self, b: m.Binder) -> list[Part]:
-        noun = {"cards": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
-        out: list[Part] = [f"{noun} {b.name}" if noun else b.name, " in ", *self.iter(b.iter)]
-        if b.cond is not None:
-            out += [" where ", *self.expr(b.cond)]
-        return out
+    def tokens_sentence(self, s: m.TokenMove) -> list[Part]:
+        name = self.tokens.get(s.token, phrases.words(s.token))
+        who, you = self.subject(s.player)
+        amount = s.amount
+        if isinstance(amount, m.Const) and amount.name is None or isinstance(amount, m.FactRef):
+            count = self.text(amount)
+            what = [f"a {name}" if count == "1" else f"{count} {name}s"]
+        else:
+            how_many = self.expr(amount)
+            if s.to_player:
+                return [*(["Take "] if you else [*who, " takes "]), f"{name}s from the supply: as many as ", *how_many,
+                        "."]
+            return [*(["Discard "] if you else [*who, " discards "]), f"{name}s: as many as ", *how_many,
+                    " (all", " you have" if you else " they have", ", if fewer)."]
+        if s.to_player:
+            if you:
+                return ["Take ", *what, " from the supply."]
+            return [*who, " takes ", *what, " from the supply."]
+        if you:
+            return ["Discard ", *what, " (all you have, if fewer)."]
+        return [*who, " discards ", *what, " (all they have, if fewer)."]
+
+    def random(self, s: m.Random) -> list[Part]:
+        b = s.binder
+        saved_ref = self.bind(b.slot, b.name, b.iter.element)
+        what = self.binder(b)
+        self.env[b.slot] = saved_ref
+        if s.weight is not None and b.iter.kind == "set" and isinstance(s.weight, m.IfExpr) and \
+                isinstance(s.weight.cond, m.Local) and s.weight.cond.slot == b.slot:
+            yes, no = self.expr(s.weight.then, 9), self.expr(s.weight.orelse, 9)
+            return ["Chance decides ", *saved_ref, ": yes with weight ", *yes, ", no with weight ", *no, "."]
+        if s.weight is not None:
+            return ["Chance picks ", *what, ", weighted by ", *self.expr(s.weight), "; call it ", *saved_ref, "."]
+        if b.iter.kind in ("cards", "bag"):
+            return ["Take ", *what, " at random (without looking)."]
+        return ["Pick ", *what, " at random."]
+
+    def if_lines(self, s: m.If) -> list[Line]:
+        lines: list[Line] = []
+        for i, (cond, body) in enumerate(s.branches):
+            children = self.block(body)
+            c = self.cond(cond)
+            if isinstance(cond, m.OptionIs):
+                head = ["Under the reading ", self.reading(cond)] if i == 0 else \
+                    ["Otherwise, under the reading ", self.reading(cond)]
+            elif isinstance(cond, m.Unary) and cond.op == "not" and plain(c).startswith("it is not the case that "):
+                inner = self.cond(cond.operand)
+                head = ["Unless ", *inner] if i == 0 else ["Otherwise, unless ", *inner]
+            else:
+                head = ["If ", *c] if i == 0 else ["Otherwise, if ", *c]
+            lines.append(self._inline(head, children, getattr(s, "span", None)))
+        if s.orelse:
+            children = self.block(s.orelse)
+            lines.append(self._inline(["Otherwise"], children, None))
+        if all(not line.children and line.parts[-1:] == [":"] for line in lines):
+            return []  # every branch is bookkeeping
+        while lines and lines[-1].parts[-1:] == [":"] and not lines[-1].children:
+            lines.pop()  # an `else` with nothing a player does
+        if not lines:
+            return []
+        lines[0].quotes = tuple(s.quotes) + tuple(lines[0].quotes)
+        return lines
+
+    def _inline(self, head: list[Part], children: list[Line], span) -> Line:
+        """"If X, do Y." for a branch of one short sentence; "If X:" with the sentences under it."""
+        names = self.names()
+        if len(children) == 1 and not children[0].children and children[0].text.endswith("."):
+            child = children[0]
+            parts = _lower_first(list(child.parts), names)
+            return Line(_sentence([*head, ", ", *parts]), tuple(child.quotes), [], span, "If")
+        return Line(_sentence([*head, ":"]), (), children, span, "If")
+
+    def for_lines(self, s: m.For) -> list[Line]:
+        b = s.binder
+        saved = self.scoped()
+        extra: tuple = ()
+        try:
+            if b.iter.kind == "range" and not _uses(s.body, b.slot):
+                body = self.block(s.body)
+                high = self.expr(b.iter.high, 9)
+                times = [*high, " times"] if isinstance(b.iter.high, (m.Const, m.FactRef)) \
+                    else ["as many times as ", *high]
+                head = ["Do this ", *times, ":"]
+                if not self._is_one(b.iter.low):
+                    head = ["For each number from ", *self.expr(b.iter.low), " to ", *self.expr(b.iter.high), ":"]
+                return [self._line(s, head, body)] if body else []
+            stmts = s.body
+            if b.cond is None and len(stmts) == 1 and isinstance(stmts[0], m.If) and len(stmts[0].branches) == 1 \
+                    and not stmts[0].orelse and _uses((stmts[0].branches[0][0],), b.slot):
+                extra = tuple(stmts[0].quotes)
+                cond, stmts = stmts[0].branches[0]  # "for each y: if c(y) {...}": "for each y that c: ..."
+                b = m.Binder(b.slot, b.name, b.iter, cond)
+            what = self.binder(b, article="each")
+            self.env[b.slot] = [f"that {self._noun_of_iter(b.iter)}"]
+            body = self.block(stmts)
+        finally:
+            self.env = saved
+        if not body:
+            return []
+        line = self._inline(["For ", *what], body, getattr(s, "span", None))
+        line.quotes = tuple(getattr(s, "quotes", ()) or ()) + extra + tuple(line.quotes)
+        line.kind = "For"
+        return [line]
+
+    @staticmethod
+    def _is_one(e) -> bool:
+        return isinstance(e, m.Const) and e.value == 1
 
     def _generic_stmt(self, s) -> Line:
         children = []
@@ -429,87 +937,216 @@ class English:
         return Line([text[:1].upper() + text[1:] + "."], tuple(getattr(s, "quotes", ()) or ()), children,
                     getattr(s, "span", None), type(s).__name__)
 
-    def move(self, s: m.Move) -> list[Part]:
+    def moved(self, s: m.Move) -> list[Part]:
+        """What a move takes: "the top card of the deck", "every card of X that ..."."""
         sel = s.selector
-        src, dest = self.expr(s.source), self.expr(s.dest)
-        where = [" at the bottom"] if s.at_bottom else []
+        src = self.expr(s.source)
         if sel.kind == "top":
-            return ["Move the top card of ", *src, " to ", *dest, *where, "."]
+            return ["the top card of ", *src]
         if sel.kind == "bottom":
-            return ["Move the bottom card of ", *src, " to ", *dest, *where, "."]
+            return ["the bottom card of ", *src]
         if sel.kind == "all" and sel.cond is None:
-            return ["Move all cards from ", *src, " to ", *dest, *where, "."]
-        name = self._selector_name(sel)
-        if sel.kind == "all":
-            return [f"Move every card {name}from ", *src, " where ", *self._cond(sel), " to ", *dest, *where, "."]
-        if sel.kind == "one":
-            return [f"Move one card {name}from ", *src, " where ", *self._cond(sel), " to ", *dest, *where, "."]
+            return ["all cards of ", *src]
+        if sel.kind in ("all", "one") and sel.slot is not None:
+            binder = m.Binder(sel.slot, "", m.Iter("cards", m.CARD, zone=s.source), sel.cond)
+            head = "every card" if sel.kind == "all" else "a card"
+            said = self.binder(binder, article="")
+            return [head, *said[1:]]
         if sel.kind == "card" and sel.card is not None:
-            return ["Move ", *self.expr(sel.card), " from ", *src, " to ", *dest, *where, "."]
-        return ["Move ", self.generic(sel), " from ", *src, " to ", *dest, *where, "."]
+            card = self.expr(sel.card)
+            card = [f"the {plain(card)} card"] if isinstance(sel.card, m.Const) else card
+            return [*card, " from ", *src]
+        return [self.generic(sel), " from ", *src]
 
-    @staticmethod
-    def _selector_name(sel: m.Selector) -> str:
-        """The name the spec gave the selected card (`all c where ...`), found in the condition."""
-        stack = [sel.cond]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, m.Local) and node.slot == sel.slot:
-                return node.name + " "
-            if dataclasses.is_dataclass(node):
-                stack += [getattr(node, f.name, None) for f in dataclasses.fields(node)]
-            elif isinstance(node, tuple):
-                stack += list(node)
-        return ""
-
-    def _cond(self, sel: m.Selector) -> list[Part]:
-        return self.expr(sel.cond) if sel.cond is not None else ["any"]
+    def move(self, s: m.Move) -> list[Part]:
+        where = [" at the bottom"] if s.at_bottom else []
+        return ["Move ", *self.moved(s), " to ", *self.expr(s.dest), *where, "."]
 
     def choose(self, s: m.Choose) -> Line:
-        who = self.expr(s.by)
+        who, you = self.subject(s.by)
         actions = s.actions
+        must = ["You must" if you else f"{plain(_sentence(who))} must"]
         if len(actions) == 1 and len(actions[0].binders) == 1 and actions[0].name == actions[0].binders[0].name:
             a = actions[0]
-            line = self._line(s, [*_subject(who, s.by), " chooses ", *self.binder(a.binders[0]), "."], self.block(a.body))
+            b = a.binders[0]
+            what = self.binder(b)
+            self.bind(b.slot, b.name, b.iter.element)  # the choice is used after it, in the same block
+            return self._line(s, [*must, " choose ", *what, "."], self.block(a.body))
+        passes = [a for a in actions if not a.body and not a.binders and a.when is None]
+        if len(actions) == 2 and len(passes) == 1:
+            a = next(x for x in actions if x is not passes[0])
+            may = ["You may" if you else f"{plain(_sentence(who))} may"]
+            head = [*may, " ", *self._action_words(a, lower=True)]
+            line = self._line(s, [*head, ":" if a.body else "."], self._action_body(a))
+            line.quotes = tuple(line.quotes) + tuple(a.quotes) + tuple(passes[0].quotes)
             return line
-        line = self._line(s, [*_subject(who, s.by), " chooses one of:"])
+        line = self._line(s, [*must, " choose one:"])
         for a in actions:
-            parts: list[Part] = [humanize(a.name)]
-            if a.label:
-                parts.append(f" ({a.label.rstrip('.')})")
-            if a.binders:
-                parts += [", with ", *self.listing([self.binder(b) for b in a.binders], "and")]
+            parts = self._action_words(a, lower=False)
+            body = self._action_body(a)
             if a.when is not None:
-                parts += [", allowed when ", *self.expr(a.when)]
-            parts.append(":" if a.body else ".")
-            line.children.append(Line(parts, tuple(getattr(a, "quotes", ()) or ()), self.block(a.body),
+                parts += [" (only if ", *self.cond(a.when), ")"]
+            parts.append(":" if body else ".")
+            line.children.append(Line(_sentence(parts), tuple(getattr(a, "quotes", ()) or ()), body,
                                       getattr(a, "span", None), "Action"))
         return line
 
-    # -- declarations
+    def names(self) -> tuple[str, ...]:
+        """Names that keep their capital letter inside a sentence: cards and tokens."""
+        return tuple(sorted({*self.cards.values(), *self.tokens.values()}, key=len, reverse=True))
+
+    def _action_words(self, a: m.Action, lower: bool) -> list[Part]:
+        """How an action is said: its phrase (with its choices), else its label, else its name."""
+        saved = self.scoped()
+        try:
+            if getattr(a, "phrase", None):
+                args = {b.name: self.binder(b) for b in a.binders}
+                parts = self.fill(a.phrase, args)
+            else:
+                label = (a.label or "").strip().rstrip(".")
+                parts = [label or phrases.words(a.name)]
+                if a.binders:
+                    parts += [", choosing ", *self.listing([self.binder(b) for b in a.binders], "and")]
+        finally:
+            self.env = saved
+        return _lower_first(parts, self.names()) if lower else parts
+
+    def _action_body(self, a: m.Action) -> list[Line]:
+        saved = self.scoped()
+        try:
+            for b in a.binders:
+                self.bind(b.slot, b.name, b.iter.element)
+            return self.block(a.body)
+        finally:
+            self.env = saved
+
+    # ---- declarations ---------------------------------------------------------------------------
+
     def define(self, d: m.Define) -> Line:
-        params = ", ".join(p.name for p in d.params)
-        head: list[Part] = [Ref(humanize(d.name), ("define", d.name))]
-        if params:
-            head.append(f" of {params}")
-        return Line([*head, " is ", *self.expr(d.body), "."], tuple(d.quotes), [], d.span, "Define")
+        saved = self.scoped()
+        try:
+            args = {p.name: self.bind(p.slot, p.name, p.type) for p in d.params}
+            head = self.fill(self.define_phrase(d), args, ("define", d.name))
+            word = " when " if d.type == m.BOOL else " is "
+            body = self.cond(d.body) if d.type == m.BOOL else self.expr(d.body)
+            parts = _sentence([*head, word, *body, "."])
+        finally:
+            self.env = saved
+        return Line(parts, tuple(d.quotes), [], d.span, "Define")
 
     def procedure_title(self, p) -> str:
-        params = ", ".join(x.name for x in getattr(p, "params", ()))
-        return humanize(p.name) + (f" ({params})" if params else "")
+        saved = self.scoped()
+        try:
+            args = {x.name: self.bind(x.slot, x.name, x.type) for x in getattr(p, "params", ())}
+            said = plain(self.fill(self.procedure_phrase(p), args))
+        finally:
+            self.env = saved
+        return said[:1].upper() + said[1:]
 
 
-def _subject(parts: list[Part], e) -> list[Part]:
-    """The start of a sentence about a player: `p` becomes "Player p", "the ..." becomes "The ..."."""
-    if isinstance(e, m.Local):
-        return ["Player ", *parts]
-    return _cap(parts)
+def _uses(stmts, slot: int) -> bool:
+    """Whether a statement list reads the local `slot`."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, m.Local) and node.slot == slot:
+            return True
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+            stack.extend(getattr(node, f.name, None) for f in dataclasses.fields(node)
+                         if f.name not in ("span", "quotes", "type"))
+    return False
 
 
-def _cap(parts: list[Part]) -> list[Part]:
-    if parts and isinstance(parts[0], str) and parts[0]:
-        return [parts[0][:1].upper() + parts[0][1:], *parts[1:]]
-    return parts
+def _lower_first(parts: list[Part], names) -> list[Part]:
+    """A sentence made part of a longer one: its first word loses its capital, unless it is a name."""
+    if not parts:
+        return parts
+    first = parts[0]
+    text = first.text if isinstance(first, Ref) else first
+    if not text or any(text.startswith(n) for n in names if n) or re.match(r"[A-Z]{2}", text):
+        return parts
+    text = text[:1].lower() + text[1:]
+    return [Ref(text, first.target) if isinstance(first, Ref) else text, *parts[1:]]
+
+
+def _sentence(parts: list[Part]) -> list[Part]:
+    """Capitalize the first word and tidy the spaces."""
+    out = [p for p in parts if p != ""]
+    if out and isinstance(out[0], str) and out[0]:
+        out[0] = out[0][:1].upper() + out[0][1:]
+    elif out and isinstance(out[0], Ref) and out[0].text:
+        out[0] = Ref(out[0].text[:1].upper() + out[0].text[1:], out[0].target)
+    return out
+
+
+class _Join(str):
+    """The " and " that merging inserts, told apart from any other " and " by its type."""
+
+
+_JOIN = _Join(" and ")
+
+
+def _mergeable(a: Line, b: Line) -> bool:
+    return a.kind == b.kind and not a.children and not b.children and a.kind in ("Move", "Assign")
+
+
+def _aggregate(lines: list[Line]) -> list[Line]:
+    """Consecutive moves to one place, and consecutive sets, become one sentence."""
+    out: list[Line] = []
+    for line in lines:
+        prev = out[-1] if out else None
+        if prev is not None and _mergeable(prev, line):
+            merged = _merge(prev, line)
+            if merged is not None:
+                out[-1] = merged
+                continue
+        out.append(line)
+    return out
+
+
+def _merge(a: Line, b: Line) -> Line | None:
+    """"Move X to D." + "Move Y to D." -> "Move X and Y to D."; "Set A to 1." + "Set B to 2." ->
+    "Set A to 1 and B to 2."""
+    ta, tb = a.text, b.text
+    if a.kind == "Move":
+        ia, ib = _last(a.parts, " to "), _last(b.parts, " to ")
+        if ia is None or ib is None or plain(a.parts[ia:]) != plain(b.parts[ib:]):
+            return None
+        what_a = a.parts[1:ia]
+        what_b = b.parts[1:ib]
+        if any(isinstance(p, _Join) for p in what_a):
+            joined = _relist(what_a, what_b)  # already a list: X, Y and Z
+        else:
+            joined = [*what_a, _JOIN, *what_b]
+        parts = [a.parts[0], *joined, *a.parts[ia:]]
+    elif a.kind == "Assign" and ta.startswith("Set ") and tb.startswith("Set "):
+        body_b = list(b.parts)
+        body_b[0] = body_b[0][len("Set "):] if isinstance(body_b[0], str) else body_b[0]
+        head = list(a.parts)
+        head[-1] = head[-1][:-1] if isinstance(head[-1], str) and head[-1].endswith(".") else head[-1]
+        parts = [*head, " and ", *body_b]
+    else:
+        return None
+    return Line(parts, tuple(a.quotes) + tuple(b.quotes), [], a.span, a.kind)
+
+
+def _relist(first: list[Part], more: list[Part]) -> list[Part]:
+    """`X and Y` + `Z` -> `X, Y and Z`."""
+    parts = list(first)
+    for i in range(len(parts) - 1, -1, -1):
+        if isinstance(parts[i], _Join):
+            parts[i] = ", "
+            break
+    return [*parts, _JOIN, *more]
+
+
+def _last(parts: list[Part], word: str) -> int | None:
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == word:
+            return i
+    return None
 
 
 def translation(quote) -> str | None:
