@@ -107,6 +107,7 @@ class English:
     def __init__(self, game: m.Game):
         self.game = game
         self.cards = {c.name: c.display for c in getattr(game, "components", ())}
+        self.categories = {c.name: c.category for c in getattr(game, "components", ())}
         self.tokens = {t.name: t.display for t in getattr(game, "tokens", ())}
         self.facts = {f.name: f for f in getattr(game, "facts", ())}
         self.procedures = {p.name: p for p in getattr(game, "procedures", ())}
@@ -116,6 +117,7 @@ class English:
         self.boards = {b.name: b for b in getattr(game, "boards", ())}
         self.ambiguities = {a.name: a for a in getattr(game, "ambiguities", ())}
         self.env: dict[int, list[Part]] = {}  # slot -> how the rules refer to that value
+        self.self_nouns: dict[int, str] = {}  # slot of a binder whose condition is being said -> its noun
 
     # ---- phrases ------------------------------------------------------------------------------
 
@@ -174,16 +176,22 @@ class English:
             return phrases.words(t.enum)
         return _NOUNS.get(t.kind, "value")
 
-    def bind(self, slot: int, name: str, t) -> list[Part]:
-        """Refer to a newly bound value: by its name when it is a word, else as "the <noun>", "the
-        other <noun>" when another value of that kind is already in play."""
+    def bind(self, slot: int, name: str, t, how: str = "") -> list[Part]:
+        """Refer to a newly bound value: by its name when it is a word, else as "the <noun>", or, when
+        another value of that kind is already in play, "the chosen <noun>", "the <noun> drawn" (`how`
+        says which) or "the other <noun>"."""
         noun = self.noun(t)
+        taken = {plain(v) for v in self.env.values()}
+        if how and f"the {noun}" in taken and name.lower() not in _ADJECTIVES:
+            candidate = f"the chosen {noun}" if how == "chosen" else f"the {noun} drawn"
+            if candidate not in taken:
+                self.env[slot] = [candidate]
+                return [candidate]
         if name.lower() in _ADJECTIVES:
             ref = [f"the {name.lower()} {noun}"]
         elif len(name) >= 3 and name.isalpha() and name.lower() not in ("card", "player", "space"):
             ref = [f"the {phrases.words(name)}"]
         else:
-            taken = {plain(v) for v in self.env.values()}
             ref = [f"the {noun}"]
             for ordinal in _ORDINALS:
                 candidate = f"the {ordinal}{noun}"
@@ -236,7 +244,10 @@ class English:
         if isinstance(e, m.Builtin):
             return self.builtin(e)
         if isinstance(e, m.Attr):
-            return self.possessive(self.expr(e.target, 9), phrases.words(e.attr))
+            target = self.expr(e.target, 9)
+            if len(plain(target).split()) > 3:
+                return [f"the {phrases.words(e.attr)} of ", *target]
+            return self.possessive(target, phrases.words(e.attr))
         if isinstance(e, m.Unary):
             if e.op == "not":
                 return self.negate(e.operand)
@@ -527,14 +538,17 @@ class English:
         head = f"{article} {noun}".strip()
         out: list[Part] = [head, *self._where(b.iter)]
         if b.cond is not None:
-            saved = self.env.get(b.slot)
+            saved = self.scoped()
+            for slot, ref in list(self.env.items()):
+                if ref == [SELF]:  # an outer binder's value, inside this one's condition
+                    self.env[slot] = [f"that {self.self_nouns.get(slot, 'value')}"]
             self.env[b.slot] = [SELF]
-            cond = self.cond(b.cond)
-            if saved is None:
-                self.env.pop(b.slot, None)
-            else:
-                self.env[b.slot] = saved
-            out += self.relative(cond, person=noun.startswith("player"), plural=plural)
+            self.self_nouns[b.slot] = self._noun_of_iter(b.iter)
+            try:
+                cond = self.cond(b.cond)
+            finally:
+                self.env = saved
+            out += self.relative(_join_text(cond), person=noun.startswith("player"), plural=plural)
         return out
 
     def relative(self, cond: list[Part], person: bool, plural: bool) -> list[Part]:
@@ -555,6 +569,8 @@ class English:
                 out.append(p)
                 continue
             nxt = cond[i + 1] if i + 1 < len(cond) else ""
+            if isinstance(nxt, Ref) and nxt.text.startswith("'s"):
+                cond[i + 1] = nxt = nxt.text  # the possessive joins the pronoun; the link is its phrase's
             prev = out[-1] if out else ""
             nested = any(isinstance(x, str) and "either " in x for x in out)
             at_clause = i == 0 or (leading and not nested and isinstance(prev, str) and
@@ -578,7 +594,7 @@ class English:
         if plural:
             out = [self._plural_verb(p) if j and out[j - 1] == f"{that} " else p for j, p in enumerate(out)]
             out = [re.sub(r"\bare an? (\w+) (card|player|space)\b", r"are \1 \2s", p) if isinstance(p, str) else p
-                   for p in out]
+                   for p in _join_text(out)]
         return out
 
     @staticmethod
@@ -607,7 +623,8 @@ class English:
             return self.binder(b, article="the")
         saved = self.scoped()
         ref = self.bind(b.slot, b.name, b.iter.element)
-        ref = [f"that {self._noun_of_iter(b.iter)}"] if plain(ref).startswith("the ") else ref
+        noun = self.noun(b.iter.element) if b.iter.kind == "set" else self._noun_of_iter(b.iter)
+        ref = [f"that {noun}"] if plain(ref).startswith("the ") else ref
         self.env[b.slot] = ref
         try:
             body = self.cond(e.body) if e.kind == "forall" else self.expr(e.body)
@@ -842,7 +859,7 @@ class English:
 
     def random(self, s: m.Random) -> list[Part]:
         b = s.binder
-        saved_ref = self.bind(b.slot, b.name, b.iter.element)
+        saved_ref = self.bind(b.slot, b.name, b.iter.element, how="drawn" if b.iter.kind in ("cards", "bag") else "")
         what = self.binder(b)
         self.env[b.slot] = saved_ref
         if s.weight is not None and b.iter.kind == "set" and isinstance(s.weight, m.IfExpr) and \
@@ -954,7 +971,9 @@ class English:
             return [head, *said[1:]]
         if sel.kind == "card" and sel.card is not None:
             card = self.expr(sel.card)
-            card = [f"the {plain(card)} card"] if isinstance(sel.card, m.Const) else card
+            if isinstance(sel.card, m.Const):
+                noun = " card" if self.categories.get(sel.card.name, "card") == "card" else ""
+                card = [f"the {plain(card)}{noun}"]
             return [*card, " from ", *src]
         return [self.generic(sel), " from ", *src]
 
@@ -970,7 +989,7 @@ class English:
             a = actions[0]
             b = a.binders[0]
             what = self.binder(b)
-            self.bind(b.slot, b.name, b.iter.element)  # the choice is used after it, in the same block
+            self.bind(b.slot, b.name, b.iter.element, how="chosen")  # used after it, in the same block
             return self._line(s, [*must, " choose ", *what, "."], self.block(a.body))
         passes = [a for a in actions if not a.body and not a.binders and a.when is None]
         if len(actions) == 2 and len(passes) == 1:
@@ -1042,6 +1061,17 @@ class English:
         finally:
             self.env = saved
         return said[:1].upper() + said[1:]
+
+
+def _join_text(parts: list[Part]) -> list[Part]:
+    """Adjacent strings joined (SELF kept apart), so that a pattern can match across them."""
+    out: list[Part] = []
+    for p in parts:
+        if isinstance(p, str) and p != SELF and out and isinstance(out[-1], str) and out[-1] != SELF:
+            out[-1] = out[-1] + p
+        else:
+            out.append(p)
+    return out
 
 
 def _uses(stmts, slot: int) -> bool:
