@@ -447,6 +447,8 @@ class EnumDecl:
     members: tuple[str, ...]
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()  # the English noun of the enum ("kind of card")
+    member_phrases: tuple[tuple[str, str], ...] = field(default=(), **_meta)  # (member, its English)
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,6 +466,7 @@ class Component:
 class AttrDecl:
     name: str
     type: Type
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,6 +475,7 @@ class Fact:
     value: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,8 +181,18 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("unmodelled", meta, quotes=[Quote(t.text, t.span) for t in c[:-1]], reason=c[-1].text)
 
     def enum_decl(self, meta, c):
-        (names, quotes), _ = _split(c, Name, Quote)
-        return self._node("enum", meta, name=names[0], members=names[1:], quotes=quotes)
+        phrase, _, c = _extras(c)
+        (names, members, quotes), _ = _split(c, Name, tuple, Quote)
+        member_phrases = {n.text: ph for n, ph in members if ph is not None}
+        return self._node("enum", meta, name=names[0], members=[n for n, _ in members], quotes=quotes, phrase=phrase,
+                          member_phrases=member_phrases)
+
+    def enum_member(self, meta, c):
+        return (c[0], c[1] if len(c) > 1 else None)
+
+    def attribute_decl(self, meta, c):
+        phrase, _, c = _extras(c)
+        return self._node("attribute", meta, name=c[0], phrase=phrase, quotes=c[1:])
 
     def component_decl(self, meta, c):
         category, name, *rest = c
@@ -199,7 +209,8 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return (c[0], c[1])
 
     def fact_decl(self, meta, c):
-        return self._node("fact", meta, name=c[0], value=c[1], quotes=c[2:])
+        phrase, _, c = _extras(c)
+        return self._node("fact", meta, name=c[0], value=c[1], quotes=c[2:], phrase=phrase)
 
     def claim_decl(self, meta, c):
         return self._node("claim", meta, name=c[0], expr=c[1], quotes=c[2:])

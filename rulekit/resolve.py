@@ -69,17 +69,24 @@ class Resolver:
         self.error("E201", f"unknown {what} '{name.text}'", name.span,
                    f"did you mean '{close[0]}'?" if close else None)
 
+    def phrase_text(self, node, name: str, phrase) -> str:
+        """The phrase of an enum member: no placeholders."""
+        return self._checked(phrase, name, [])
+
     def phrase(self, node, params: list[str]) -> str | None:
         """The declaration's phrase, each `{name}` checked against its parameters."""
         phrase = node.get("phrase")
         if phrase is None:
             return None
+        return self._checked(phrase, node.name.text, params)
+
+    def _checked(self, phrase, name: str, params: list[str]) -> str:
         for problem, offset, length, hint in phrases.problems(phrase.text, params):
             span = phrase.span
             if span.line == span.end_line and span.end_column - span.column - 2 == len(phrase.text):  # no escapes
                 column = span.column + 1 + offset  # past the opening quote mark
                 span = Span(span.file, span.line, column, span.line, column + length)
-            self.error("E208", f"the phrase of '{node.name.text}' {problem}", span, hint)
+            self.error("E208", f"the phrase of '{name}' {problem}", span, hint)
         return phrase.text
 
     def quotes(self, node) -> tuple:
@@ -116,7 +123,8 @@ class Resolver:
         self._collect(items)
         enums = tuple(self.enums.values())
         components = tuple(self._component(i) for i in items if i.kind == "component")
-        attrs = tuple(m.AttrDecl(n, t) for n, t in self.attr_types.items())
+        attr_phrases = self._attribute_phrases([i for i in items if i.kind == "attribute"])
+        attrs = tuple(m.AttrDecl(n, t, attr_phrases.get(n)) for n, t in self.attr_types.items())
         facts = tuple(self._fact(i) for i in items if i.kind == "fact")
         tokens = tuple(self._token(i) for i in items if i.kind == "token")
         boards = tuple(self._board(i) for i in items if i.kind == "board")
@@ -171,7 +179,9 @@ class Resolver:
                 members = [n.text for n in item.members]
                 for dup in {x for x in members if members.count(x) > 1}:
                     self.error("E200", f"enum '{item.name.text}' lists '{dup}' twice", item.span)
-                self.enums[item.name.text] = m.EnumDecl(item.name.text, tuple(members), item.span, self.quotes(item))
+                member_phrases = tuple((k, self.phrase_text(item, k, v)) for k, v in item.member_phrases.items())
+                self.enums[item.name.text] = m.EnumDecl(item.name.text, tuple(members), item.span, self.quotes(item),
+                                                        self.phrase(item, []), member_phrases)
                 for member in members:
                     self.enum_members.setdefault(member, []).append(item.name.text)
         self.boards = {i.name.text: i for i in items if i.kind == "board"}
@@ -257,7 +267,20 @@ class Resolver:
                            node.span, self.quotes(node))
 
     def _fact(self, node):
-        return m.Fact(node.name.text, self._static_expr(node.value), node.span, self.quotes(node))
+        return m.Fact(node.name.text, self._static_expr(node.value), node.span, self.quotes(node),
+                      self.phrase(node, []))
+
+    def _attribute_phrases(self, nodes) -> dict[str, str]:
+        out = {}
+        for node in nodes:
+            name = node.name
+            if name.text not in self.attr_types:
+                self.unknown(name, "attribute", self.attr_types)
+            elif name.text in out:
+                self.error("E200", f"attribute '{name.text}' is given a phrase twice", name.span)
+            else:
+                out[name.text] = self.phrase(node, [])
+        return out
 
     def _token(self, node):
         cap = self._static_expr(node.cap) if node.cap is not None else None
