@@ -72,6 +72,7 @@ _PRECEDENCE = {"or": 1, "and": 2, **{op: 3 for op in _COMPARE}, "+": 4, "-": 4, 
 _SYMMETRIC = ("==", "!=")
 _ORDINALS = ("", "other ", "third ", "fourth ", "fifth ")
 _NOUNS = {"card": "card", "player": "player", "pos": "space", "int": "number", "bool": "value", "cards": "cards",
+          "set": "cards",
           "players": "players", "zone": "place", "token": "token"}
 _ADJECTIVES = ("first", "second", "third", "last", "next", "other", "new", "old", "chosen")
 _AGREE = {"is": "are", "has": "have", "was": "were", "does": "do"}
@@ -116,6 +117,9 @@ class English:
         self.vars = {v.name: v for v in getattr(game, "vars", ())}
         self.boards = {b.name: b for b in getattr(game, "boards", ())}
         self.ambiguities = {a.name: a for a in getattr(game, "ambiguities", ())}
+        self.enums = {e.name: e for e in getattr(game, "enums", ())}
+        self.members = {k: v for e in self.enums.values() for k, v in (getattr(e, "member_phrases", ()) or ())}
+        self.attr_decls = {a.name: a for a in getattr(game, "attrs", ())}
         self.env: dict[int, list[Part]] = {}  # slot -> how the rules refer to that value
         self.self_nouns: dict[int, str] = {}  # slot of a binder whose condition is being said -> its noun
 
@@ -153,6 +157,12 @@ class English:
         for piece in phrases.pieces(template):
             if isinstance(piece, tuple):
                 value = list(args.get(piece[1], [phrases.words(piece[1])]))
+                before = out[-1] if out else ""
+                before_text = before.text if isinstance(before, Ref) else before
+                if value and isinstance(value[0], str) and value[0].startswith("the ") and \
+                        re.search(r"\b(a|an)\s$", before_text):  # "has a {a}" with "the kind": "has the kind"
+                    cut = re.sub(r"\b(a|an)\s$", "", before_text)
+                    out[-1] = Ref(cut, before.target) if isinstance(before, Ref) else cut
                 out += value
                 after_you = _is_you(value)
                 continue
@@ -166,14 +176,33 @@ class English:
             after_you = False
         return out
 
+    def attribute(self, name: str) -> str:
+        """An attribute in English: its phrase, else its enum's phrase, else its name as words."""
+        decl = self.attr_decls.get(name)
+        if decl is not None and getattr(decl, "phrase", None):
+            return decl.phrase
+        if decl is not None and decl.type.kind == "enum" and decl.type.enum in self.enums:
+            enum = self.enums[decl.type.enum]
+            if getattr(enum, "phrase", None):
+                return enum.phrase
+        return phrases.words(name)
+
+    def member(self, name: str) -> str:
+        return self.members.get(name) or phrases.words(name)
+
+    def enum_noun(self, enum: str | None) -> str:
+        decl = self.enums.get(enum or "")
+        if decl is not None and getattr(decl, "phrase", None):
+            return decl.phrase
+        return phrases.words(enum or "value")
+
     # ---- referring to values -----------------------------------------------------------------
 
-    @staticmethod
-    def noun(t) -> str:
+    def noun(self, t) -> str:
         if t is None:
             return "value"
         if t.kind == "enum" and t.enum:
-            return phrases.words(t.enum)
+            return self.enum_noun(t.enum)
         return _NOUNS.get(t.kind, "value")
 
     def bind(self, slot: int, name: str, t, how: str = "") -> list[Part]:
@@ -236,6 +265,8 @@ class English:
             value = fact.value if fact is not None else None
             if isinstance(value, m.Const) and value.name is None:
                 return [str(value.value)]
+            if fact is not None and getattr(fact, "phrase", None):
+                return [fact.phrase]
             return [f"the {phrases.words(e.fact)}"]
         if isinstance(e, m.VarRef):
             return self.var(e)
@@ -246,8 +277,8 @@ class English:
         if isinstance(e, m.Attr):
             target = self.expr(e.target, 9)
             if len(plain(target).split()) > 3:
-                return [f"the {phrases.words(e.attr)} of ", *target]
-            return self.possessive(target, phrases.words(e.attr))
+                return [f"the {self.attribute(e.attr)} of ", *target]
+            return self.possessive(target, self.attribute(e.attr))
         if isinstance(e, m.Unary):
             if e.op == "not":
                 return self.negate(e.operand)
@@ -272,7 +303,21 @@ class English:
         return [self.generic(e)]
 
     def reading(self, e: m.OptionIs) -> Ref:
-        return Ref(phrases.words(e.option), ("reading", e.ambiguity))
+        """An option, said by the first clause of its description ("Face down"), or by its name when
+        that clause says too little ("Yes") or too much."""
+        amb = self.ambiguities.get(e.ambiguity)
+        option = next((o for o in getattr(amb, "options", ()) if o.name == e.option), None)
+        said = phrases.words(e.option)
+        if option is not None and option.description:
+            text = option.description.strip()
+            answer = re.match(r"(yes|no)\b[:,.]?\s*", text, re.IGNORECASE)
+            if answer and len(text) > answer.end():
+                text = text[answer.end():]  # "Yes: X" is said as X
+            clause = re.split(r"[:;.(,]| - ", text, maxsplit=1)[0].strip()
+            if 2 <= len(clause.split()) <= 12:
+                keep = any(clause.startswith(n) for n in self.names() if n) or re.match(r"[A-Z]{2}", clause)
+                said = clause if keep else clause[:1].lower() + clause[1:]
+        return Ref(said, ("reading", e.ambiguity))
 
     def negate(self, e) -> list[Part]:
         """`not x`, said as English says it: "is not", "does not hold", "it is not the case that"."""
@@ -283,7 +328,8 @@ class English:
         inner = self.expr(e, 6)
         text = plain(inner)
         for word, neg in ((" is ", " is not "), (" has a ", " has no "), (" have a ", " have no "),
-                          (" has ", " has not "), (" holds ", " does not hold "), (" hold ", " do not hold ")):
+                          (" has ", " has not "), (" have ", " have not "), (" holds ", " does not hold "),
+                          (" hold ", " do not hold ")):
             if text.count(word) == 1 and " and " not in text and " or " not in text:
                 return self._replace_first(inner, word, neg)
         return ["it is not the case that ", *inner]
@@ -314,7 +360,7 @@ class English:
         if e.name is not None:
             if kind == "card":
                 return self.cards.get(e.name, humanize(e.name))
-            return phrases.words(e.name)
+            return self.member(e.name)
         if kind == "bool":
             return "true" if e.value else "false"
         if kind == "player":
@@ -463,12 +509,17 @@ class English:
                 return [f"no {name} is left in the supply"]
         if op in ("==", "!=") and isinstance(left, m.Attr) and isinstance(right, m.Const) and right.name:
             target = self.expr(left.target, 9)
-            member = phrases.words(right.name)
             noun = self.noun(left.target.type) if left.target.type else "card"
+            if len(self.members.get(right.name, "").split()) > 1:  # a noun: "the card is a Block card"
+                member = self.members[right.name]
+                article = "" if member.split()[0].lower() in ("the", "a", "an") else \
+                    ("an " if member[:1].lower() in "aeiou" else "a ")
+                return [*target, " is " if op == "==" else " is not ", f"{article}{member}"]
+            member = self.member(right.name)
             if left.attr == "type":
                 article = "an" if member[:1] in "aeiou" else "a"
                 return [*target, " is " if op == "==" else " is not ", f"{article} {member} {noun}"]
-            return [*self.possessive(target, phrases.words(left.attr)), " is " if op == "==" else " is not ", member]
+            return [*self.possessive(target, self.attribute(left.attr)), " is " if op == "==" else " is not ", member]
         return None
 
     def iter(self, it: m.Iter) -> list[Part]:
@@ -490,7 +541,7 @@ class English:
         if it.kind == "board":
             return ["the board"]
         if it.kind == "enum" and it.enum:
-            return [f"the {phrases.words(it.enum)}s"]
+            return [f"the {self.enum_noun(it.enum)}s"]
         if it.kind == "set":
             return self.listing([self.expr(i, 9) for i in it.items], "and")
         if it.kind == "range":
@@ -505,7 +556,7 @@ class English:
         if it.kind == "board":
             return "space"
         if it.kind == "enum" and it.enum:
-            return phrases.words(it.enum)
+            return self.enum_noun(it.enum)
         if it.kind == "subsets":
             return "set of cards"
         return "number" if it.kind == "range" else "value"
@@ -590,6 +641,10 @@ class English:
                     cond[i + 1] = nxt[2:]
                 else:
                     out.append("they" if person or plural else "it")
+                    if (person or plural) and i + 1 < len(cond) and isinstance(cond[i + 1], (str, Ref)):
+                        nxt_text = cond[i + 1].text if isinstance(cond[i + 1], Ref) else cond[i + 1]
+                        agreed, _ = _agree(nxt_text)
+                        cond[i + 1] = Ref(agreed, cond[i + 1].target) if isinstance(cond[i + 1], Ref) else agreed
             first = False
         if plural:
             out = [self._plural_verb(p) if j and out[j - 1] == f"{that} " else p for j, p in enumerate(out)]
@@ -621,6 +676,11 @@ class English:
             return ["there is ", *self.binder(b)]
         if e.kind == "the":
             return self.binder(b, article="the")
+        if e.kind == "sum" and b.cond is None and isinstance(e.body, m.Attr) and isinstance(e.body.target, m.Local) \
+                and e.body.target.slot == b.slot and b.iter.kind in ("cards", "bag"):
+            what = self.iter(b.iter)
+            attr = self.attribute(e.body.attr)
+            return self.possessive(what, f"total {attr}") if what == [SELF] else [f"the total {attr} of ", *what]
         saved = self.scoped()
         ref = self.bind(b.slot, b.name, b.iter.element)
         noun = self.noun(b.iter.element) if b.iter.kind == "set" else self._noun_of_iter(b.iter)
