@@ -74,6 +74,8 @@ _ORDINALS = ("", "other ", "third ", "fourth ", "fifth ")
 _NOUNS = {"card": "card", "player": "player", "pos": "space", "int": "number", "bool": "value", "cards": "cards",
           "set": "cards",
           "players": "players", "zone": "place", "token": "token"}
+_NOT_NOUNS = ("card", "player", "space", "who", "what", "which", "that", "this", "its", "one", "any", "all", "each",
+              "again", "here", "there", "up", "down", "below", "above")
 _ADJECTIVES = ("first", "second", "third", "last", "next", "other", "new", "old", "chosen")
 _AGREE = {"is": "are", "has": "have", "was": "were", "does": "do"}
 
@@ -109,6 +111,8 @@ class English:
         self.game = game
         self.cards = {c.name: c.display for c in getattr(game, "components", ())}
         self.categories = {c.name: c.category for c in getattr(game, "components", ())}
+        only_pieces = self.categories and all(c == "piece" for c in self.categories.values())
+        self.thing = "piece" if only_pieces else "card"  # what a component is called
         self.tokens = {t.name: t.display for t in getattr(game, "tokens", ())}
         self.facts = {f.name: f for f in getattr(game, "facts", ())}
         self.procedures = {p.name: p for p in getattr(game, "procedures", ())}
@@ -159,9 +163,9 @@ class English:
                 value = list(args.get(piece[1], [phrases.words(piece[1])]))
                 before = out[-1] if out else ""
                 before_text = before.text if isinstance(before, Ref) else before
-                if value and isinstance(value[0], str) and value[0].startswith("the ") and \
-                        re.search(r"\b(a|an)\s$", before_text):  # "has a {a}" with "the kind": "has the kind"
-                    cut = re.sub(r"\b(a|an)\s$", "", before_text)
+                if value and isinstance(value[0], str) and value[0].startswith(("the ", "each ", "a ", "an ")) and \
+                        re.search(r"\b(a|an|the)\s$", before_text):  # "has a {a}" with "the kind": "has the kind"
+                    cut = re.sub(r"\b(a|an|the)\s$", "", before_text)
                     out[-1] = Ref(cut, before.target) if isinstance(before, Ref) else cut
                 out += value
                 after_you = _is_you(value)
@@ -203,6 +207,8 @@ class English:
             return "value"
         if t.kind == "enum" and t.enum:
             return self.enum_noun(t.enum)
+        if t.kind == "card":
+            return self.thing
         return _NOUNS.get(t.kind, "value")
 
     def bind(self, slot: int, name: str, t, how: str = "") -> list[Part]:
@@ -218,7 +224,7 @@ class English:
                 return [candidate]
         if name.lower() in _ADJECTIVES:
             ref = [f"the {name.lower()} {noun}"]
-        elif len(name) >= 3 and name.isalpha() and name.lower() not in ("card", "player", "space"):
+        elif len(name) >= 3 and name.replace("_", "").isalpha() and name.lower() not in _NOT_NOUNS:
             ref = [f"the {phrases.words(name)}"]
         else:
             ref = [f"the {noun}"]
@@ -276,6 +282,9 @@ class English:
             return self.builtin(e)
         if isinstance(e, m.Attr):
             target = self.expr(e.target, 9)
+            decl = self.attr_decls.get(e.attr)
+            if e.type == m.BOOL and decl is not None and getattr(decl, "phrase", None):
+                return [*target, " ", decl.phrase]  # a flag said as a predicate: "the card is reusable"
             if len(plain(target).split()) > 3:
                 return [f"the {self.attribute(e.attr)} of ", *target]
             return self.possessive(target, self.attribute(e.attr))
@@ -550,7 +559,7 @@ class English:
 
     def _noun_of_iter(self, it: m.Iter) -> str:
         if it.kind in ("cards", "bag"):
-            return "card"
+            return self.thing
         if it.kind == "players":
             return "player"
         if it.kind == "board":
@@ -927,7 +936,10 @@ class English:
             yes, no = self.expr(s.weight.then, 9), self.expr(s.weight.orelse, 9)
             return ["Chance decides ", *saved_ref, ": yes with weight ", *yes, ", no with weight ", *no, "."]
         if s.weight is not None:
-            return ["Chance picks ", *what, ", weighted by ", *self.expr(s.weight), "; call it ", *saved_ref, "."]
+            self.env[b.slot] = [f"each {self._noun_of_iter(b.iter)}"]
+            weight = self.expr(s.weight)
+            self.env[b.slot] = saved_ref
+            return ["Chance picks ", *what, ", weighted by ", *weight, "; call it ", *saved_ref, "."]
         if b.iter.kind in ("cards", "bag"):
             return ["Take ", *what, " at random (without looking)."]
         return ["Pick ", *what, " at random."]
@@ -951,6 +963,9 @@ class English:
             lines.append(self._inline(["Otherwise"], children, None))
         if all(not line.children and line.parts[-1:] == [":"] for line in lines):
             return []  # every branch is bookkeeping
+        for line in lines:
+            if not line.children and line.parts[-1:] == [":"]:
+                line.parts[-1:] = [", nothing else happens here."]
         while lines and lines[-1].parts[-1:] == [":"] and not lines[-1].children:
             lines.pop()  # an `else` with nothing a player does
         if not lines:
@@ -1056,7 +1071,8 @@ class English:
             a = next(x for x in actions if x is not passes[0])
             may = ["You may" if you else f"{plain(_sentence(who))} may"]
             head = [*may, " ", *self._action_words(a, lower=True)]
-            line = self._line(s, [*head, ":" if a.body else "."], self._action_body(a))
+            body = self._action_body(a)
+            line = self._line(s, [*head, ":" if body else "."], body)
             line.quotes = tuple(line.quotes) + tuple(a.quotes) + tuple(passes[0].quotes)
             return line
         line = self._line(s, [*must, " choose one:"])
