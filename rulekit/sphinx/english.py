@@ -129,6 +129,10 @@ class English:
 
     # ---- phrases ------------------------------------------------------------------------------
 
+    def phrases_order(self) -> str:
+        """The turn order as words: "clockwise"."""
+        return phrases.words(getattr(self.game, "order", "") or "")
+
     def define_phrase(self, d) -> str:
         if getattr(d, "phrase", None):
             return d.phrase
