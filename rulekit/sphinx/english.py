@@ -101,7 +101,7 @@ def _agree(literal: str) -> tuple[str, bool]:
 
 
 def _is_you(parts) -> bool:
-    return bool(parts) and isinstance(parts[-1], str) and parts[-1].lower().endswith("you")
+    return bool(parts) and plain(parts).strip().lower() == "you"
 
 
 class English:
@@ -152,6 +152,11 @@ class English:
         if getattr(v, "phrase", None):
             return v.phrase
         return phrases.default_var(v.name, v.per_player)
+
+    def zone_title(self, z) -> str:
+        """A zone named in a list of zones: "each player's hand", "each space (face up)"."""
+        said = plain(self.fill(self.zone_phrase(z), {"player": ["each player"], "position": ["each space"]}))
+        return said[:1].upper() + said[1:]
 
     def board_phrase(self, b) -> str:
         if getattr(b, "phrase", None):
@@ -488,6 +493,10 @@ class English:
             fact = self.facts.get(right.fact)
             if fact is not None and isinstance(fact.value, m.Const) and fact.value.name is None:
                 number = fact.value.value
+        if isinstance(left, m.Quant) and left.kind == "count" and number == 0 and op in (">", "!=", "==", "<="):
+            found = self.binder(left.binder)
+            return ["there is ", *found] if op in (">", "!=") else ["there is no ", *found[0:1][0].split(" ", 1)[1:],
+                                                                    *found[1:]]
         if isinstance(left, m.Builtin) and left.name == "size" and number == 0:
             zone = self.expr(left.args[0], 9)
             if op in (">", "!="):
