@@ -7,6 +7,7 @@ node, never as markup, so that the writers escape it.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -219,10 +220,15 @@ class GamePage:
         return spec_name(self.spec)
 
     def local(self, text: str) -> str:
-        """A message with the machine's path of the spec replaced by the spec's name."""
-        for path in {str(self.spec.display_path), str(self.spec.path), str(Path(self.spec.path).resolve())}:
-            text = text.replace(path, self.spec_name)
-        return text
+        """A message with the machine's paths of the spec and its files replaced by their names."""
+        for path in (self.spec.path, self.spec.checks_path, self.spec.rulebook_path):
+            if path is None:
+                continue
+            name = f"{Path(path).parent.name}/{Path(path).name}"
+            for shown in sorted({str(path), str(Path(path).resolve()), _relative(path)}, key=len, reverse=True):
+                text = text.replace(shown, name)
+        text = text.replace(str(self.spec.display_path), self.spec_name)
+        return _ABSOLUTE.sub(lambda found: "/".join(found.group(0).split("/")[-2:]), text)
 
     # ---- how to play
     def how_to_play(self) -> list[nodes.Node]:
@@ -289,6 +295,11 @@ class GamePage:
                                "a stack (ordered)" if z.shape == "stack" else "a set (unordered)",
                                visible.get(z.visibility, z.visibility), quote_nodes(z.quotes)] for z in g.zones],
                              classes=["rulekit-zones"], widths=[2, 1, 2, 2, 5]))
+        for b in getattr(g, "boards", ()) or ():
+            said = self.english.board_phrase(b)
+            out.append(para(strong("Board: "), f"{said[:1].upper() + said[1:]}, {self.english.text(b.rows)} rows by "
+                            f"{self.english.text(b.columns)} columns; its places are called spaces."))
+            out += quote_nodes(b.quotes)
         others = self._other_declarations()
         if others:
             out.append(para(strong("Other declarations: ")))
@@ -322,7 +333,7 @@ class GamePage:
 
     def _other_declarations(self):
         """Declarations of kinds this page does not lay out yet (the language grows): listed generically."""
-        known = {"enums", "attrs", "components", "facts", "claims", "tokens", "zones", "vars", "defines",
+        known = {"enums", "attrs", "components", "facts", "claims", "tokens", "zones", "vars", "defines", "boards",
                  "procedures", "ambiguities", "unmodelled", "properties", "expected", "quotes", "triggers"}
         out = []
         for f in dataclasses.fields(self.model):
@@ -508,7 +519,7 @@ class GamePage:
             return out
         rows = []
         for f in findings:
-            finding = [para(f.message)]
+            finding = [para(self.local(f.message))]
             if f.bound:
                 finding.append(para(strong("Bound: "), _bound(f.bound), classes=["rulekit-muted"]))
             if f.options:
@@ -611,6 +622,16 @@ def _nodes(node):
             for f in dataclasses.fields(n):
                 if f.name not in ("span", "quotes"):
                     stack.append(getattr(n, f.name, None))
+
+
+_ABSOLUTE = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:/[^\s/:()'\"]+){2,}")  # a path from the root of a machine
+
+
+def _relative(path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def spec_name(spec: Spec) -> str:

@@ -115,7 +115,7 @@ def _gist(line: Line, limit: int = 4) -> str:
 def _said(line: Line) -> str:
     """One line for a summary: a choice with its options, a loop with what it does."""
     if line.kind in ("For", "Loop", "If") and line.children:
-        inner = _gist(line, limit=2)
+        inner = _gist(line, limit=3)
         return _lower(line.text).rstrip(".:") + (", " + inner if inner else "")
     return _choice(line)
 
@@ -171,10 +171,40 @@ def _turn(game: m.Game, english: English) -> list[list[Part]]:
     body = english.block(turns.body)
     out.append(["On your turn:"])
     out += _sentences(body, limit=6)
+    out += _what_happens(game, english, turns)
     if turns.then:
         then = english.block(turns.then)
         if then:
             out.append(["At the end of your turn: ", *_flat(then)])
+    return out
+
+
+def _what_happens(game: m.Game, english: English, turns: m.Turns, limit: int = 2) -> list[list[Part]]:
+    """For the procedures a turn carries out that decide between cases (what a revealed card does,
+    what a hunt finds), one sentence each: the cases and what each makes you do."""
+    procs = {p.name: p for p in game.procedures}
+    called = []
+    for s in m.walk(turns.body, True):
+        if isinstance(s, m.Do) and s.procedure in procs and s.procedure not in called:
+            called.append(s.procedure)
+    out = []
+    for name in called:
+        p = procs[name]
+        if getattr(p, "bookkeeping", False):
+            continue
+        lines = english.procedure(p)
+        cases = [line for line in lines if line.kind == "If"]
+        if len(cases) < 3:
+            continue
+        said = [_said(line) if line.children else _lower(line.text).rstrip(".") for line in cases[:7]]
+        saved, english.env = english.env, {}
+        try:
+            title = english.procedure_title(p)
+        finally:
+            english.env = saved
+        out.append([Ref(title, ("procedure", name)), ": " + "; ".join(said) + "."])
+        if len(out) >= limit:
+            break
     return out
 
 
