@@ -126,6 +126,12 @@ class English:
         self.attr_decls = {a.name: a for a in getattr(game, "attrs", ())}
         self.env: dict[int, list[Part]] = {}  # slot -> how the rules refer to that value
         self.self_nouns: dict[int, str] = {}  # slot of a binder whose condition is being said -> its noun
+        self.call_refs: dict[str, list[list[Part]]] = {}  # procedure -> how its last call said its arguments
+        self.calls: dict[str, int] = {}
+        try:
+            self._learn_calls()
+        except Exception:  # noqa: BLE001 - learning is a nicety; the renderer works without it
+            self.call_refs, self.env = {}, {}
 
     # ---- phrases ------------------------------------------------------------------------------
 
@@ -329,8 +335,9 @@ class English:
         if option is not None and option.description:
             text = option.description.strip()
             answer = re.match(r"(yes|no)\b[:,.]?\s*", text, re.IGNORECASE)
-            if answer and len(text) > answer.end():
-                text = text[answer.end():]  # "Yes: X" is said as X
+            title = (getattr(amb, "title", "") or "").strip()
+            if answer and title.endswith("?"):  # "Yes: ..." to "May X?" is said as: yes to "May X?"
+                return Ref(f"{answer.group(1).lower()} to “{title}”", ("reading", e.ambiguity))
             clause = re.split(r"[:;.(,]| - ", text, maxsplit=1)[0].strip()
             if 2 <= len(clause.split()) <= 12:
                 keep = any(clause.startswith(n) for n in self.names() if n) or re.match(r"[A-Z]{2}", clause)
@@ -467,6 +474,12 @@ class English:
                 if isinstance(x, m.Binary) and x.op == "or" and e.op == "and":
                     said = ["either ", *said]  # "A and either B or C": the grouping said in words
                 items.append(said)
+            flat = self._flatten(e, e.op)
+            if e.op == "or" and len(flat) > 2 and any(isinstance(x, m.Binary) and x.op == "and" for x in flat):
+                out: list[Part] = []  # "A and B; or C and D; or E": the alternatives kept apart
+                for i, item in enumerate(items):
+                    out += ([("; or " if i == len(items) - 1 else "; ")] if i else []) + item
+                return out
             return self.listing(items, e.op)
         if e.op in _COMPARE:
             special = self.comparison(e)
@@ -791,11 +804,32 @@ class English:
         """A procedure's rules, its parameters referred to as "the space", "the player", ..."""
         saved = self.scoped()
         try:
-            for param in getattr(p, "params", ()):
-                self.bind(param.slot, param.name, param.type)
+            refs = self.call_refs.get(p.name) if self.calls.get(p.name) == 1 else None
+            for i, param in enumerate(getattr(p, "params", ())):
+                ref = refs[i] if refs and i < len(refs) else None
+                if ref and _short_referent(ref) and ref not in self.env.values():
+                    self.env[param.slot] = list(ref)  # called from one place: said as that place says it
+                else:
+                    self.bind(param.slot, param.name, param.type)
             return self.block(p.body)
         finally:
             self.env = saved
+
+    def _learn_calls(self) -> None:
+        """Render the game once, quietly, to learn how the one call of each procedure called from a
+        single place refers to its arguments ("the card drawn"), so that its rules can say the same."""
+        self.calls = {}
+        for body in m.bodies(self.game):
+            for st in m.walk(body, True):
+                if isinstance(st, m.Do):
+                    self.calls[st.procedure] = self.calls.get(st.procedure, 0) + 1
+        for _ in range(2):  # a procedure called from a procedure learns from its caller's second reading
+            self.block(self.game.flow.body)
+            for p in self.procedures.values():
+                self.procedure(p)
+            for t in getattr(self.game, "triggers", ()):
+                self.block(t.body)
+        self.env = {}
 
     def stmt(self, s) -> list[Line]:
         try:
@@ -864,6 +898,7 @@ class English:
             if proc is None:
                 return [self._line(s, [Ref(humanize(s.procedure), ("procedure", s.procedure)), "."])]
             args = {p.name: self.expr(a, 9) for p, a in zip(proc.params, s.args)}
+            self.call_refs[s.procedure] = [args[p.name] for p in proc.params]
             return [self._line(s, [*self.fill(self.procedure_phrase(proc), args, ("procedure", s.procedure)), "."])]
         if isinstance(s, m.Choose):
             return [self.choose(s)]
@@ -947,7 +982,13 @@ class English:
         if s.weight is not None and b.iter.kind == "set" and isinstance(s.weight, m.IfExpr) and \
                 isinstance(s.weight.cond, m.Local) and s.weight.cond.slot == b.slot:
             yes, no = self.expr(s.weight.then, 9), self.expr(s.weight.orelse, 9)
-            return ["Chance decides ", *saved_ref, ": yes with weight ", *yes, ", no with weight ", *no, "."]
+            rest = s.weight.orelse
+            if isinstance(rest, m.Binary) and rest.op == "-" and rest.right == s.weight.then:
+                total = self.expr(rest.left, 9)  # weights w and N - w: a chance of w in N
+                return ["Chance decides whether there is ", *self._indefinite(saved_ref), ": a chance of ", *yes, " in ",
+                        *total, "."]
+            return ["Chance decides whether there is ", *self._indefinite(saved_ref), ": weight ", *yes, " for yes, ",
+                    *no, " for no."]
         if s.weight is not None:
             self.env[b.slot] = [f"each {self._noun_of_iter(b.iter)}"]
             weight = self.expr(s.weight)
@@ -956,6 +997,15 @@ class English:
         if b.iter.kind in ("cards", "bag"):
             return ["Take ", *what, " at random (without looking)."]
         return ["Pick ", *what, " at random."]
+
+    @staticmethod
+    def _indefinite(ref: list[Part]) -> list[Part]:
+        """"the hit" -> "a hit"."""
+        text = plain(ref)
+        if text.startswith("the "):
+            word = text[4:]
+            return [("an " if word[:1] in "aeiou" else "a ") + word]
+        return ref
 
     def if_lines(self, s: m.If) -> list[Line]:
         lines: list[Line] = []
@@ -1150,6 +1200,13 @@ class English:
         finally:
             self.env = saved
         return said[:1].upper() + said[1:]
+
+
+def _short_referent(ref: list[Part]) -> bool:
+    """"the card drawn", "you", "the other space": a value's name, not a description."""
+    text = plain(ref)
+    return all(isinstance(p, str) for p in ref) and SELF not in text and \
+        (text == "you" or (text.startswith(("the ", "that ")) and len(text.split()) <= 4 and " of " not in text))
 
 
 def _join_text(parts: list[Part]) -> list[Part]:

@@ -17,10 +17,11 @@ class Summary:
     turn: list[list[Part]]
     end: list[list[Part]]
     intro: list[list[Part]]
+    words: list[list[Part]] = None
 
     def sections(self):
         return [("The game", self.intro), ("Set-up", self.setup), ("A turn", self.turn),
-                ("How the game ends", self.end)]
+                ("How the game ends", self.end), ("What the words mean", self.words or [])]
 
     def text(self) -> str:
         out = []
@@ -56,8 +57,40 @@ def rules_text(game: m.Game) -> str:
 
 def how_to_play(game: m.Game, english: English | None = None) -> Summary:
     english = english or English(game)
-    return Summary(setup=_setup(game, english), turn=_turn(game, english), end=_ends(game, english),
-                   intro=_intro(game, english))
+    summary = Summary(setup=_setup(game, english), turn=_turn(game, english), end=_ends(game, english),
+                      intro=_intro(game, english))
+    said = [line.parts for line in _all(english.block(game.flow.body))]
+    summary.words = _words(game, english, [*summary.setup, *summary.turn, *summary.end, *said])
+    return summary
+
+
+def _all(lines: list[Line]):
+    for line in lines:
+        yield line
+        yield from _all(line.children)
+
+
+def _words(game: m.Game, english: English, sentences, limit: int = 5) -> list[list[Part]]:
+    """The definitions the summary uses, and those they use in turn, so that the summary stands alone."""
+    defines = {d.name: d for d in game.defines}
+    wanted: list[str] = []
+
+    def collect(parts):
+        for p in parts:
+            if isinstance(p, Ref) and p.target[0] == "define" and p.target[1] in defines \
+                    and p.target[1] not in wanted:
+                wanted.append(p.target[1])
+
+    for sentence in sentences:
+        collect(sentence)
+    out = []
+    i = 0
+    while i < len(wanted) and len(out) < limit:
+        line = english.define(defines[wanted[i]])
+        out.append(line.parts)
+        collect(line.parts)
+        i += 1
+    return out
 
 
 def _intro(game: m.Game, english: English) -> list[list[Part]]:
@@ -102,7 +135,7 @@ def _gist(line: Line, limit: int = 4) -> str:
                     groups[-1][1].append(_said(c))
                 else:
                     groups.append((cond, [_said(c)]))
-            return "; ".join(cond + ", then ".join(said) for cond, said in groups)
+            return "; ".join(cond + _then(said) for cond, said in groups)
         deeper = []
         for c, cond in level:
             head = _lower(c.text).rstrip(":")
@@ -110,6 +143,13 @@ def _gist(line: Line, limit: int = 4) -> str:
             deeper += [(g, prefix) for g in c.children]
         level = deeper
     return ""
+
+
+def _then(said: list[str]) -> str:
+    out = said[0] if said else ""
+    for item in said[1:]:
+        out += ("; " if item.startswith("otherwise") else ", then ") + item
+    return out
 
 
 def _said(line: Line) -> str:
