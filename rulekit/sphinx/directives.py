@@ -396,6 +396,8 @@ class GamePage:
             flow += excerpt
         out.append(flow)
         for p in g.procedures:
+            if getattr(p, "bookkeeping", False):
+                continue  # kept for the engine; a player need not read it
             sec = self.section(self.english.procedure_title(p), "procedure", p.name)
             sec += self.rule_table(self.english.procedure(p), p.quotes)
             excerpt = self.source_excerpt(p)

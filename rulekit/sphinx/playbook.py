@@ -45,7 +45,8 @@ def rules_text(game: m.Game) -> str:
     out = [f"# {game.title}", "", "## How to play", how_to_play(game, english).text().rstrip("\n"), "",
            "## How a game goes", *lines_text(english.block(game.flow.body))]
     for p in game.procedures:
-        out += ["", f"## {english.procedure_title(p)}", *lines_text(english.procedure(p))]
+        if not getattr(p, "bookkeeping", False):
+            out += ["", f"## {english.procedure_title(p)}", *lines_text(english.procedure(p))]
     for t in game.triggers:
         out += ["", "## As soon as " + plain(english.cond(t.cond)), *lines_text(english.block(t.body))]
     if game.defines:
