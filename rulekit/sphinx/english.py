@@ -128,6 +128,7 @@ class English:
         self.self_nouns: dict[int, str] = {}  # slot of a binder whose condition is being said -> its noun
         self.call_refs: dict[str, list[list[Part]]] = {}  # procedure -> how its last call said its arguments
         self.calls: dict[str, int] = {}
+        self.showing = False  # say bookkeeping too
         try:
             self._learn_calls()
         except Exception:  # noqa: BLE001 - learning is a nicety; the renderer works without it
@@ -842,7 +843,10 @@ class English:
                     getattr(s, "span", None), type(s).__name__)
 
     def hidden(self, s) -> bool:
-        """Bookkeeping the spec marks: a set of a `bookkeeping` variable, a call of such a procedure."""
+        """Bookkeeping the spec marks: a set of a `bookkeeping` variable, a call of such a procedure
+        (said after all where it depends on a reading, which a player must know)."""
+        if self.showing:
+            return False
         if isinstance(s, m.Assign):
             decl = self.vars.get(s.var)
             return bool(decl is not None and getattr(decl, "bookkeeping", False))
@@ -1011,6 +1015,12 @@ class English:
         lines: list[Line] = []
         for i, (cond, body) in enumerate(s.branches):
             children = self.block(body)
+            if not children and body and _reads_option(cond):
+                self.showing = True  # bookkeeping under a reading: the reading changes the rules
+                try:
+                    children = self.block(body)
+                finally:
+                    self.showing = False
             c = self.cond(cond)
             if isinstance(cond, m.OptionIs):
                 head = ["Under the reading ", self.reading(cond)] if i == 0 else \
@@ -1200,6 +1210,21 @@ class English:
         finally:
             self.env = saved
         return said[:1].upper() + said[1:]
+
+
+def _reads_option(e) -> bool:
+    return any(isinstance(n, m.OptionIs) for n in _walk_expr(e))
+
+
+def _walk_expr(e):
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+            yield node
+            stack.extend(getattr(node, f.name, None) for f in dataclasses.fields(node) if f.name not in ("span", "type"))
 
 
 def _short_referent(ref: list[Part]) -> bool:

@@ -120,7 +120,7 @@ def _before_turns(stmts):
 
 
 _DOING = ("Choose", "Action", "Do", "Move", "TokenMove", "End", "Win", "Shuffle", "Reveal", "Random", "For", "Assign",
-          "Announce", "Rotate")
+          "Announce", "Rotate", "Loop")
 
 
 def _gist(line: Line, limit: int = 4) -> str:
@@ -155,9 +155,10 @@ def _then(said: list[str]) -> str:
 
 def _said(line: Line) -> str:
     """One line for a summary: a choice with its options, a loop with what it does."""
-    if line.kind in ("For", "Loop", "If") and line.children:
+    if line.kind in ("For", "Loop", "If", "Rule") and line.children:
         inner = _gist(line, limit=3)
-        return _lower(line.text).rstrip(".:") + (", " + inner if inner else "")
+        glue = ": " if line.kind in ("Loop", "Rule") else ", "
+        return _lower(line.text).rstrip(".:") + (glue + inner if inner else "")
     return _choice(line)
 
 
@@ -192,6 +193,31 @@ def _lower(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
 
+def _procedures_said(game: m.Game, english: English, stmts, limit: int = 3) -> list[list[Part]]:
+    """For the procedures that `stmts` carry out (not those of the turns), what each does, briefly."""
+    procs = {p.name: p for p in game.procedures}
+    called = []
+    for s in m.walk(stmts, True):
+        if isinstance(s, m.Turns):
+            break
+        if isinstance(s, m.Do) and s.procedure in procs and s.procedure not in called:
+            called.append(s.procedure)
+    out = []
+    for name in called[:limit]:
+        p = procs[name]
+        if getattr(p, "bookkeeping", False):
+            continue
+        said = "; ".join(_said(line) if line.children else _lower(line.text).rstrip(".")
+                         for line in english.procedure(p)[:6])
+        saved, english.env = english.env, {}
+        try:
+            title = english.procedure_title(p)
+        finally:
+            english.env = saved
+        out.append([Ref(title, ("procedure", name)), ": " + said + "."])
+    return out
+
+
 def _setup(game: m.Game, english: English) -> list[list[Part]]:
     before, each_round, _ = _before_turns(game.flow.body)
     out = _sentences(english.block(before))
@@ -200,6 +226,7 @@ def _setup(game: m.Game, english: English) -> list[list[Part]]:
         said = "; ".join(_lower(plain(p)).rstrip(".") for p in _sentences(lines, 4))
         if said:
             out.append([f"At the start of each round: {said}."])
+    out += _procedures_said(game, english, [*before, *each_round])
     return out
 
 
