@@ -355,3 +355,18 @@ def test_docs_command_without_a_project(tmp_path):
 
 def test_line_text():
     assert Line(["a", "b"]).text == "ab"
+
+
+def test_pages_carry_no_machine_path(built):
+    root = str(Path(built.srcdir).resolve())
+    for page in ("game", "parts", "register"):
+        html = _html(built, page)
+        assert root not in html and str(built.srcdir) not in html, page
+    game = _html(built, "game")
+    assert "spec/tiny.rules" in game  # a spec is named by its folder and file
+
+
+def test_readings_link_to_the_register(built):
+    game = _html(built, "game")
+    assert re.search(r'class="[^"]*rulekit-reading-ref[^"]*" href="#rk-tiny-ambiguity-empty-deck"><em>the last',
+                     game)
