@@ -41,7 +41,7 @@ def pieces(text: str):
 
 
 def words(name: str) -> str:
-    """`end_of_turn` -> "end of turn", `FatChocobo` -> "fat chocobo" (a spec name read as words)."""
+    """`end_of_turn` -> "end of turn", `RedCard` -> "red card" (a spec name read as words)."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.replace("_", " "))
     return " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in spaced.split())
 

@@ -637,7 +637,7 @@ def _relative(path) -> str:
 
 
 def spec_name(spec: Spec) -> str:
-    """A spec named by its folder and file (`chucky/chucky.rules`): the folder is the game's."""
+    """A spec named by its folder and file (`mygame/mygame.rules`): the folder is the game's."""
     path = Path(spec.path)
     return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
 
