@@ -4,7 +4,8 @@ The renderer reads the model only. Declarations are said with their phrases (`ph
 spec, or one derived from the name); values the rules bind (a chosen card, a procedure's player) are
 referred to as "the card", "the other space", "you"; consecutive moves and sets become one
 sentence; choices read "you may" or "you must choose"; an option test reads "under the reading X",
-linked to the ambiguity; bookkeeping that the spec marks is left out.
+linked to the ambiguity; bookkeeping that the spec marks is left out. Statements are said by
+:mod:`rulekit.sphinx.sentences`, the words they are made of are in :mod:`rulekit.sphinx.wording`.
 
 A node type it does not know (the language grows) is rendered generically from its dataclass
 fields, never with an error. The output is plain data (:class:`Line` trees whose text is a sequence
@@ -15,96 +16,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
 
 from .. import model as m
 from .. import phrases
+from .sentences import Sentences
+from .wording import (ADJECTIVES, AGREE, ARITH, COMPARE, NOT_NOUNS, NOUNS, ORDINALS, PRECEDENCE, SELF, SYMMETRIC, Line,
+                      Part, Ref, agree, humanize, is_you, join_text, plain, sentence)
 
-# ---- output ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A piece of text that links to another part of the page: `target` is (kind, name), where kind is
-    procedure, define, ambiguity, reading (an option of an ambiguity, shown as such) or rule."""
-
-    text: str
-    target: tuple[str, str]
+__all__ = ["English", "Line", "Part", "Ref", "humanize", "language", "plain", "translation"]
 
 
-Part = str | Ref
-
-
-@dataclass
-class Line:
-    """One rule in English, the rulebook quotes that it formalizes, and the rules nested in it."""
-
-    parts: list[Part]
-    quotes: tuple = ()
-    children: list[Line] = field(default_factory=list)
-    span: object = None
-    kind: str = ""
-
-    @property
-    def text(self) -> str:
-        return "".join(p.text if isinstance(p, Ref) else p for p in self.parts)
-
-
-def plain(parts) -> str:
-    return "".join(p.text if isinstance(p, Ref) else p for p in parts)
-
-
-def humanize(name: str) -> str:
-    """`end_of_turn` -> "end of turn", `RedCard` -> "Red Card" (spec names read as words)."""
-    words = name.replace("_", " ")
-    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", words)
-    return " ".join(words.split())
-
-
-# The value a binder's condition is about, while that condition is said: it becomes "that ...",
-# "whose ...", "it" or "its" once the condition is rendered.
-SELF = "\x00self\x00"
-
-_COMPARE = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
-            ">=": "is at least"}
-_ARITH = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "%": "modulo"}
-_PRECEDENCE = {"or": 1, "and": 2, **{op: 3 for op in _COMPARE}, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
-_SYMMETRIC = ("==", "!=")
-_ORDINALS = ("", "other ", "third ", "fourth ", "fifth ")
-_NOUNS = {"card": "card", "player": "player", "pos": "space", "int": "number", "bool": "value", "cards": "cards",
-          "set": "cards",
-          "players": "players", "zone": "place", "token": "token"}
-_NOT_NOUNS = ("card", "player", "space", "who", "what", "which", "that", "this", "its", "one", "any", "all", "each",
-              "again", "here", "there", "up", "down", "below", "above")
-_ADJECTIVES = ("first", "second", "third", "last", "next", "other", "new", "old", "chosen")
-_AGREE = {"is": "are", "has": "have", "was": "were", "does": "do"}
-
-
-def _agree(literal: str) -> tuple[str, bool]:
-    """The words after "you" in a phrase made to agree ("you has" -> "you have"); True when it was a
-    possessive "'s" that the caller turns into "your"."""
-    if literal.startswith("'s"):
-        return literal[2:], True
-    match = re.match(r"(\s+)([a-z]+)\b", literal)
-    if not match:
-        return literal, False
-    word = match.group(2)
-    if word in _AGREE:
-        new = _AGREE[word]
-    elif re.search(r"(ss|sh|ch|x)es$", word):
-        new = word[:-2]
-    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        new = word[:-1]
-    else:
-        return literal, False
-    return match.group(1) + new + literal[match.end():], False
-
-
-def _is_you(parts) -> bool:
-    return bool(parts) and plain(parts).strip().lower() == "you"
-
-
-class English:
+class English(Sentences):
     """Renders one game's model. `game` gives the phrases, display names and ambiguities."""
 
     def __init__(self, game: m.Game):
@@ -184,11 +106,11 @@ class English:
                     cut = re.sub(r"\b(a|an|the)\s$", "", before_text)
                     out[-1] = Ref(cut, before.target) if isinstance(before, Ref) else cut
                 out += value
-                after_you = _is_you(value)
+                after_you = is_you(value)
                 continue
             literal = piece
             if after_you:
-                literal, possessive = _agree(literal)
+                literal, possessive = agree(literal)
                 if possessive:
                     out[-1] = out[-1][:-3] + ("Your" if out[-1].endswith("You") else "your")
             if literal:
@@ -225,7 +147,7 @@ class English:
             return self.enum_noun(t.enum)
         if t.kind == "card":
             return self.thing
-        return _NOUNS.get(t.kind, "value")
+        return NOUNS.get(t.kind, "value")
 
     def bind(self, slot: int, name: str, t, how: str = "") -> list[Part]:
         """Refer to a newly bound value: by its name when it is a word, else as "the <noun>", or, when
@@ -233,18 +155,18 @@ class English:
         says which) or "the other <noun>"."""
         noun = self.noun(t)
         taken = {plain(v) for v in self.env.values()}
-        if how and f"the {noun}" in taken and name.lower() not in _ADJECTIVES:
+        if how and f"the {noun}" in taken and name.lower() not in ADJECTIVES:
             candidate = f"the chosen {noun}" if how == "chosen" else f"the {noun} drawn"
             if candidate not in taken:
                 self.env[slot] = [candidate]
                 return [candidate]
-        if name.lower() in _ADJECTIVES:
+        if name.lower() in ADJECTIVES:
             ref = [f"the {name.lower()} {noun}"]
-        elif len(name) >= 3 and name.replace("_", "").isalpha() and name.lower() not in _NOT_NOUNS:
+        elif len(name) >= 3 and name.replace("_", "").isalpha() and name.lower() not in NOT_NOUNS:
             ref = [f"the {phrases.words(name)}"]
         else:
             ref = [f"the {noun}"]
-            for ordinal in _ORDINALS:
+            for ordinal in ORDINALS:
                 candidate = f"the {ordinal}{noun}"
                 if candidate not in taken:
                     ref = [candidate]
@@ -377,7 +299,7 @@ class English:
 
     def _wrap(self, e, level: int) -> list[Part]:
         inner = self.expr(e, level)
-        if isinstance(e, m.Binary) and _PRECEDENCE.get(e.op, 9) < level and e.op not in ("and", "or"):
+        if isinstance(e, m.Binary) and PRECEDENCE.get(e.op, 9) < level and e.op not in ("and", "or"):
             return ["(", *inner, ")"]
         return inner
 
@@ -395,7 +317,7 @@ class English:
 
     @staticmethod
     def possessive(owner: list[Part], thing: str) -> list[Part]:
-        if _is_you(owner):
+        if is_you(owner):
             return [*owner[:-1], owner[-1][:-3] + f"your {thing}"]
         if owner == [SELF]:
             return [SELF, f"'s {thing}"]
@@ -416,7 +338,7 @@ class English:
     def held(self, token: str, who) -> list[Part]:
         name = self.tokens.get(token, phrases.words(token))
         owner = self.player(who) if who is not None else ["the player"]
-        verb = " have" if _is_you(owner) else " has"
+        verb = " have" if is_you(owner) else " has"
         return [f"the number of {name}s ", *owner, verb]
 
     def zone(self, e: m.ZoneRef) -> list[Part]:
@@ -467,7 +389,7 @@ class English:
         return out
 
     def binary(self, e: m.Binary, context: int = 0) -> list[Part]:
-        level = _PRECEDENCE.get(e.op, 9)
+        level = PRECEDENCE.get(e.op, 9)
         if e.op in ("and", "or"):
             items = []
             for x in self._flatten(e, e.op):
@@ -482,16 +404,16 @@ class English:
                     out += ([("; or " if i == len(items) - 1 else "; ")] if i else []) + item
                 return out
             return self.listing(items, e.op)
-        if e.op in _COMPARE:
+        if e.op in COMPARE:
             special = self.comparison(e)
             if special is not None:
                 return special
             left, right = e.left, e.right
-            if e.op in _SYMMETRIC and self.expr(right, level) == [SELF]:
+            if e.op in SYMMETRIC and self.expr(right, level) == [SELF]:
                 left, right = right, left
-            return [*self._wrap(left, level), f" {_COMPARE[e.op]} ", *self._wrap(right, level + 1)]
+            return [*self._wrap(left, level), f" {COMPARE[e.op]} ", *self._wrap(right, level + 1)]
         right_level = level + 1 if e.op in ("-", "/", "%") else level
-        return [*self._wrap(e.left, level), f" {_ARITH.get(e.op, e.op)} ", *self._wrap(e.right, right_level)]
+        return [*self._wrap(e.left, level), f" {ARITH.get(e.op, e.op)} ", *self._wrap(e.right, right_level)]
 
     @staticmethod
     def _flatten(e, op):
@@ -528,7 +450,7 @@ class English:
         if token is not None and number is not None:
             name = self.tokens.get(token, phrases.words(token))
             owner = self.player(who)
-            has = " have" if _is_you(owner) else " has"
+            has = " have" if is_you(owner) else " has"
             amount = {"<": f"fewer than {number}", "<=": f"at most {number}", ">": f"more than {number}",
                       ">=": f"at least {number}", "==": f"exactly {number}", "!=": f"other than {number}"}[op]
             if op == ">" and number == 0:
@@ -635,7 +557,7 @@ class English:
                 cond = self.cond(b.cond)
             finally:
                 self.env = saved
-            out += self.relative(_join_text(cond), person=noun.startswith("player"), plural=plural)
+            out += self.relative(join_text(cond), person=noun.startswith("player"), plural=plural)
         return out
 
     def relative(self, cond: list[Part], person: bool, plural: bool) -> list[Part]:
@@ -679,13 +601,13 @@ class English:
                     out.append("they" if person or plural else "it")
                     if (person or plural) and i + 1 < len(cond) and isinstance(cond[i + 1], (str, Ref)):
                         nxt_text = cond[i + 1].text if isinstance(cond[i + 1], Ref) else cond[i + 1]
-                        agreed, _ = _agree(nxt_text)
+                        agreed, _ = agree(nxt_text)
                         cond[i + 1] = Ref(agreed, cond[i + 1].target) if isinstance(cond[i + 1], Ref) else agreed
             first = False
         if plural:
             out = [self._plural_verb(p) if j and out[j - 1] == f"{that} " else p for j, p in enumerate(out)]
             out = [re.sub(r"\bare an? (\w+) (card|player|space)\b", r"are \1 \2s", p) if isinstance(p, str) else p
-                   for p in _join_text(out)]
+                   for p in join_text(out)]
         return out
 
     @staticmethod
@@ -700,7 +622,7 @@ class English:
         match = re.match(r"(\s*)([a-z]+)\b", text)
         if match:
             word = match.group(2)
-            new = _AGREE.get(word) or (word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
+            new = AGREE.get(word) or (word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
             text = match.group(1) + new + text[match.end():]
         return Ref(text, p.target) if isinstance(p, Ref) else text
 
@@ -789,405 +711,6 @@ class English:
         except Exception:  # noqa: BLE001
             return phrases.words(type(node).__name__)
 
-    # ---- statements: a list of Lines ------------------------------------------------------------
-
-    def block(self, stmts) -> list[Line]:
-        saved = self.scoped()
-        out: list[Line] = []
-        try:
-            for s in stmts or ():
-                out += self.stmt(s)
-        finally:
-            self.env = saved
-        return _aggregate(out)
-
-    def procedure(self, p) -> list[Line]:
-        """A procedure's rules, its parameters referred to as "the space", "the player", ..."""
-        saved = self.scoped()
-        try:
-            refs = self.call_refs.get(p.name) if self.calls.get(p.name) == 1 else None
-            for i, param in enumerate(getattr(p, "params", ())):
-                ref = refs[i] if refs and i < len(refs) else None
-                if ref and _short_referent(ref) and ref not in self.env.values():
-                    self.env[param.slot] = list(ref)  # called from one place: said as that place says it
-                else:
-                    self.bind(param.slot, param.name, param.type)
-            return self.block(p.body)
-        finally:
-            self.env = saved
-
-    def _learn_calls(self) -> None:
-        """Render the game once, quietly, to learn how the one call of each procedure called from a
-        single place refers to its arguments ("the card drawn"), so that its rules can say the same."""
-        self.calls = {}
-        for body in m.bodies(self.game):
-            for st in m.walk(body, True):
-                if isinstance(st, m.Do):
-                    self.calls[st.procedure] = self.calls.get(st.procedure, 0) + 1
-        for _ in range(2):  # a procedure called from a procedure learns from its caller's second reading
-            self.block(self.game.flow.body)
-            for p in self.procedures.values():
-                self.procedure(p)
-            for t in getattr(self.game, "triggers", ()):
-                self.block(t.body)
-        self.env = {}
-
-    def stmt(self, s) -> list[Line]:
-        try:
-            return self._stmt(s)
-        except Exception:  # noqa: BLE001 - never crash on a statement; say what it is
-            return [self._generic_stmt(s)]
-
-    def _line(self, s, parts, children=None) -> Line:
-        return Line(_sentence(parts), tuple(getattr(s, "quotes", ()) or ()), children or [],
-                    getattr(s, "span", None), type(s).__name__)
-
-    def hidden(self, s) -> bool:
-        """Bookkeeping the spec marks: a set of a `bookkeeping` variable, a call of such a procedure
-        (said after all where it depends on a reading, which a player must know)."""
-        if self.showing:
-            return False
-        if isinstance(s, m.Assign):
-            decl = self.vars.get(s.var)
-            return bool(decl is not None and getattr(decl, "bookkeeping", False))
-        if isinstance(s, m.Do):
-            decl = self.procedures.get(s.procedure)
-            return bool(decl is not None and getattr(decl, "bookkeeping", False))
-        return False
-
-    def subject(self, who_expr) -> tuple[list[Part], bool]:
-        """The subject of a sentence about a player, and whether it is "you"."""
-        who = self.player(who_expr)
-        return who, _is_you(who)
-
-    def _stmt(self, s) -> list[Line]:
-        if self.hidden(s):
-            return []
-        if isinstance(s, m.Move):
-            return [self._line(s, self.move(s))]
-        if isinstance(s, m.Shuffle):
-            return [self._line(s, ["Shuffle ", *self.expr(s.zone), "."])]
-        if isinstance(s, m.Assign):
-            decl = self.vars.get(s.var)
-            target = self.var(m.VarRef(s.var, s.player, decl.type if decl else m.INT))
-            value = self.expr(s.value)
-            if s.op == "+":
-                return [self._line(s, ["Add ", *value, " to ", *target, "."])]
-            if s.op == "-":
-                return [self._line(s, ["Subtract ", *value, " from ", *target, "."])]
-            if decl is not None and decl.type == m.BOOL and isinstance(s.value, m.Const):
-                if s.value.value:
-                    return [self._line(s, ["From now on, ", *target, "."])]
-                return [self._line(s, ["From now on, ", *self.negate(m.VarRef(s.var, s.player, m.BOOL)), "."])]
-            return [self._line(s, ["Set ", *target, " to ", *value, "."])]
-        if isinstance(s, m.TokenMove):
-            return [self._line(s, self.tokens_sentence(s))]
-        if isinstance(s, m.If):
-            return self.if_lines(s)
-        if isinstance(s, m.For):
-            return self.for_lines(s)
-        if isinstance(s, m.Loop):
-            body = self.block(s.body)
-            if not body:
-                return []
-            head = ["Repeat:"] if s.cond is None else ["As long as ", *self.cond(s.cond), ", repeat:"]
-            return [self._line(s, head, body)]
-        if isinstance(s, m.Break):
-            return [self._line(s, ["Stop repeating."])]
-        if isinstance(s, m.Let):
-            self.env[s.slot] = self.expr(s.value)
-            return []
-        if isinstance(s, m.Do):
-            proc = self.procedures.get(s.procedure)
-            if proc is None:
-                return [self._line(s, [Ref(humanize(s.procedure), ("procedure", s.procedure)), "."])]
-            args = {p.name: self.expr(a, 9) for p, a in zip(proc.params, s.args)}
-            self.call_refs[s.procedure] = [args[p.name] for p in proc.params]
-            return [self._line(s, [*self.fill(self.procedure_phrase(proc), args, ("procedure", s.procedure)), "."])]
-        if isinstance(s, m.Choose):
-            return [self.choose(s)]
-        if isinstance(s, m.Random):
-            return [self._line(s, self.random(s))]
-        if isinstance(s, m.Reveal):
-            zone = self.expr(s.zone)
-            if s.to is None:
-                return [self._line(s, ["Show ", *zone, " to everyone."])]
-            to = self.player(s.to)
-            if _is_you(to):
-                return [self._line(s, ["Look at ", *zone, " (only you see it)."])]
-            return [self._line(s, ["Show ", *zone, " to ", *to, " (only ", *to, " sees it)."])]
-        if isinstance(s, m.Announce):
-            who, you = self.subject(s.by)
-            verb = " say" if you else " says"
-            return [self._line(s, [*who, verb, " out loud that it is ", *self.expr(s.value),
-                                   " (everyone hears it; nobody can check it)."])]
-        if isinstance(s, m.CheckTriggers):
-            return [self._line(s, ["Check the triggers now: any whose condition holds applies before play goes on."])]
-        if isinstance(s, m.Win):
-            if s.player is None:
-                return [self._line(s, ["Everyone wins."])]
-            who, you = self.subject(s.player)
-            return [self._line(s, [*who, " win the game." if you else " wins the game."])]
-        if isinstance(s, m.End):
-            if s.what == "turn":
-                return [self._line(s, ["Your turn ends."])]
-            return [self._line(s, [f"The {s.what} ends."])]
-        if isinstance(s, m.Rotate):
-            where = "next" if s.step > 0 else "previous"
-            decl = self.zones.get(s.zone)
-            what = plain(self.fill(self.zone_phrase(decl), {"player": ["their"]})) if decl else phrases.words(s.zone)
-            what = what.replace("their's", "their")
-            return [self._line(s, [f"Every player passes {what} to the {where} player."])]
-        if isinstance(s, m.Rounds):
-            return [self._line(s, ["Play round after round:"], self.block(s.body))]
-        if isinstance(s, m.Turns):
-            order = phrases.words(getattr(self.game, "order", "") or "")
-            head = ["Players take turns", f" {order}" if order else "", ", starting with ", *self.expr(s.start),
-                    ". On your turn:"]
-            lines = [self._line(s, head, self.block(s.body))]
-            if s.then:
-                then = self.block(s.then)
-                if then:
-                    lines.append(Line(["At the end of your turn:"], (), then, None, "Turns"))
-            return lines
-        if isinstance(s, m.Rule):
-            title = s.title or humanize(s.name)
-            body = self.block(s.body)
-            return [self._line(s, [Ref(title[:1].upper() + title[1:], ("rule", s.name)), ":"], body)]
-        return [self._generic_stmt(s)]
-
-    def tokens_sentence(self, s: m.TokenMove) -> list[Part]:
-        name = self.tokens.get(s.token, phrases.words(s.token))
-        who, you = self.subject(s.player)
-        amount = s.amount
-        if isinstance(amount, m.Const) and amount.name is None or isinstance(amount, m.FactRef):
-            count = self.text(amount)
-            what = [f"a {name}" if count == "1" else f"{count} {name}s"]
-        else:
-            how_many = self.expr(amount)
-            if s.to_player:
-                return [*(["Take "] if you else [*who, " takes "]), f"{name}s from the supply: as many as ", *how_many,
-                        "."]
-            return [*(["Discard "] if you else [*who, " discards "]), f"{name}s: as many as ", *how_many,
-                    " (all", " you have" if you else " they have", ", if fewer)."]
-        if s.to_player:
-            if you:
-                return ["Take ", *what, " from the supply."]
-            return [*who, " takes ", *what, " from the supply."]
-        if you:
-            return ["Discard ", *what, " (all you have, if fewer)."]
-        return [*who, " discards ", *what, " (all they have, if fewer)."]
-
-    def random(self, s: m.Random) -> list[Part]:
-        b = s.binder
-        saved_ref = self.bind(b.slot, b.name, b.iter.element, how="drawn" if b.iter.kind in ("cards", "bag") else "")
-        what = self.binder(b)
-        self.env[b.slot] = saved_ref
-        if s.weight is not None and b.iter.kind == "set" and isinstance(s.weight, m.IfExpr) and \
-                isinstance(s.weight.cond, m.Local) and s.weight.cond.slot == b.slot:
-            yes, no = self.expr(s.weight.then, 9), self.expr(s.weight.orelse, 9)
-            rest = s.weight.orelse
-            if isinstance(rest, m.Binary) and rest.op == "-" and rest.right == s.weight.then:
-                total = self.expr(rest.left, 9)  # weights w and N - w: a chance of w in N
-                return ["Chance decides whether there is ", *self._indefinite(saved_ref), ": a chance of ", *yes, " in ",
-                        *total, "."]
-            return ["Chance decides whether there is ", *self._indefinite(saved_ref), ": weight ", *yes, " for yes, ",
-                    *no, " for no."]
-        if s.weight is not None:
-            self.env[b.slot] = [f"each {self._noun_of_iter(b.iter)}"]
-            weight = self.expr(s.weight)
-            self.env[b.slot] = saved_ref
-            return ["Chance picks ", *what, ", weighted by ", *weight, "; call it ", *saved_ref, "."]
-        if b.iter.kind in ("cards", "bag"):
-            return ["Take ", *what, " at random (without looking)."]
-        return ["Pick ", *what, " at random."]
-
-    @staticmethod
-    def _indefinite(ref: list[Part]) -> list[Part]:
-        """"the hit" -> "a hit"."""
-        text = plain(ref)
-        if text.startswith("the "):
-            word = text[4:]
-            return [("an " if word[:1] in "aeiou" else "a ") + word]
-        return ref
-
-    def if_lines(self, s: m.If) -> list[Line]:
-        lines: list[Line] = []
-        for i, (cond, body) in enumerate(s.branches):
-            children = self.block(body)
-            if not children and body and _reads_option(cond):
-                self.showing = True  # bookkeeping under a reading: the reading changes the rules
-                try:
-                    children = self.block(body)
-                finally:
-                    self.showing = False
-            c = self.cond(cond)
-            if isinstance(cond, m.OptionIs):
-                head = ["Under the reading ", self.reading(cond)] if i == 0 else \
-                    ["Otherwise, under the reading ", self.reading(cond)]
-            elif isinstance(cond, m.Unary) and cond.op == "not" and plain(c).startswith("it is not the case that "):
-                inner = self.cond(cond.operand)
-                head = ["Unless ", *inner] if i == 0 else ["Otherwise, unless ", *inner]
-            else:
-                head = ["If ", *c] if i == 0 else ["Otherwise, if ", *c]
-            lines.append(self._inline(head, children, getattr(s, "span", None)))
-        if s.orelse:
-            children = self.block(s.orelse)
-            lines.append(self._inline(["Otherwise"], children, None))
-        if all(not line.children and line.parts[-1:] == [":"] for line in lines):
-            return []  # every branch is bookkeeping
-        for line in lines:
-            if not line.children and line.parts[-1:] == [":"]:
-                line.parts[-1:] = [", nothing else happens here."]
-        while lines and lines[-1].parts[-1:] == [":"] and not lines[-1].children:
-            lines.pop()  # an `else` with nothing a player does
-        if not lines:
-            return []
-        lines[0].quotes = tuple(s.quotes) + tuple(lines[0].quotes)
-        return lines
-
-    def _inline(self, head: list[Part], children: list[Line], span) -> Line:
-        """"If X, do Y." for a branch of one short sentence; "If X:" with the sentences under it."""
-        names = self.names()
-        if len(children) == 1 and not children[0].children and children[0].text.endswith("."):
-            child = children[0]
-            parts = _lower_first(list(child.parts), names)
-            return Line(_sentence([*head, ", ", *parts]), tuple(child.quotes), [], span, "If")
-        return Line(_sentence([*head, ":"]), (), children, span, "If")
-
-    def for_lines(self, s: m.For) -> list[Line]:
-        b = s.binder
-        saved = self.scoped()
-        extra: tuple = ()
-        try:
-            if b.iter.kind == "range" and not _uses(s.body, b.slot):
-                body = self.block(s.body)
-                high = self.expr(b.iter.high, 9)
-                times = [*high, " times"] if isinstance(b.iter.high, (m.Const, m.FactRef)) \
-                    else ["as many times as ", *high]
-                head = ["Do this ", *times, ":"]
-                if not self._is_one(b.iter.low):
-                    head = ["For each number from ", *self.expr(b.iter.low), " to ", *self.expr(b.iter.high), ":"]
-                return [self._line(s, head, body)] if body else []
-            stmts = s.body
-            if b.cond is None and len(stmts) == 1 and isinstance(stmts[0], m.If) and len(stmts[0].branches) == 1 \
-                    and not stmts[0].orelse and _uses((stmts[0].branches[0][0],), b.slot):
-                extra = tuple(stmts[0].quotes)
-                cond, stmts = stmts[0].branches[0]  # "for each y: if c(y) {...}": "for each y that c: ..."
-                b = m.Binder(b.slot, b.name, b.iter, cond)
-            what = self.binder(b, article="each")
-            self.env[b.slot] = [f"that {self._noun_of_iter(b.iter)}"]
-            body = self.block(stmts)
-        finally:
-            self.env = saved
-        if not body:
-            return []
-        line = self._inline(["For ", *what], body, getattr(s, "span", None))
-        line.quotes = tuple(getattr(s, "quotes", ()) or ()) + extra + tuple(line.quotes)
-        line.kind = "For"
-        return [line]
-
-    @staticmethod
-    def _is_one(e) -> bool:
-        return isinstance(e, m.Const) and e.value == 1
-
-    def _generic_stmt(self, s) -> Line:
-        children = []
-        if dataclasses.is_dataclass(s):
-            for f in dataclasses.fields(s):
-                value = getattr(s, f.name, None)
-                if isinstance(value, tuple) and value and all(isinstance(v, m.Stmt) for v in value):
-                    children += self.block(value)
-        text = self.generic(s)
-        return Line([text[:1].upper() + text[1:] + "."], tuple(getattr(s, "quotes", ()) or ()), children,
-                    getattr(s, "span", None), type(s).__name__)
-
-    def moved(self, s: m.Move) -> list[Part]:
-        """What a move takes: "the top card of the deck", "every card of X that ..."."""
-        sel = s.selector
-        src = self.expr(s.source)
-        if sel.kind == "top":
-            return ["the top card of ", *src]
-        if sel.kind == "bottom":
-            return ["the bottom card of ", *src]
-        if sel.kind == "all" and sel.cond is None:
-            return ["all cards of ", *src]
-        if sel.kind in ("all", "one") and sel.slot is not None:
-            binder = m.Binder(sel.slot, "", m.Iter("cards", m.CARD, zone=s.source), sel.cond)
-            head = "every card" if sel.kind == "all" else "a card"
-            said = self.binder(binder, article="")
-            return [head, *said[1:]]
-        if sel.kind == "card" and sel.card is not None:
-            card = self.expr(sel.card)
-            if isinstance(sel.card, m.Const):
-                noun = " card" if self.categories.get(sel.card.name, "card") == "card" else ""
-                card = [f"the {plain(card)}{noun}"]
-            return [*card, " from ", *src]
-        return [self.generic(sel), " from ", *src]
-
-    def move(self, s: m.Move) -> list[Part]:
-        where = [" at the bottom"] if s.at_bottom else []
-        return ["Move ", *self.moved(s), " to ", *self.expr(s.dest), *where, "."]
-
-    def choose(self, s: m.Choose) -> Line:
-        who, you = self.subject(s.by)
-        actions = s.actions
-        must = ["You must" if you else f"{plain(_sentence(who))} must"]
-        if len(actions) == 1 and len(actions[0].binders) == 1 and actions[0].name == actions[0].binders[0].name:
-            a = actions[0]
-            b = a.binders[0]
-            what = self.binder(b)
-            self.bind(b.slot, b.name, b.iter.element, how="chosen")  # used after it, in the same block
-            return self._line(s, [*must, " choose ", *what, "."], self.block(a.body))
-        passes = [a for a in actions if not a.body and not a.binders and a.when is None]
-        if len(actions) == 2 and len(passes) == 1:
-            a = next(x for x in actions if x is not passes[0])
-            may = ["You may" if you else f"{plain(_sentence(who))} may"]
-            head = [*may, " ", *self._action_words(a, lower=True)]
-            body = self._action_body(a)
-            line = self._line(s, [*head, ":" if body else "."], body)
-            line.quotes = tuple(line.quotes) + tuple(a.quotes) + tuple(passes[0].quotes)
-            return line
-        line = self._line(s, [*must, " choose one:"])
-        for a in actions:
-            parts = self._action_words(a, lower=False)
-            body = self._action_body(a)
-            if a.when is not None:
-                parts += [" (only if ", *self.cond(a.when), ")"]
-            parts.append(":" if body else ".")
-            line.children.append(Line(_sentence(parts), tuple(getattr(a, "quotes", ()) or ()), body,
-                                      getattr(a, "span", None), "Action"))
-        return line
-
-    def names(self) -> tuple[str, ...]:
-        """Names that keep their capital letter inside a sentence: cards and tokens."""
-        return tuple(sorted({*self.cards.values(), *self.tokens.values()}, key=len, reverse=True))
-
-    def _action_words(self, a: m.Action, lower: bool) -> list[Part]:
-        """How an action is said: its phrase (with its choices), else its label, else its name."""
-        saved = self.scoped()
-        try:
-            if getattr(a, "phrase", None):
-                args = {b.name: self.binder(b) for b in a.binders}
-                parts = self.fill(a.phrase, args)
-            else:
-                label = (a.label or "").strip().rstrip(".")
-                parts = [label or phrases.words(a.name)]
-                if a.binders:
-                    parts += [", choosing ", *self.listing([self.binder(b) for b in a.binders], "and")]
-        finally:
-            self.env = saved
-        return _lower_first(parts, self.names()) if lower else parts
-
-    def _action_body(self, a: m.Action) -> list[Line]:
-        saved = self.scoped()
-        try:
-            for b in a.binders:
-                self.bind(b.slot, b.name, b.iter.element)
-            return self.block(a.body)
-        finally:
-            self.env = saved
-
     # ---- declarations ---------------------------------------------------------------------------
 
     def define(self, d: m.Define) -> Line:
@@ -1197,7 +720,7 @@ class English:
             head = self.fill(self.define_phrase(d), args, ("define", d.name))
             word = " when " if d.type == m.BOOL else " is "
             body = self.cond(d.body) if d.type == m.BOOL else self.expr(d.body)
-            parts = _sentence([*head, word, *body, "."])
+            parts = sentence([*head, word, *body, "."])
         finally:
             self.env = saved
         return Line(parts, tuple(d.quotes), [], d.span, "Define")
@@ -1210,144 +733,6 @@ class English:
         finally:
             self.env = saved
         return said[:1].upper() + said[1:]
-
-
-def _reads_option(e) -> bool:
-    return any(isinstance(n, m.OptionIs) for n in _walk_expr(e))
-
-
-def _walk_expr(e):
-    stack = [e]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (tuple, list)):
-            stack.extend(node)
-        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-            yield node
-            stack.extend(getattr(node, f.name, None) for f in dataclasses.fields(node) if f.name not in ("span", "type"))
-
-
-def _short_referent(ref: list[Part]) -> bool:
-    """"the card drawn", "you", "the other space": a value's name, not a description."""
-    text = plain(ref)
-    return all(isinstance(p, str) for p in ref) and SELF not in text and \
-        (text == "you" or (text.startswith(("the ", "that ")) and len(text.split()) <= 4 and " of " not in text))
-
-
-def _join_text(parts: list[Part]) -> list[Part]:
-    """Adjacent strings joined (SELF kept apart), so that a pattern can match across them."""
-    out: list[Part] = []
-    for p in parts:
-        if isinstance(p, str) and p != SELF and out and isinstance(out[-1], str) and out[-1] != SELF:
-            out[-1] = out[-1] + p
-        else:
-            out.append(p)
-    return out
-
-
-def _uses(stmts, slot: int) -> bool:
-    """Whether a statement list reads the local `slot`."""
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, m.Local) and node.slot == slot:
-            return True
-        if isinstance(node, (tuple, list)):
-            stack.extend(node)
-        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-            stack.extend(getattr(node, f.name, None) for f in dataclasses.fields(node)
-                         if f.name not in ("span", "quotes", "type"))
-    return False
-
-
-def _lower_first(parts: list[Part], names) -> list[Part]:
-    """A sentence made part of a longer one: its first word loses its capital, unless it is a name."""
-    if not parts:
-        return parts
-    first = parts[0]
-    text = first.text if isinstance(first, Ref) else first
-    if not text or any(text.startswith(n) for n in names if n) or re.match(r"[A-Z]{2}", text):
-        return parts
-    text = text[:1].lower() + text[1:]
-    return [Ref(text, first.target) if isinstance(first, Ref) else text, *parts[1:]]
-
-
-def _sentence(parts: list[Part]) -> list[Part]:
-    """Capitalize the first word and tidy the spaces."""
-    out = [p for p in parts if p != ""]
-    if out and isinstance(out[0], str) and out[0]:
-        out[0] = out[0][:1].upper() + out[0][1:]
-    elif out and isinstance(out[0], Ref) and out[0].text:
-        out[0] = Ref(out[0].text[:1].upper() + out[0].text[1:], out[0].target)
-    return out
-
-
-class _Join(str):
-    """The " and " that merging inserts, told apart from any other " and " by its type."""
-
-
-_JOIN = _Join(" and ")
-
-
-def _mergeable(a: Line, b: Line) -> bool:
-    return a.kind == b.kind and not a.children and not b.children and a.kind in ("Move", "Assign")
-
-
-def _aggregate(lines: list[Line]) -> list[Line]:
-    """Consecutive moves to one place, and consecutive sets, become one sentence."""
-    out: list[Line] = []
-    for line in lines:
-        prev = out[-1] if out else None
-        if prev is not None and _mergeable(prev, line):
-            merged = _merge(prev, line)
-            if merged is not None:
-                out[-1] = merged
-                continue
-        out.append(line)
-    return out
-
-
-def _merge(a: Line, b: Line) -> Line | None:
-    """"Move X to D." + "Move Y to D." -> "Move X and Y to D."; "Set A to 1." + "Set B to 2." ->
-    "Set A to 1 and B to 2."""
-    ta, tb = a.text, b.text
-    if a.kind == "Move":
-        ia, ib = _last(a.parts, " to "), _last(b.parts, " to ")
-        if ia is None or ib is None or plain(a.parts[ia:]) != plain(b.parts[ib:]):
-            return None
-        what_a = a.parts[1:ia]
-        what_b = b.parts[1:ib]
-        if any(isinstance(p, _Join) for p in what_a):
-            joined = _relist(what_a, what_b)  # already a list: X, Y and Z
-        else:
-            joined = [*what_a, _JOIN, *what_b]
-        parts = [a.parts[0], *joined, *a.parts[ia:]]
-    elif a.kind == "Assign" and ta.startswith("Set ") and tb.startswith("Set "):
-        body_b = list(b.parts)
-        body_b[0] = body_b[0][len("Set "):] if isinstance(body_b[0], str) else body_b[0]
-        head = list(a.parts)
-        head[-1] = head[-1][:-1] if isinstance(head[-1], str) and head[-1].endswith(".") else head[-1]
-        parts = [*head, " and ", *body_b]
-    else:
-        return None
-    return Line(parts, tuple(a.quotes) + tuple(b.quotes), [], a.span, a.kind)
-
-
-def _relist(first: list[Part], more: list[Part]) -> list[Part]:
-    """`X and Y` + `Z` -> `X, Y and Z`."""
-    parts = list(first)
-    for i in range(len(parts) - 1, -1, -1):
-        if isinstance(parts[i], _Join):
-            parts[i] = ", "
-            break
-    return [*parts, _JOIN, *more]
-
-
-def _last(parts: list[Part], word: str) -> int | None:
-    for i in range(len(parts) - 1, -1, -1):
-        if parts[i] == word:
-            return i
-    return None
 
 
 def translation(quote) -> str | None:
