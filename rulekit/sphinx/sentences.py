@@ -158,11 +158,15 @@ class Sentences:
                 return [self._line(s, ["Your turn ends."])]
             return [self._line(s, [f"The {s.what} ends."])]
         if isinstance(s, m.Rotate):
-            where = "next" if s.step > 0 else "previous"
+            order = getattr(self.game, "order", "")
+            side = {("clockwise", True): "on their left", ("clockwise", False): "on their right",
+                    ("counterclockwise", True): "on their right", ("counterclockwise", False): "on their left"}
+            where = side.get((order, s.step > 0)) or ("next" if s.step > 0 else "previous")
             decl = self.zones.get(s.zone)
             what = plain(self.fill(self.zone_phrase(decl), {"player": ["their"]})) if decl else phrases.words(s.zone)
             what = what.replace("their's", "their")
-            return [self._line(s, [f"Every player passes {what} to the {where} player."])]
+            said = f"the player {where}" if where.startswith("on ") else f"the {where} player"
+            return [self._line(s, [f"Every player passes {what} to {said}."])]
         if isinstance(s, m.Rounds):
             return [self._line(s, ["Play round after round:"], self.block(s.body))]
         if isinstance(s, m.Turns):
