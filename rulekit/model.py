@@ -21,6 +21,16 @@ def _quotes():
     return field(default=(), **_meta)
 
 
+def _phrase():
+    """How the docs say a declaration in English (`phrase "..."`): for readers, so not part of equality."""
+    return field(default=None, **_meta)
+
+
+def _bookkeeping():
+    """A record kept for the engine that a player need not read (`bookkeeping`): docs only."""
+    return field(default=False, **_meta)
+
+
 # ---- types -----------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +332,7 @@ class Action:
     body: tuple[Stmt, ...]
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,6 +449,8 @@ class EnumDecl:
     members: tuple[str, ...]
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()  # the English noun of the enum ("kind of card")
+    member_phrases: tuple[tuple[str, str], ...] = field(default=(), **_meta)  # (member, its English)
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,6 +468,7 @@ class Component:
 class AttrDecl:
     name: str
     type: Type
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,6 +477,7 @@ class Fact:
     value: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,6 +507,7 @@ class BoardDecl:
     columns: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,6 +520,7 @@ class ZoneDecl:
     span: Span | None = _span()
     quotes: tuple = _quotes()
     per_board: str | None = None  # one zone per position of this board
+    phrase: str | None = _phrase()
 
     @property
     def indexed(self) -> bool:
@@ -521,6 +538,8 @@ class VarDecl:
     span: Span | None = _span()
     quotes: tuple = _quotes()
     visibility: str = "public"  # or owner (a per-player variable seen by its player only) or hidden
+    phrase: str | None = _phrase()
+    bookkeeping: bool = _bookkeeping()
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,6 +558,7 @@ class Define:
     nlocals: int
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -549,6 +569,8 @@ class Procedure:
     nlocals: int
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    phrase: str | None = _phrase()
+    bookkeeping: bool = _bookkeeping()
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,21 @@ class _Visibility(Text):
     """Who may see a variable (`var ..., owner`): told apart from the quotes that follow it by its type."""
 
 
+class Phrase(Text):
+    """A declaration's English (`phrase "... {x} ..."`): told apart from a label or a quote by its type."""
+
+
+class _Bookkeeping(Text):
+    """The `bookkeeping` marker of a variable or a procedure."""
+
+
+def _extras(children):
+    """The phrase and the bookkeeping marker of a declaration, and its other children in order."""
+    phrase = next((c for c in children if isinstance(c, Phrase)), None)
+    bookkeeping = any(isinstance(c, _Bookkeeping) for c in children)
+    return phrase, bookkeeping, [c for c in children if not isinstance(c, (Phrase, _Bookkeeping))]
+
+
 @v_args(meta=True)
 class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must not overflow Python's stack
     def __init__(self, file: str, sink: DiagnosticSink | None = None):
@@ -94,6 +109,12 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
 
     def translation(self, meta, c):
         return c[0].text
+
+    def phrase(self, meta, c):
+        return Phrase(c[0].text, c[0].span)
+
+    def bookkeeping(self, meta, c):
+        return _Bookkeeping("bookkeeping", _span(self.file, meta))
 
     def game_decl(self, meta, c):
         return self._node("game", meta, name=c[0], title=c[1].text, quotes=c[2:])
@@ -160,8 +181,18 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("unmodelled", meta, quotes=[Quote(t.text, t.span) for t in c[:-1]], reason=c[-1].text)
 
     def enum_decl(self, meta, c):
-        (names, quotes), _ = _split(c, Name, Quote)
-        return self._node("enum", meta, name=names[0], members=names[1:], quotes=quotes)
+        phrase, _, c = _extras(c)
+        (names, members, quotes), _ = _split(c, Name, tuple, Quote)
+        member_phrases = {n.text: ph for n, ph in members if ph is not None}
+        return self._node("enum", meta, name=names[0], members=[n for n, _ in members], quotes=quotes, phrase=phrase,
+                          member_phrases=member_phrases)
+
+    def enum_member(self, meta, c):
+        return (c[0], c[1] if len(c) > 1 else None)
+
+    def attribute_decl(self, meta, c):
+        phrase, _, c = _extras(c)
+        return self._node("attribute", meta, name=c[0], phrase=phrase, quotes=c[1:])
 
     def component_decl(self, meta, c):
         category, name, *rest = c
@@ -178,7 +209,8 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return (c[0], c[1])
 
     def fact_decl(self, meta, c):
-        return self._node("fact", meta, name=c[0], value=c[1], quotes=c[2:])
+        phrase, _, c = _extras(c)
+        return self._node("fact", meta, name=c[0], value=c[1], quotes=c[2:], phrase=phrase)
 
     def claim_decl(self, meta, c):
         return self._node("claim", meta, name=c[0], expr=c[1], quotes=c[2:])
@@ -200,7 +232,8 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return ("per_board", c[0])
 
     def board_decl(self, meta, c):
-        return self._node("board", meta, name=c[0], rows=c[1], columns=c[2], quotes=c[3:])
+        phrase, _, c = _extras(c)
+        return self._node("board", meta, name=c[0], rows=c[1], columns=c[2], quotes=c[3:], phrase=phrase)
 
     def trigger_decl(self, meta, c):
         name, *rest = c
@@ -215,6 +248,7 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return "initial"
 
     def zone_decl(self, meta, c):
+        phrase, _, c = _extras(c)
         name, *rest = c
         per_player = "per_player" in rest
         per_board = next((r[1] for r in rest if isinstance(r, tuple)), None)
@@ -222,20 +256,22 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         rest = [r for r in rest if r not in ("per_player", "initial") and not isinstance(r, tuple)]
         shape, visibility, *quotes = rest
         return self._node("zone", meta, name=name, per_player=per_player, per_board=per_board, shape=str(shape),
-                          visibility=str(visibility), initial=initial, quotes=quotes)
+                          visibility=str(visibility), initial=initial, quotes=quotes, phrase=phrase)
 
     def var_decl(self, meta, c):
+        phrase, bookkeeping, c = _extras(c)
         name, *rest = c
         visibility = next((r.text for r in rest if isinstance(r, _Visibility)), "public")
         rest = [r for r in rest if not isinstance(r, _Visibility)]
         per_player = rest[0] == "per_player"
+        extra = dict(visibility=visibility, phrase=phrase, bookkeeping=bookkeeping)
         if per_player:
             rest = rest[1:]
         elif isinstance(rest[0], tuple):
             return self._node("var", meta, name=name, per_player=False, per_board=rest[0][1], type=rest[1],
-                              init=rest[2], quotes=rest[3:], visibility=visibility)
+                              init=rest[2], quotes=rest[3:], **extra)
         return self._node("var", meta, name=name, per_player=per_player, type=rest[0], init=rest[1], quotes=rest[2:],
-                          visibility=visibility)
+                          **extra)
 
     def var_visibility(self, meta, c):
         return _Visibility(c[0], _span(self.file, meta))
@@ -265,14 +301,18 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("param", meta, name=c[0], type=c[1])
 
     def define_decl(self, meta, c):
+        phrase, _, c = _extras(c)
         name, *rest = c
         params = rest.pop(0) if isinstance(rest[0], Params) else []
-        return self._node("define", meta, name=name, params=params, type=rest[0], body=rest[1], quotes=rest[2:])
+        return self._node("define", meta, name=name, params=params, type=rest[0], body=rest[1], quotes=rest[2:],
+                          phrase=phrase)
 
     def procedure_decl(self, meta, c):
+        phrase, bookkeeping, c = _extras(c)
         name, *rest = c
         params = rest.pop(0) if rest and isinstance(rest[0], Params) else []
-        return self._node("procedure", meta, name=name, params=params, quotes=rest[:-1], body=rest[-1])
+        return self._node("procedure", meta, name=name, params=params, quotes=rest[:-1], body=rest[-1],
+                          phrase=phrase, bookkeeping=bookkeeping)
 
     def flow_decl(self, meta, c):
         return self._node("flow", meta, quotes=c[:-1], body=c[-1])
@@ -404,12 +444,13 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("choose", meta, by=c[0], actions=c[1:])
 
     def action(self, meta, c):
+        phrase, _, c = _extras(c)
         name, *rest = c
         binders = rest.pop(0) if rest and isinstance(rest[0], Params) else []
         when = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) else None
         label = rest.pop(0).text if rest and isinstance(rest[0], Text) else None
         return self._node("action", meta, name=name, binders=binders, when=when, label=label,
-                          quotes=rest[:-1], body=rest[-1])
+                          quotes=rest[:-1], body=rest[-1], phrase=phrase)
 
     def action_params(self, meta, c):
         return Params(c)

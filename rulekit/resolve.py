@@ -3,14 +3,14 @@
 Errors carry stable codes:
 E200 duplicate declaration, E201 unknown name, E202 type mismatch, E203 wrong
 number of arguments, E204 misplaced statement, E205 bad ambiguity declaration,
-E206 missing or bad game header, E207 bad value.
+E206 missing or bad game header, E207 bad value, E208 bad phrase.
 """
 from __future__ import annotations
 
 import difflib
 
 from . import model as m
-from . import vocabulary
+from . import phrases, vocabulary
 from .errors import DiagnosticSink, Span
 from .syntax import Name, Node
 
@@ -69,6 +69,26 @@ class Resolver:
         self.error("E201", f"unknown {what} '{name.text}'", name.span,
                    f"did you mean '{close[0]}'?" if close else None)
 
+    def phrase_text(self, node, name: str, phrase) -> str:
+        """The phrase of an enum member: no placeholders."""
+        return self._checked(phrase, name, [])
+
+    def phrase(self, node, params: list[str]) -> str | None:
+        """The declaration's phrase, each `{name}` checked against its parameters."""
+        phrase = node.get("phrase")
+        if phrase is None:
+            return None
+        return self._checked(phrase, node.name.text, params)
+
+    def _checked(self, phrase, name: str, params: list[str]) -> str:
+        for problem, offset, length, hint in phrases.problems(phrase.text, params):
+            span = phrase.span
+            if span.line == span.end_line and span.end_column - span.column - 2 == len(phrase.text):  # no escapes
+                column = span.column + 1 + offset  # past the opening quote mark
+                span = Span(span.file, span.line, column, span.line, column + length)
+            self.error("E208", f"the phrase of '{name}' {problem}", span, hint)
+        return phrase.text
+
     def quotes(self, node, owner: str | None = None) -> tuple:
         return tuple(m.QuoteRef(q.text, q.span, q.translation, owner) for q in node.get("quotes", []) or [])
 
@@ -103,7 +123,8 @@ class Resolver:
         self._collect(items)
         enums = tuple(self.enums.values())
         components = tuple(self._component(i) for i in items if i.kind == "component")
-        attrs = tuple(m.AttrDecl(n, t) for n, t in self.attr_types.items())
+        attr_phrases = self._attribute_phrases([i for i in items if i.kind == "attribute"])
+        attrs = tuple(m.AttrDecl(n, t, attr_phrases.get(n)) for n, t in self.attr_types.items())
         facts = tuple(self._fact(i) for i in items if i.kind == "fact")
         tokens = tuple(self._token(i) for i in items if i.kind == "token")
         boards = tuple(self._board(i) for i in items if i.kind == "board")
@@ -159,7 +180,9 @@ class Resolver:
                 members = [n.text for n in item.members]
                 for dup in {x for x in members if members.count(x) > 1}:
                     self.error("E200", f"enum '{item.name.text}' lists '{dup}' twice", item.span)
-                self.enums[item.name.text] = m.EnumDecl(item.name.text, tuple(members), item.span, self.quotes(item))
+                member_phrases = tuple((k, self.phrase_text(item, k, v)) for k, v in item.member_phrases.items())
+                self.enums[item.name.text] = m.EnumDecl(item.name.text, tuple(members), item.span, self.quotes(item),
+                                                        self.phrase(item, []), member_phrases)
                 for member in members:
                     self.enum_members.setdefault(member, []).append(item.name.text)
         self.boards = {i.name.text: i for i in items if i.kind == "board"}
@@ -245,7 +268,20 @@ class Resolver:
                            node.span, self.quotes(node))
 
     def _fact(self, node):
-        return m.Fact(node.name.text, self._static_expr(node.value), node.span, self.quotes(node))
+        return m.Fact(node.name.text, self._static_expr(node.value), node.span, self.quotes(node),
+                      self.phrase(node, []))
+
+    def _attribute_phrases(self, nodes) -> dict[str, str]:
+        out = {}
+        for node in nodes:
+            name = node.name
+            if name.text not in self.attr_types:
+                self.unknown(name, "attribute", self.attr_types)
+            elif name.text in out:
+                self.error("E200", f"attribute '{name.text}' is given a phrase twice", name.span)
+            else:
+                out[name.text] = self.phrase(node, [])
+        return out
 
     def _token(self, node):
         cap = self._static_expr(node.cap) if node.cap is not None else None
@@ -258,12 +294,14 @@ class Resolver:
             board = None
         if node.initial and (node.per_player or board is not None):
             self.error("E207", "the initial zone cannot be per player or per position", node.span)
+        index = ["player"] if node.per_player else ["position"] if node.get("per_board") is not None else []
         return m.ZoneDecl(node.name.text, node.per_player, node.shape, node.visibility, node.initial,
-                          node.span, self.quotes(node), board.text if board is not None else None)
+                          node.span, self.quotes(node), board.text if board is not None else None,
+                          self.phrase(node, index))
 
     def _board(self, node):
         return m.BoardDecl(node.name.text, self._static_expr(node.rows), self._static_expr(node.columns),
-                           node.span, self.quotes(node))
+                           node.span, self.quotes(node), self.phrase(node, []))
 
     def _trigger(self, node):
         self.fn = _Function()
@@ -285,7 +323,8 @@ class Resolver:
             low, high = m.Const(0, m.INT), m.Const(1, m.INT)
         init = self._static_expr(node.init, t)
         return m.VarDecl(node.name.text, node.per_player, t, low, high, init, node.span, self.quotes(node),
-                         node.get("visibility", "public"))
+                         node.get("visibility", "public"), self.phrase(node, ["player"] if node.per_player else []),
+                         bool(node.get("bookkeeping")))
 
     def _claim(self, node):
         self.fn = _Function()
@@ -312,7 +351,8 @@ class Resolver:
         params = self._params(node.params)
         t = self._type(node.type)
         body = self.expect(self.expr(node.body), t, node.body.span, f"the value of '{node.name.text}'")
-        d = m.Define(node.name.text, params, t, body, self.fn.nlocals, node.span, self.quotes(node))
+        d = m.Define(node.name.text, params, t, body, self.fn.nlocals, node.span, self.quotes(node),
+                     self.phrase(node, [p.name for p in params]))
         self.fn = None
         return d
 
@@ -320,7 +360,8 @@ class Resolver:
         self.fn = _Function()
         params = self._params(node.params)
         body = self.block(node.body)
-        p = m.Procedure(node.name.text, params, body, self.fn.nlocals, node.span, self.quotes(node))
+        p = m.Procedure(node.name.text, params, body, self.fn.nlocals, node.span, self.quotes(node),
+                        self.phrase(node, [x.name for x in params]), bool(node.get("bookkeeping")))
         self.fn = None
         return p
 
@@ -482,7 +523,8 @@ class Resolver:
             when = self.expect(self.expr(a.when), m.BOOL, a.when.span, "a condition") if a.when is not None else None
             body = self.block(a.body)
             self.fn.pop()
-            actions.append(m.Action(a.name.text, a.label, binders, when, body, a.span, self.quotes(a)))
+            actions.append(m.Action(a.name.text, a.label, binders, when, body, a.span, self.quotes(a),
+                                    self.phrase(a, [b.name for b in binders])))
         return m.Choose(point, by, tuple(actions), span, q)
 
     def s_pick(self, n, span, q):

@@ -147,3 +147,17 @@ def _walk(node):
     yield node
     for child in m.children(node):
         yield from _walk(child)
+
+
+def test_aggregates_read_as_english():
+    from rulekit.sphinx.english import English
+
+    english = English(compile_text(DEAL))
+    said = []
+    for st in m.walk(compile_text(DEAL).flow.body):
+        for q in _quants(st):
+            said.append("".join(p if isinstance(p, str) else p.text for p in english.expr(q)))
+    assert "the largest, over each card in the player's hand, of that card's value" in said
+    assert any(s.startswith("the player, in turn from the player in seat 1 for whom") and "first of them on a tie" in s
+               for s in said)
+    assert not any("_" in s for s in said)

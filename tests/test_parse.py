@@ -159,10 +159,11 @@ def test_declaration_spans(chocobo, chocobo_text):
         assert (decl.span.line, decl.span.column) == locate(chocobo_text, needle), (kind, name)
         assert source(chocobo_text, decl.name.span) == name
 
-    # a multi-line define ends where its expression ends
+    # a multi-line define ends where its last clause (here its phrase) ends
     define = item(chocobo, "define", "one_of_each")
-    end_line, _ = locate(chocobo_text, "exists(c in hand(p) where c.type == crystal and c.element == e))")
+    end_line, _ = locate(chocobo_text, 'phrase "{p} holds one Crystal card of each type"')
     assert define.span.end_line == end_line
+    assert source(chocobo_text, define.phrase.span) == '"{p} holds one Crystal card of each type"'
 
 
 def test_statement_and_expression_spans(chocobo, chocobo_text):

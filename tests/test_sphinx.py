@@ -180,7 +180,8 @@ def test_game_page_has_every_section(built):
     for section in ("Overview", "Turn structure", "Rules", "Ambiguity register", "Checks", "Simulated statistics"):
         assert f">{section}<" in html, section
     assert "rulekit-rules" in html and "rulekit-components" in html and "rulekit-checks" in html
-    assert "Move the top card of the deck to the current player" in html  # English from the model
+    assert "Move the top card of the deck to your hand." in html  # English from the model
+    assert ">How to play<" in html and "The game ends if" in html  # the summary at the top
     assert "Each player draws a card on their turn." in html  # the quote beside it
 
 
@@ -277,7 +278,7 @@ def test_english_has_a_generic_fallback():
     inner = m.End("turn")
     lines = english.stmt(Juggle(m.Const(3, m.INT), (inner,), quotes=(m.QuoteRef("Juggle three balls."),)))
     assert lines[0].text.startswith("Juggle") and "balls 3" in lines[0].text
-    assert lines[0].children[0].text == "The turn ends."
+    assert lines[0].children[0].text == "Your turn ends."
     assert lines[0].quotes[0].text == "Juggle three balls."
     assert "wobble" in english.text(Wobble(2))
     assert english.text(m.Binary("==", Wobble(2), m.Const(1, m.INT), m.BOOL)).endswith("is 1")
@@ -354,3 +355,18 @@ def test_docs_command_without_a_project(tmp_path):
 
 def test_line_text():
     assert Line(["a", "b"]).text == "ab"
+
+
+def test_pages_carry_no_machine_path(built):
+    root = str(Path(built.srcdir).resolve())
+    for page in ("game", "parts", "register"):
+        html = _html(built, page)
+        assert root not in html and str(built.srcdir) not in html, page
+    game = _html(built, "game")
+    assert "spec/tiny.rules" in game  # a spec is named by its folder and file
+
+
+def test_readings_link_to_the_register(built):
+    game = _html(built, "game")
+    assert re.search(r'class="[^"]*rulekit-reading-ref[^"]*" href="#rk-tiny-ambiguity-empty-deck"><em>the last',
+                     game)

@@ -45,6 +45,18 @@ def test_site_has_every_page(site):
     assert "rulekit.load" in (site / "api.html").read_text(encoding="utf-8")
 
 
+def test_game_pages_carry_no_machine_path_and_say_how_to_play(site):
+    import re
+
+    root = str(Path(__file__).resolve().parents[1])
+    for game in resources.bundled_games():
+        html = (site / "games" / f"{game}.html").read_text(encoding="utf-8")
+        for machine in (root, "site-packages", str(Path.home())):
+            assert machine not in html, (game, machine)
+        howto = html.split(f'id="rk-{game}-howto"', 1)[1].split(f'id="rk-{game}-overview"', 1)[0]
+        assert "How the game ends" in howto and "_" not in re.sub(r"<[^>]+>", "", howto), game
+
+
 def _browser():
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.options import Options

@@ -7,6 +7,7 @@ node, never as markup, so that the writers escape it.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -24,12 +25,13 @@ from ..report import text as report_text
 from ..report import wording
 from .diagram import turn_structure_svg
 from .english import English, Line, Ref, humanize, language, translation
+from .playbook import how_to_play
 from .nodes import rulekit_details, rulekit_svg
 from .plots import length_plot, outcome_plot, simulate
 
 logger = logging.getLogger(__name__)
 
-SECTIONS = ("overview", "turns", "rules", "ambiguities", "checks", "statistics")
+SECTIONS = ("howto", "overview", "turns", "rules", "ambiguities", "checks", "statistics")
 
 _CACHE: dict[tuple, object] = {}
 
@@ -173,6 +175,11 @@ class GamePage:
                                           classes=[f"rulekit-{kind}-ref"])
                     ref += text(p.text)
                     out.append(ref)
+                elif kind == "reading":  # an option of an ambiguity: emphasized, linked to its entry
+                    ref = nodes.reference("", "", internal=True, refid=self.anchor("ambiguity", name),
+                                          classes=["rulekit-reading-ref"])
+                    ref += nodes.emphasis(text=p.text)
+                    out.append(ref)
                 else:
                     out.append(nodes.emphasis(text=p.text))
             else:
@@ -206,7 +213,40 @@ class GamePage:
             return None
         block = nodes.literal_block("\n".join(lines), "\n".join(lines), language="rulekit",
                                     classes=["rulekit-source"])
-        return details(f"Spec source ({span.file}:{span.line})", block)
+        return details(f"Spec source ({self.spec_name}, line {span.line})", block)
+
+    @property
+    def spec_name(self) -> str:
+        """The spec as a reader knows it: its path relative to the folder of specs, never the machine's."""
+        return spec_name(self.spec)
+
+    def local(self, text: str) -> str:
+        """A message with the machine's paths of the spec and its files replaced by their names."""
+        for path in (self.spec.path, self.spec.checks_path, self.spec.rulebook_path):
+            if path is None:
+                continue
+            name = f"{Path(path).parent.name}/{Path(path).name}"
+            for shown in sorted({str(path), str(Path(path).resolve()), _relative(path)}, key=len, reverse=True):
+                text = text.replace(shown, name)
+        text = text.replace(str(self.spec.display_path), self.spec_name)
+        return _ABSOLUTE.sub(lambda found: "/".join(found.group(0).split("/")[-2:]), text)
+
+    # ---- how to play
+    def how_to_play(self) -> list[nodes.Node]:
+        summary = how_to_play(self.model, self.english)
+        out: list[nodes.Node] = [para("A summary generated from the spec; every rule, beside the rulebook's words, "
+                                      "is under Rules below.", classes=["rulekit-muted"])]
+        for title, sentences in summary.sections():
+            if not sentences:
+                continue
+            out.append(para(strong(title)))
+            items = nodes.bullet_list(classes=["rulekit-howto"])
+            for sentence in sentences:
+                li = nodes.list_item()
+                li += para(*self.parts(sentence))
+                items += li
+            out.append(items)
+        return out
 
     # ---- overview
     def overview(self) -> list[nodes.Node]:
@@ -217,7 +257,7 @@ class GamePage:
                         strong("Turn order: "), f"{humanize(g.order)}. ",
                         strong("Result: "), f"a winner scores {win:+d}, every other player {lose:+d}. ",
                         strong("Rulebook: "), f"{g.rulebook} (quoted verbatim in the spec ",
-                        literal(self.spec.display_path), ")."))
+                        literal(self.spec_name), ")."))
         out += quote_nodes(g.quotes)
         counts = self._component_counts()
         rows = []
@@ -246,15 +286,21 @@ class GamePage:
                               for t in g.tokens], classes=["rulekit-tokens"], widths=[3, 3, 1, 5]))
         if g.facts:
             out.append(table(["Number", "Value", "Rulebook"],
-                             [[humanize(f.name), self.english.text(f.value), quote_nodes(f.quotes)] for f in g.facts],
+                             [[getattr(f, "phrase", None) or humanize(f.name), self.english.text(f.value),
+                               quote_nodes(f.quotes)] for f in g.facts],
                              classes=["rulekit-facts"], widths=[3, 2, 6]))
         if g.zones:
             visible = {"hidden": "nobody", "owner": "its owner", "public": "everyone"}
             out.append(table(["Zone", "Each player has one", "Kind", "Seen by", "Rulebook"],
-                             [[humanize(z.name), "yes" if z.per_player else "no",
+                             [[self.english.zone_title(z), "yes" if z.per_player else "no",
                                "a stack (ordered)" if z.shape == "stack" else "a set (unordered)",
                                visible.get(z.visibility, z.visibility), quote_nodes(z.quotes)] for z in g.zones],
                              classes=["rulekit-zones"], widths=[2, 1, 2, 2, 5]))
+        for b in getattr(g, "boards", ()) or ():
+            said = self.english.board_phrase(b)
+            out.append(para(strong("Board: "), f"{said[:1].upper() + said[1:]}, {self.english.text(b.rows)} rows by "
+                            f"{self.english.text(b.columns)} columns; its places are called spaces."))
+            out += quote_nodes(b.quotes)
         others = self._other_declarations()
         if others:
             out.append(para(strong("Other declarations: ")))
@@ -288,7 +334,7 @@ class GamePage:
 
     def _other_declarations(self):
         """Declarations of kinds this page does not lay out yet (the language grows): listed generically."""
-        known = {"enums", "attrs", "components", "facts", "claims", "tokens", "zones", "vars", "defines",
+        known = {"enums", "attrs", "components", "facts", "claims", "tokens", "zones", "vars", "defines", "boards",
                  "procedures", "ambiguities", "unmodelled", "properties", "expected", "quotes", "triggers"}
         out = []
         for f in dataclasses.fields(self.model):
@@ -315,7 +361,7 @@ class GamePage:
                 target = next((p.target[1] for p in line.parts if isinstance(p, Ref) and p.target[0] == "procedure"),
                               None)
                 if target in procs and depth < 3 and not line.children:
-                    line.children = self.english.block(procs[target].body)
+                    line.children = self.english.procedure(procs[target])
                     line.quotes = tuple(line.quotes) + tuple(procs[target].quotes)
                     expand(line.children, depth + 1)
         expand(lines)
@@ -341,8 +387,9 @@ class GamePage:
         out: list[nodes.Node] = [para(
             "The rules below are generated from the spec, statement by statement; beside each is the rulebook "
             "text it formalizes, verbatim. Underlined names link to the procedure or definition they use; ",
-            nodes.emphasis(text="the rules are read as X = Y"),
-            " marks a step that depends on how an ambiguity is read (see the ambiguity register).")]
+            nodes.emphasis(text="under the reading X"),
+            " marks a step that depends on how an ambiguity is read; it links to the ambiguity in the register. "
+            "Bookkeeping that the spec keeps for the engine is left out.")]
         flow = self.section("How a game goes", "flow")
         flow += self.rule_table(self.english.block(g.flow.body), g.flow.quotes)
         excerpt = self.source_excerpt(g.flow)
@@ -350,8 +397,10 @@ class GamePage:
             flow += excerpt
         out.append(flow)
         for p in g.procedures:
-            sec = self.section(f"Procedure: {self.english.procedure_title(p)}", "procedure", p.name)
-            sec += self.rule_table(self.english.block(p.body), p.quotes)
+            if getattr(p, "bookkeeping", False):
+                continue  # kept for the engine; a player need not read it
+            sec = self.section(self.english.procedure_title(p), "procedure", p.name)
+            sec += self.rule_table(self.english.procedure(p), p.quotes)
             excerpt = self.source_excerpt(p)
             if excerpt is not None:
                 sec += excerpt
@@ -360,7 +409,7 @@ class GamePage:
             sec = self.section(f"Trigger: {humanize(getattr(t, 'name', 'trigger'))}", "trigger",
                                getattr(t, "name", ""))
             head = [("Once in a game, as" if getattr(t, "once", False) else "As"), " soon as ",
-                    *self.english.expr(getattr(t, "cond", None)), ":"]
+                    *self.english.cond(getattr(t, "cond", None)), ":"]
             line = Line(head, tuple(getattr(t, "quotes", ())), self.english.block(getattr(t, "body", ())))
             if getattr(t, "description", None):
                 sec += para(t.description)
@@ -431,8 +480,8 @@ class GamePage:
         """For each ambiguity, the procedures and definitions whose rules test its option."""
         found: dict[str, set] = {}
         g = self.model
-        owners = [(f"procedure {humanize(p.name)}", p) for p in g.procedures] + [("the flow", g.flow)]
-        owners += [(f"definition {humanize(d.name)}", d) for d in g.defines]
+        owners = [(f"“{self.english.procedure_title(p)}”", p) for p in g.procedures] + [("the flow", g.flow)]
+        owners += [(f"the definition of {humanize(d.name)}", d) for d in g.defines]
         owners += [(f"trigger {humanize(getattr(t, 'name', ''))}", t) for t in getattr(g, "triggers", ()) or ()]
         for label, node in owners:
             for sub in _nodes(node):
@@ -481,7 +530,7 @@ class GamePage:
                              classes=["rulekit-checks"], widths=[3, 2, 7]))
         rows = []
         for f in findings:
-            finding = [para(f.message)]
+            finding = [para(self.local(f.message))]
             if f.bound:
                 finding.append(para(strong("Bound: "), _bound(f.bound), classes=["rulekit-muted"]))
             if f.options:
@@ -490,7 +539,7 @@ class GamePage:
             if f.acknowledged_by:
                 finding.append(para(strong("Acknowledged by "), f.acknowledged_by, classes=["rulekit-muted"]))
             if f.location:
-                finding.append(para("at ", literal(f.location), classes=["rulekit-muted"]))
+                finding.append(para("at ", literal(self.local(f.location)), classes=["rulekit-muted"]))
             finding += quote_nodes(f.quotes)
             cells = [[para(strong(f.kind)), para(f.severity, classes=["rulekit-muted"])],
                      [para(nodes.inline("", f.verdict, classes=[f"rulekit-verdict-{f.verdict}"])),
@@ -586,6 +635,22 @@ def _nodes(node):
                     stack.append(getattr(n, f.name, None))
 
 
+_ABSOLUTE = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:/[^\s/:()'\"]+){2,}")  # a path from the root of a machine
+
+
+def _relative(path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def spec_name(spec: Spec) -> str:
+    """A spec named by its folder and file (`mygame/mygame.rules`): the folder is the game's."""
+    path = Path(spec.path)
+    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+
+
 def _find(directive: SphinxDirective, name: str) -> Spec:
     """A bundled game's name, or a path relative to the document (or to the source folder)."""
     candidates = [name]
@@ -679,10 +744,10 @@ class GameDirective(_GameDirective):
         g = page.model
         top = page.section(g.title, "game")
         page.label("game", "page", g.title, top["ids"][0])
-        top += para("Generated by rulekit from the spec ", literal(page.spec.display_path),
+        top += para("Generated by rulekit from the spec ", literal(page.spec_name),
                     f": {len(g.procedures)} procedures, {len(g.ambiguities)} ambiguities, "
                     f"{len(g.properties)} properties claimed in the checks.")
-        makers = {"overview": ("Overview", page.overview), "turns": ("Turn structure", page.turns),
+        makers = {"howto": ("How to play", page.how_to_play), "overview": ("Overview", page.overview), "turns": ("Turn structure", page.turns),
                   "rules": ("Rules", page.rules), "ambiguities": ("Ambiguity register", page.ambiguities),
                   "checks": ("Checks", page.checks), "statistics": ("Simulated statistics", page.statistics_nodes)}
         for key in wanted:

@@ -1,80 +1,185 @@
-"""English for the model: every expression and statement of a game, as a rules editor would say it.
+"""English for the model: every expression and statement of a game, as a player would read it.
 
-The renderer reads the model only. It knows the node types of rulekit/model.py; a node type it does
-not know (the language grows) is rendered generically from its dataclass fields, never with an
-error. The output is plain data (:class:`Line` trees whose text is a sequence of strings and
-:class:`Ref` links), so that the Sphinx directives decide the markup and every piece of spec text
-stays text.
+The renderer reads the model only. Declarations are said with their phrases (`phrase "..."` in the
+spec, or one derived from the name); values the rules bind (a chosen card, a procedure's player) are
+referred to as "the card", "the other space", "you"; consecutive moves and sets become one
+sentence; choices read "you may" or "you must choose"; an option test reads "under the reading X",
+linked to the ambiguity; bookkeeping that the spec marks is left out. Statements are said by
+:mod:`rulekit.sphinx.sentences`, the words they are made of are in :mod:`rulekit.sphinx.wording`.
+
+A node type it does not know (the language grows) is rendered generically from its dataclass
+fields, never with an error. The output is plain data (:class:`Line` trees whose text is a sequence
+of strings and :class:`Ref` links), so that the Sphinx directives decide the markup and every piece
+of spec text stays text.
 """
 from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
 
 from .. import model as m
+from .. import phrases
+from .sentences import Sentences
+from .wording import (ADJECTIVES, AGREE, ARITH, COMPARE, NOT_NOUNS, NOUNS, ORDINALS, PRECEDENCE, SELF, SYMMETRIC, Line,
+                      Part, Ref, agree, humanize, is_you, join_text, plain, sentence)
 
-# ---- output ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A piece of text that links to another part of the page: `target` is (kind, name), where kind is
-    procedure, define, ambiguity or rule."""
-
-    text: str
-    target: tuple[str, str]
+__all__ = ["English", "Line", "Part", "Ref", "humanize", "language", "plain", "translation"]
 
 
-Part = str | Ref
-
-
-@dataclass
-class Line:
-    """One rule in English, the rulebook quotes that it formalizes, and the rules nested in it."""
-
-    parts: list[Part]
-    quotes: tuple = ()
-    children: list[Line] = field(default_factory=list)
-    span: object = None
-    kind: str = ""
-
-    @property
-    def text(self) -> str:
-        return "".join(p.text if isinstance(p, Ref) else p for p in self.parts)
-
-
-def plain(parts) -> str:
-    return "".join(p.text if isinstance(p, Ref) else p for p in parts)
-
-
-def humanize(name: str) -> str:
-    """`end_of_turn` -> "end of turn", `RedCard` -> "Red Card" (spec names read as words)."""
-    words = name.replace("_", " ")
-    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", words)
-    return " ".join(words.split())
-
-
-# ---- expressions ----------------------------------------------------------------------------
-
-_COMPARE = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
-            ">=": "is at least"}
-_ARITH = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "%": "modulo"}
-_PRECEDENCE = {"or": 1, "and": 2, **{op: 3 for op in _COMPARE}, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
-
-
-class English:
-    """Renders one game's model. `game` gives display names of components and titles of ambiguities."""
+class English(Sentences):
+    """Renders one game's model. `game` gives the phrases, display names and ambiguities."""
 
     def __init__(self, game: m.Game):
         self.game = game
         self.cards = {c.name: c.display for c in getattr(game, "components", ())}
+        self.categories = {c.name: c.category for c in getattr(game, "components", ())}
+        only_pieces = self.categories and all(c == "piece" for c in self.categories.values())
+        self.thing = "piece" if only_pieces else "card"  # what a component is called
         self.tokens = {t.name: t.display for t in getattr(game, "tokens", ())}
         self.facts = {f.name: f for f in getattr(game, "facts", ())}
         self.procedures = {p.name: p for p in getattr(game, "procedures", ())}
         self.defines = {d.name: d for d in getattr(game, "defines", ())}
+        self.zones = {z.name: z for z in getattr(game, "zones", ())}
+        self.vars = {v.name: v for v in getattr(game, "vars", ())}
+        self.boards = {b.name: b for b in getattr(game, "boards", ())}
+        self.ambiguities = {a.name: a for a in getattr(game, "ambiguities", ())}
+        self.enums = {e.name: e for e in getattr(game, "enums", ())}
+        self.members = {k: v for e in self.enums.values() for k, v in (getattr(e, "member_phrases", ()) or ())}
+        self.attr_decls = {a.name: a for a in getattr(game, "attrs", ())}
+        self.env: dict[int, list[Part]] = {}  # slot -> how the rules refer to that value
+        self.self_nouns: dict[int, str] = {}  # slot of a binder whose condition is being said -> its noun
+        self.call_refs: dict[str, list[list[Part]]] = {}  # procedure -> how its last call said its arguments
+        self.calls: dict[str, int] = {}
+        self.showing = False  # say bookkeeping too
+        try:
+            self._learn_calls()
+        except Exception:  # noqa: BLE001 - learning is a nicety; the renderer works without it
+            self.call_refs, self.env = {}, {}
 
-    # -- expressions: a list of parts
+    # ---- phrases ------------------------------------------------------------------------------
+
+    def phrases_order(self) -> str:
+        """The turn order as words: "clockwise"."""
+        return phrases.words(getattr(self.game, "order", "") or "")
+
+    def define_phrase(self, d) -> str:
+        if getattr(d, "phrase", None):
+            return d.phrase
+        return phrases.default_define(d.name, [p.name for p in d.params], d.type == m.BOOL)
+
+    def procedure_phrase(self, p) -> str:
+        if getattr(p, "phrase", None):
+            return p.phrase
+        return phrases.default_procedure(p.name, [x.name for x in getattr(p, "params", ())])
+
+    def zone_phrase(self, z) -> str:
+        if getattr(z, "phrase", None):
+            return z.phrase
+        return phrases.default_zone(z.name, z.per_player, getattr(z, "per_board", None) is not None)
+
+    def var_phrase(self, v) -> str:
+        if getattr(v, "phrase", None):
+            return v.phrase
+        return phrases.default_var(v.name, v.per_player)
+
+    def zone_title(self, z) -> str:
+        """A zone named in a list of zones: "each player's hand", "each space (face up)"."""
+        said = plain(self.fill(self.zone_phrase(z), {"player": ["each player"], "position": ["each space"]}))
+        return said[:1].upper() + said[1:]
+
+    def board_phrase(self, b) -> str:
+        if getattr(b, "phrase", None):
+            return b.phrase
+        return phrases.default_board(b.name)
+
+    def fill(self, template: str, args: dict, link: tuple[str, str] | None = None) -> list[Part]:
+        """A phrase with its placeholders replaced by the parts given; its own words link to `link`."""
+        out: list[Part] = []
+        after_you = False
+        for piece in phrases.pieces(template):
+            if isinstance(piece, tuple):
+                value = list(args.get(piece[1], [phrases.words(piece[1])]))
+                before = out[-1] if out else ""
+                before_text = before.text if isinstance(before, Ref) else before
+                if value and isinstance(value[0], str) and value[0].startswith(("the ", "each ", "a ", "an ")) and \
+                        re.search(r"\b(a|an|the)\s$", before_text):  # "has a {a}" with "the kind": "has the kind"
+                    cut = re.sub(r"\b(a|an|the)\s$", "", before_text)
+                    out[-1] = Ref(cut, before.target) if isinstance(before, Ref) else cut
+                out += value
+                after_you = is_you(value)
+                continue
+            literal = piece
+            if after_you:
+                literal, possessive = agree(literal)
+                if possessive:
+                    out[-1] = out[-1][:-3] + ("Your" if out[-1].endswith("You") else "your")
+            if literal:
+                out.append(Ref(literal, link) if link else literal)
+            after_you = False
+        return out
+
+    def attribute(self, name: str) -> str:
+        """An attribute in English: its phrase, else its enum's phrase, else its name as words."""
+        decl = self.attr_decls.get(name)
+        if decl is not None and getattr(decl, "phrase", None):
+            return decl.phrase
+        if decl is not None and decl.type.kind == "enum" and decl.type.enum in self.enums:
+            enum = self.enums[decl.type.enum]
+            if getattr(enum, "phrase", None):
+                return enum.phrase
+        return phrases.words(name)
+
+    def member(self, name: str) -> str:
+        return self.members.get(name) or phrases.words(name)
+
+    def enum_noun(self, enum: str | None) -> str:
+        decl = self.enums.get(enum or "")
+        if decl is not None and getattr(decl, "phrase", None):
+            return decl.phrase
+        return phrases.words(enum or "value")
+
+    # ---- referring to values -----------------------------------------------------------------
+
+    def noun(self, t) -> str:
+        if t is None:
+            return "value"
+        if t.kind == "enum" and t.enum:
+            return self.enum_noun(t.enum)
+        if t.kind == "card":
+            return self.thing
+        return NOUNS.get(t.kind, "value")
+
+    def bind(self, slot: int, name: str, t, how: str = "") -> list[Part]:
+        """Refer to a newly bound value: by its name when it is a word, else as "the <noun>", or, when
+        another value of that kind is already in play, "the chosen <noun>", "the <noun> drawn" (`how`
+        says which) or "the other <noun>"."""
+        noun = self.noun(t)
+        taken = {plain(v) for v in self.env.values()}
+        if how and f"the {noun}" in taken and name.lower() not in ADJECTIVES:
+            candidate = f"the chosen {noun}" if how == "chosen" else f"the {noun} drawn"
+            if candidate not in taken:
+                self.env[slot] = [candidate]
+                return [candidate]
+        if name.lower() in ADJECTIVES:
+            ref = [f"the {name.lower()} {noun}"]
+        elif len(name) >= 3 and name.replace("_", "").isalpha() and name.lower() not in NOT_NOUNS:
+            ref = [f"the {phrases.words(name)}"]
+        else:
+            ref = [f"the {noun}"]
+            for ordinal in ORDINALS:
+                candidate = f"the {ordinal}{noun}"
+                if candidate not in taken:
+                    ref = [candidate]
+                    break
+        self.env[slot] = ref
+        return ref
+
+    def scoped(self):
+        """Remember the bindings, so that a block's own bindings end with it."""
+        return dict(self.env)
+
+    # ---- expressions --------------------------------------------------------------------------
+
     def expr(self, e, context: int = 0) -> list[Part]:
         try:
             return self._expr(e, context)
@@ -96,46 +201,105 @@ class English:
         if isinstance(e, m.Const):
             return [self.const(e)]
         if isinstance(e, m.Local):
-            return [e.name]
+            if e.slot in self.env:
+                return list(self.env[e.slot])
+            return [f"the {self.noun(e.type)}"]
         if isinstance(e, m.FactRef):
             fact = self.facts.get(e.fact)
             value = fact.value if fact is not None else None
-            shown = f" ({value.value})" if isinstance(value, m.Const) and value.name is None else ""
-            return [f"the {humanize(e.fact)}{shown}"]
+            if isinstance(value, m.Const) and value.name is None:
+                return [str(value.value)]
+            if fact is not None and getattr(fact, "phrase", None):
+                return [fact.phrase]
+            return [f"the {phrases.words(e.fact)}"]
         if isinstance(e, m.VarRef):
-            name = self.tokens.get(e.var, humanize(e.var))
-            return [name] if e.player is None else [f"{name} of ", *self.expr(e.player, 9)]
+            return self.var(e)
         if isinstance(e, m.ZoneRef):
             return self.zone(e)
         if isinstance(e, m.Builtin):
             return self.builtin(e)
         if isinstance(e, m.Attr):
-            return [f"the {humanize(e.attr)} of ", *self.expr(e.target, 9)]
+            target = self.expr(e.target, 9)
+            decl = self.attr_decls.get(e.attr)
+            if e.type == m.BOOL and decl is not None and getattr(decl, "phrase", None):
+                return [*target, " ", decl.phrase]  # a flag said as a predicate: "the card is reusable"
+            if len(plain(target).split()) > 3:
+                return [f"the {self.attribute(e.attr)} of ", *target]
+            return self.possessive(target, self.attribute(e.attr))
         if isinstance(e, m.Unary):
             if e.op == "not":
-                return ["not ", *self._wrap(e.operand, 6)]
+                return self.negate(e.operand)
             return ["minus ", *self._wrap(e.operand, 6)]
         if isinstance(e, m.Binary):
             return self.binary(e, context)
         if isinstance(e, m.IfExpr):
-            out = ["if ", *self.expr(e.cond), " then ", *self.expr(e.then), ", otherwise ", *self.expr(e.orelse)]
+            out = [*self.expr(e.then), " if ", *self.cond(e.cond), ", otherwise ", *self.expr(e.orelse)]
             return ["(", *out, ")"] if context else out
         if isinstance(e, m.OptionIs):
-            return ["the rules are read as ", Ref(f"{e.ambiguity} = {e.option}", ("ambiguity", e.ambiguity))]
+            return ["under the reading ", self.reading(e)]
         if isinstance(e, m.SetLit):
             return self.listing([self.expr(i, 9) for i in e.items], "and")
         if isinstance(e, m.Quant):
             return self.quant(e, context)
         if isinstance(e, m.DefineCall):
-            parts: list[Part] = [Ref(humanize(e.define), ("define", e.define))]
-            if e.args:
-                parts += [" of ", *self.listing([self.expr(a, 9) for a in e.args], "and")]
-            return parts
+            d = self.defines.get(e.define)
+            if d is None:
+                return [Ref(humanize(e.define), ("define", e.define))]
+            args = {p.name: self.expr(a, 9) for p, a in zip(d.params, e.args)}
+            return self.fill(self.define_phrase(d), args, ("define", e.define))
         return [self.generic(e)]
+
+    def reading(self, e: m.OptionIs) -> Ref:
+        """An option, said by the first clause of its description ("Face down"), or by its name when
+        that clause says too little ("Yes") or too much."""
+        amb = self.ambiguities.get(e.ambiguity)
+        option = next((o for o in getattr(amb, "options", ()) if o.name == e.option), None)
+        said = phrases.words(e.option)
+        if option is not None and option.description:
+            text = option.description.strip()
+            answer = re.match(r"(yes|no)\b[:,.]?\s*", text, re.IGNORECASE)
+            title = (getattr(amb, "title", "") or "").strip()
+            if answer and title.endswith("?"):  # "Yes: ..." to "May X?" is said as: yes to "May X?"
+                return Ref(f"{answer.group(1).lower()} to “{title}”", ("reading", e.ambiguity))
+            clause = re.split(r"[:;.(,]| - ", text, maxsplit=1)[0].strip()
+            if 2 <= len(clause.split()) <= 12:
+                keep = any(clause.startswith(n) for n in self.names() if n) or re.match(r"[A-Z]{2}", clause)
+                said = clause if keep else clause[:1].lower() + clause[1:]
+        return Ref(said, ("reading", e.ambiguity))
+
+    def negate(self, e) -> list[Part]:
+        """`not x`, said as English says it: "is not", "does not hold", "it is not the case that"."""
+        if isinstance(e, m.Quant) and e.kind == "exists":
+            return ["there is no ", *self.binder(e.binder, article="")[0:]]
+        if isinstance(e, m.Binary) and e.op in ("==", "!="):
+            return self.binary(m.Binary("!=" if e.op == "==" else "==", e.left, e.right, e.type))
+        inner = self.expr(e, 6)
+        text = plain(inner)
+        for word, neg in ((" is ", " is not "), (" has a ", " has no "), (" have a ", " have no "),
+                          (" has ", " has not "), (" have ", " have not "), (" holds ", " does not hold "),
+                          (" hold ", " do not hold ")):
+            if text.count(word) == 1 and " and " not in text and " or " not in text:
+                return self._replace_first(inner, word, neg)
+        return ["it is not the case that ", *inner]
+
+    @staticmethod
+    def _replace_first(parts, old: str, new: str) -> list[Part]:
+        out = []
+        done = False
+        for p in parts:
+            if not done:
+                if isinstance(p, Ref) and old in p.text:
+                    p = Ref(p.text.replace(old, new, 1), p.target)
+                    done = True
+                elif isinstance(p, str) and old in p:
+                    p = p.replace(old, new, 1)
+                    done = True
+            out.append(p)
+        return out
 
     def _wrap(self, e, level: int) -> list[Part]:
         inner = self.expr(e, level)
-        if isinstance(e, m.Binary) and _PRECEDENCE.get(e.op, 9) < level:
+        if isinstance(e, m.Binary) and PRECEDENCE.get(e.op, 9) < level and e.op not in ("and", "or"):
             return ["(", *inner, ")"]
         return inner
 
@@ -144,26 +308,54 @@ class English:
         if e.name is not None:
             if kind == "card":
                 return self.cards.get(e.name, humanize(e.name))
-            return e.name
+            return self.member(e.name)
         if kind == "bool":
             return "true" if e.value else "false"
         if kind == "player":
-            return f"seat {e.value}"
+            return f"the player in seat {e.value}"
         return str(e.value)
 
+    @staticmethod
+    def possessive(owner: list[Part], thing: str) -> list[Part]:
+        if is_you(owner):
+            return [*owner[:-1], owner[-1][:-3] + f"your {thing}"]
+        if owner == [SELF]:
+            return [SELF, f"'s {thing}"]
+        return [*owner, f"'s {thing}"]
+
+    def player(self, e) -> list[Part]:
+        return self.expr(e, 9)
+
+    def var(self, e: m.VarRef) -> list[Part]:
+        if e.var in self.tokens:  # a token count written as a call: Fear(p)
+            return self.held(e.var, e.player)
+        decl = self.vars.get(e.var)
+        if decl is None:
+            return [f"the {phrases.words(e.var)}"]
+        args = {"player": self.player(e.player)} if e.player is not None else {}
+        return self.fill(self.var_phrase(decl), args)
+
+    def held(self, token: str, who) -> list[Part]:
+        name = self.tokens.get(token, phrases.words(token))
+        owner = self.player(who) if who is not None else ["the player"]
+        verb = " have" if is_you(owner) else " has"
+        return [f"the number of {name}s ", *owner, verb]
+
     def zone(self, e: m.ZoneRef) -> list[Part]:
-        name = humanize(e.zone)
-        if e.player is None:
-            return [f"the {name}"]
-        if isinstance(e.player, m.Builtin) and e.player.name == "current":
-            return [f"the current player's {name}"]
-        return [f"the {name} of ", *self.expr(e.player, 9)]
+        decl = self.zones.get(e.zone)
+        if decl is None:
+            return [f"the {phrases.words(e.zone)}"]
+        args = {}
+        if e.player is not None:
+            value = self.expr(e.player, 9)
+            args = {"player": value, "position": value}
+        return self.fill(self.zone_phrase(decl), args)
 
     def builtin(self, e: m.Builtin) -> list[Part]:
         a = [self.expr(x, 9) for x in e.args]
-        token = self.tokens.get(e.token, humanize(e.token)) if e.token else "tokens"
+        token = self.tokens.get(e.token, phrases.words(e.token)) if e.token else "token"
         if e.name == "current" and not a:
-            return ["the current player"]
+            return ["you"]
         if e.name == "player_count" and not a:
             return ["the number of players"]
         if e.name == "size" and len(a) == 1:
@@ -173,112 +365,324 @@ class English:
         if e.name == "previous" and len(a) == 1:
             return ["the player before ", *a[0]]
         if e.name == "seat" and len(a) == 1:
+            if isinstance(e.args[0], m.Const) and e.args[0].value == 0:
+                return ["the first player"]
             return ["the player in seat ", *a[0]]
         if e.name == "supply" and not a:
-            return [f"the {token}s left in the supply"]
+            return [f"the number of {token}s left in the supply"]
         if e.name == "held" and len(a) == 1:
-            return [f"the {token}s held by ", *a[0]]
+            return self.held(e.token, e.args[0])
+        if e.name in ("adjacent", "orthogonal") and len(a) == 2:
+            first, second = (a[1], a[0]) if a[1] == [SELF] else (a[0], a[1])
+            how = "next to" if e.name == "adjacent" else "orthogonally next to"
+            return [*first, f" is {how} ", *second]
         if e.name in ("min", "max") and a:
-            word = "smallest" if e.name == "min" else "largest"
+            word = "smaller" if e.name == "min" else "larger"
             return [f"the {word} of ", *self.listing(a, "and")]
         if e.name == "abs" and len(a) == 1:
             return ["the absolute value of ", *a[0]]
-        out: list[Part] = [humanize(e.name)]
+        out: list[Part] = [phrases.words(e.name)]
         if e.token:
             out.append(f" {token}")
         if a:
             out += [" of ", *self.listing(a, "and")]
         return out
 
-    def binary(self, e: m.Binary, context: int) -> list[Part]:
-        level = _PRECEDENCE.get(e.op, 9)
+    def binary(self, e: m.Binary, context: int = 0) -> list[Part]:
+        level = PRECEDENCE.get(e.op, 9)
         if e.op in ("and", "or"):
-            word = f" {e.op} "
-        elif e.op in _COMPARE:
-            word = f" {_COMPARE[e.op]} "
-        else:
-            word = f" {_ARITH.get(e.op, e.op)} "
+            items = []
+            for x in self._flatten(e, e.op):
+                said = self._wrap(x, level + 1)
+                if isinstance(x, m.Binary) and x.op == "or" and e.op == "and":
+                    said = ["either ", *said]  # "A and either B or C": the grouping said in words
+                items.append(said)
+            flat = self._flatten(e, e.op)
+            if e.op == "or" and len(flat) > 2 and any(isinstance(x, m.Binary) and x.op == "and" for x in flat):
+                out: list[Part] = []  # "A and B; or C and D; or E": the alternatives kept apart
+                for i, item in enumerate(items):
+                    out += ([("; or " if i == len(items) - 1 else "; ")] if i else []) + item
+                return out
+            return self.listing(items, e.op)
+        if e.op in COMPARE:
+            special = self.comparison(e)
+            if special is not None:
+                return special
+            left, right = e.left, e.right
+            if e.op in SYMMETRIC and self.expr(right, level) == [SELF]:
+                left, right = right, left
+            return [*self._wrap(left, level), f" {COMPARE[e.op]} ", *self._wrap(right, level + 1)]
         right_level = level + 1 if e.op in ("-", "/", "%") else level
-        out = [*self._wrap(e.left, level), word, *self._wrap(e.right, right_level)]
-        return out
+        return [*self._wrap(e.left, level), f" {ARITH.get(e.op, e.op)} ", *self._wrap(e.right, right_level)]
+
+    @staticmethod
+    def _flatten(e, op):
+        if isinstance(e, m.Binary) and e.op == op:
+            return [*English._flatten(e.left, op), *English._flatten(e.right, op)]
+        return [e]
+
+    def comparison(self, e: m.Binary) -> list[Part] | None:
+        """Comparisons that English says better than "X is more than Y"."""
+        left, right, op = e.left, e.right, e.op
+        number = right.value if isinstance(right, m.Const) and right.name is None else None
+        if isinstance(right, m.FactRef):
+            fact = self.facts.get(right.fact)
+            if fact is not None and isinstance(fact.value, m.Const) and fact.value.name is None:
+                number = fact.value.value
+        if isinstance(left, m.Quant) and left.kind == "count" and number == 0 and op in (">", "!=", "==", "<="):
+            found = self.binder(left.binder)
+            return ["there is ", *found] if op in (">", "!=") else ["there is no ", *found[0:1][0].split(" ", 1)[1:],
+                                                                    *found[1:]]
+        if isinstance(left, m.Builtin) and left.name == "size" and number == 0:
+            zone = self.expr(left.args[0], 9)
+            if op in (">", "!="):
+                return [*zone, " is not empty"]
+            if op in ("==", "<="):
+                return [*zone, " is empty"]
+        if isinstance(left, m.Builtin) and left.name == "size" and number is not None and op == "<":
+            return [*self.expr(left.args[0], 9), f" holds fewer than {number} cards"]
+        token = None
+        who = None
+        if isinstance(left, m.VarRef) and left.var in self.tokens:
+            token, who = left.var, left.player
+        elif isinstance(left, m.Builtin) and left.name == "held":
+            token, who = left.token, left.args[0]
+        if token is not None and number is not None:
+            name = self.tokens.get(token, phrases.words(token))
+            owner = self.player(who)
+            has = " have" if is_you(owner) else " has"
+            amount = {"<": f"fewer than {number}", "<=": f"at most {number}", ">": f"more than {number}",
+                      ">=": f"at least {number}", "==": f"exactly {number}", "!=": f"other than {number}"}[op]
+            if op == ">" and number == 0:
+                return [*owner, has, f" a {name}"]
+            if op in ("==", "<=") and number == 0:
+                return [*owner, has, f" no {name}s"]
+            plural = "" if number == 1 and op in ("==",) else "s"
+            return [*owner, has, f" {amount} {name}{plural}"]
+        if isinstance(left, m.Builtin) and left.name == "supply" and number == 0:
+            name = self.tokens.get(left.token, phrases.words(left.token or "token"))
+            if op in (">", "!="):
+                return [f"a {name} is left in the supply"]
+            if op in ("==", "<="):
+                return [f"no {name} is left in the supply"]
+        if op in ("==", "!=") and isinstance(left, m.Attr) and isinstance(right, m.Const) and right.name:
+            target = self.expr(left.target, 9)
+            noun = self.noun(left.target.type) if left.target.type else "card"
+            if len(self.members.get(right.name, "").split()) > 1:  # a noun: "the card is a Block card"
+                member = self.members[right.name]
+                article = "" if member.split()[0].lower() in ("the", "a", "an") else \
+                    ("an " if member[:1].lower() in "aeiou" else "a ")
+                return [*target, " is " if op == "==" else " is not ", f"{article}{member}"]
+            member = self.member(right.name)
+            if left.attr == "type":
+                article = "an" if member[:1] in "aeiou" else "a"
+                return [*target, " is " if op == "==" else " is not ", f"{article} {member} {noun}"]
+            return [*self.possessive(target, self.attribute(left.attr)), " is " if op == "==" else " is not ", member]
+        return None
 
     def iter(self, it: m.Iter) -> list[Part]:
         if it.kind == "cards" and it.every:
-            return [f"every {humanize(it.every)}"]
+            decl = self.zones.get(it.every)
+            name = plain(self.fill(self.zone_phrase(decl), {"player": ["each player"], "position": ["each space"]})) \
+                if decl is not None else phrases.words(it.every)
+            return [f"{name}"]
         if it.kind in ("cards", "bag") and it.zone is not None:
             return self.expr(it.zone, 9)
         if it.kind == "subsets":
             return ["the sets of cards in ", *self.expr(it.zone, 9)]
         if it.kind == "players":
             if it.start is not None:
-                return ["the players, starting from ", *self.expr(it.start, 9)]
+                return ["the players in turn, starting with ", *self.expr(it.start, 9)]
             return ["the players"]
+        if it.kind == "board" and it.enum in self.boards and len(self.boards) > 1:
+            return [self.board_phrase(self.boards[it.enum])]
+        if it.kind == "board":
+            return ["the board"]
         if it.kind == "enum" and it.enum:
-            return [f"the {humanize(it.enum)} values"]
+            return [f"the {self.enum_noun(it.enum)}s"]
         if it.kind == "set":
             return self.listing([self.expr(i, 9) for i in it.items], "and")
         if it.kind == "range":
             return ["the numbers from ", *self.expr(it.low, 9), " to ", *self.expr(it.high, 9)]
-        if it.enum:
-            return [f"the {humanize(it.kind)} {humanize(it.enum)}"]
-        return [humanize(it.kind)]
+        return [phrases.words(it.kind)]
 
-    def binder(self, b: m.Binder, article: str = "a") -> list[Part]:
-        if b.iter.kind == "enum" and b.iter.enum:
-            art = "an" if article == "a" and b.iter.enum[:1].lower() in "aeiou" else article
-            out: list[Part] = [f"{art} {b.iter.enum} {b.name}"]
-            return out + ([" where ", *self.expr(b.cond)] if b.cond is not None else [])
-        if b.iter.kind == "subsets":
-            out = [f"{article} set of cards {b.name} from ", *self.expr(b.iter.zone, 9)]
-            return out + ([" where ", *self.expr(b.cond)] if b.cond is not None else [])
-        noun = {"cards": "card", "bag": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
-        where = self.iter(b.iter)
-        head = f"{article} {noun} {b.name}" if noun else f"{article} {b.name}"
-        out: list[Part] = [head, " in " if noun == "card" else " among ", *where]
+    def _noun_of_iter(self, it: m.Iter) -> str:
+        if it.kind in ("cards", "bag"):
+            return self.thing
+        if it.kind == "players":
+            return "player"
+        if it.kind == "board":
+            return "space"
+        if it.kind == "enum" and it.enum:
+            return self.enum_noun(it.enum)
+        if it.kind == "subsets":
+            return "set of cards"
+        return "number" if it.kind == "range" else "value"
+
+    def _where(self, it: m.Iter) -> list[Part]:
+        """Where a binder takes its value from, after its noun: " in your hand", " of the board"."""
+        if it.kind in ("cards", "bag"):
+            return [" in ", *self.iter(it)] if it.zone is not None or it.every else []
+        if it.kind == "board":
+            return [" of ", self.board_phrase(self.boards[it.enum])] if it.enum in self.boards and \
+                len(self.boards) > 1 else []
+        if it.kind == "players" and it.start is not None:
+            return [", in turn from ", *self.expr(it.start, 9)]
+        if it.kind == "subsets":
+            return [" from ", *self.expr(it.zone, 9)]
+        if it.kind == "range":
+            return [" from ", *self.expr(it.low, 9), " to ", *self.expr(it.high, 9)]
+        if it.kind == "set":
+            return [" among ", *self.listing([self.expr(i, 9) for i in it.items], "and")]
+        return []
+
+    def binder(self, b: m.Binder, article: str = "a", plural: bool = False) -> list[Part]:
+        """"a space that holds a face-down card": the binder's value as a noun with its condition as a
+        relative clause; afterwards the rules refer to it as "the space"."""
+        noun = self._noun_of_iter(b.iter)
+        if plural:
+            noun = noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
+        if article == "a" and noun[:1] in "aeiou":
+            article = "an"
+        head = f"{article} {noun}".strip()
+        out: list[Part] = [head, *self._where(b.iter)]
         if b.cond is not None:
-            out += [" where ", *self.expr(b.cond)]
+            saved = self.scoped()
+            for slot, ref in list(self.env.items()):
+                if ref == [SELF]:  # an outer binder's value, inside this one's condition
+                    self.env[slot] = [f"that {self.self_nouns.get(slot, 'value')}"]
+            self.env[b.slot] = [SELF]
+            self.self_nouns[b.slot] = self._noun_of_iter(b.iter)
+            try:
+                cond = self.cond(b.cond)
+            finally:
+                self.env = saved
+            out += self.relative(join_text(cond), person=noun.startswith("player"), plural=plural)
         return out
+
+    def relative(self, cond: list[Part], person: bool, plural: bool) -> list[Part]:
+        """The binder's condition as a relative clause: SELF at the start, or after "and" / "or",
+        becomes "that" ("who", "whose"); elsewhere "it" ("its", "they", "their")."""
+        that = "who" if person else "that"
+        out: list[Part] = []
+        first = True
+        leading = cond[:1] == [SELF]
+        if not leading:
+            out.append(" such that ")
+        else:
+            out.append(" ")
+        for i, p in enumerate(cond):
+            if p != SELF:
+                if plural and first is False and out and out[-1] in (f"{that} ",):
+                    p = self._plural_verb(p)
+                out.append(p)
+                continue
+            nxt = cond[i + 1] if i + 1 < len(cond) else ""
+            if isinstance(nxt, Ref) and nxt.text.startswith("'s"):
+                cond[i + 1] = nxt = nxt.text  # the possessive joins the pronoun; the link is its phrase's
+            prev = out[-1] if out else ""
+            nested = any(isinstance(x, str) and "either " in x for x in out)
+            at_clause = i == 0 or (leading and not nested and isinstance(prev, str) and
+                                   prev.endswith((" and ", " or ", ", ")))
+            possessive = isinstance(nxt, str) and nxt.startswith("'s")
+            if at_clause:
+                if possessive:
+                    out.append("whose")
+                    cond[i + 1] = nxt[2:]
+                else:
+                    out.append(f"{that} ")
+                    if i + 1 < len(cond) and isinstance(cond[i + 1], (str, Ref)):
+                        cond[i + 1] = self._strip_space(cond[i + 1])
+            else:
+                if possessive:
+                    out.append("their" if person or plural else "its")
+                    cond[i + 1] = nxt[2:]
+                else:
+                    out.append("they" if person or plural else "it")
+                    if (person or plural) and i + 1 < len(cond) and isinstance(cond[i + 1], (str, Ref)):
+                        nxt_text = cond[i + 1].text if isinstance(cond[i + 1], Ref) else cond[i + 1]
+                        agreed, _ = agree(nxt_text)
+                        cond[i + 1] = Ref(agreed, cond[i + 1].target) if isinstance(cond[i + 1], Ref) else agreed
+            first = False
+        if plural:
+            out = [self._plural_verb(p) if j and out[j - 1] == f"{that} " else p for j, p in enumerate(out)]
+            out = [re.sub(r"\bare an? (\w+) (card|player|space)\b", r"are \1 \2s", p) if isinstance(p, str) else p
+                   for p in join_text(out)]
+        return out
+
+    @staticmethod
+    def _strip_space(p):
+        if isinstance(p, Ref):
+            return Ref(p.text.lstrip(), p.target)
+        return p.lstrip()
+
+    @staticmethod
+    def _plural_verb(p):
+        text = p.text if isinstance(p, Ref) else p
+        match = re.match(r"(\s*)([a-z]+)\b", text)
+        if match:
+            word = match.group(2)
+            new = AGREE.get(word) or (word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
+            text = match.group(1) + new + text[match.end():]
+        return Ref(text, p.target) if isinstance(p, Ref) else text
 
     def quant(self, e: m.Quant, context: int) -> list[Part]:
         b = e.binder
         if e.kind == "count":
-            out = ["the number of ", *self._plural(b)]
-        elif e.kind == "exists":
-            out = ["there is ", *self.binder(b)]
-        elif e.kind == "the":
-            out = ["the ", *self._singular(b)]
-        elif e.kind == "forall":
-            out = ["for every ", b.name, " in ", *self.iter(b.iter), ": ", *self.expr(e.body)]
+            return ["the number of ", *self.binder(b, article="", plural=True)]
+        if e.kind == "exists":
+            return ["there is ", *self.binder(b)]
+        if e.kind == "the":
+            return self.binder(b, article="the")
+        if e.kind == "sum" and b.cond is None and isinstance(e.body, m.Attr) and isinstance(e.body.target, m.Local) \
+                and e.body.target.slot == b.slot and b.iter.kind in ("cards", "bag"):
+            what = self.iter(b.iter)
+            attr = self.attribute(e.body.attr)
+            return self.possessive(what, f"total {attr}") if what == [SELF] else [f"the total {attr} of ", *what]
+        saved = self.scoped()
+        ref = self.bind(b.slot, b.name, b.iter.element)
+        noun = self.noun(b.iter.element) if b.iter.kind == "set" else self._noun_of_iter(b.iter)
+        ref = [f"that {noun}"] if plain(ref).startswith("the ") else ref
+        self.env[b.slot] = ref
+        try:
+            body = self.cond(e.body) if e.kind == "forall" else self.expr(e.body)
+            only = ([" where ", *self.cond(b.cond)] if b.cond is not None and e.kind in ("max", "min", "argmax", "argmin")
+                    else [])
+        finally:
+            self.env = saved
+        each = ["each ", self._noun_of_iter(b.iter), *self._where(b.iter)]
+        if b.iter.kind == "set":
+            each = ["each of ", *self.listing([self.expr(i, 9) for i in b.iter.items], "and")]
+        if e.kind == "forall":
+            out = ["for ", *each, ", ", *body]
         elif e.kind == "sum":
-            out = ["the sum, over every ", b.name, " in ", *self.iter(b.iter), ", of ", *self.expr(e.body)]
+            out = ["the sum, over ", *each, ", of ", *body]
         elif e.kind in ("max", "min"):
-            out = [f"the {'largest' if e.kind == 'max' else 'smallest'} ", *self.expr(e.body), " over the ",
-                   *self._plural(b)]
+            out = [f"the {'largest' if e.kind == 'max' else 'smallest'}, over ", *each, *only, ", of ", *body]
         elif e.kind in ("argmax", "argmin"):
-            out = ["the ", *self._singular(b), f" with the {'largest' if e.kind == 'argmax' else 'smallest'} ",
-                   *self.expr(e.body), " (on a tie, the first of them)"]
+            out = [f"the {self._noun_of_iter(b.iter)}", *self._where(b.iter), *only, " for whom ", *body,
+                   f" is the {'largest' if e.kind == 'argmax' else 'smallest'} (the first of them on a tie)"]
         else:
-            out = [f"{humanize(e.kind)} of ", *self.binder(b)]
+            out = [f"{phrases.words(e.kind)} of ", *self.binder(b)]
             if e.body is not None:
-                out += [": ", *self.expr(e.body)]
-            return out
-        if e.kind in ("count", "exists", "the") and e.body is not None:
-            out += [": ", *self.expr(e.body)]
-        return ["(", *out, ")"] if context >= 9 and e.kind in ("forall", "sum") else out
+                out += [": ", *body]
+        return ["(", *out, ")"] if context >= 9 else out
 
-    def _plural(self, b: m.Binder) -> list[Part]:
-        noun = {"cards": "cards", "players": "players"}.get(b.iter.kind, "values")
-        out: list[Part] = [f"{noun} {b.name} in ", *self.iter(b.iter)]
-        if b.cond is not None:
-            out += [" where ", *self.expr(b.cond)]
-        return out
-
-    def _singular(self, b: m.Binder) -> list[Part]:
-        noun = {"cards": "card", "players": "player"}.get(b.iter.kind, "value")
-        out: list[Part] = [f"{noun} {b.name} in ", *self.iter(b.iter)]
-        if b.cond is not None:
-            out += [" where ", *self.expr(b.cond)]
-        return out
+    def cond(self, e) -> list[Part]:
+        """A condition, with the ambiguity readings it depends on said last: "X (under the reading Y)"."""
+        if isinstance(e, m.Binary) and e.op == "or" and any(isinstance(x, m.Binary) and x.op == "and"
+                                                             for x in self._flatten(e, "or")):
+            return self.listing([self.cond(x) for x in self._flatten(e, "or")], "or")
+        if isinstance(e, m.Binary) and e.op == "and":
+            items = self._flatten(e, "and")
+            readings = [x for x in items if isinstance(x, m.OptionIs)]
+            rest = [x for x in items if not isinstance(x, m.OptionIs)]
+            if readings and rest:
+                out = self.listing([self._wrap(x, 3) for x in rest], "and")
+                for r in readings:
+                    out += [" (under the reading ", self.reading(r), ")"]
+                return out
+        return self.expr(e)
 
     @staticmethod
     def listing(items: list[list[Part]], conj: str) -> list[Part]:
@@ -296,7 +700,7 @@ class English:
                 return str(node)
             fields = []
             for f in dataclasses.fields(node):
-                if f.name in ("span", "quotes", "type", "slot", "point", "nlocals"):
+                if f.name in ("span", "quotes", "type", "slot", "point", "nlocals", "phrase", "bookkeeping"):
                     continue
                 value = getattr(node, f.name, None)
                 if isinstance(value, tuple) and value and all(isinstance(v, m.Stmt) for v in value):
@@ -308,214 +712,34 @@ class English:
                 else:
                     shown = str(value)
                 if value is not None and shown != "":
-                    fields.append(f"{humanize(f.name)} {shown}")
-            head = humanize(type(node).__name__).lower()
+                    fields.append(f"{phrases.words(f.name)} {shown}")
+            head = phrases.words(type(node).__name__)
             return head + (f" ({'; '.join(fields)})" if fields else "")
         except Exception:  # noqa: BLE001
-            return type(node).__name__
+            return phrases.words(type(node).__name__)
 
-    # -- statements: a list of Lines
-    def block(self, stmts) -> list[Line]:
-        out: list[Line] = []
-        for s in stmts or ():
-            out += self.stmt(s)
-        return out
+    # ---- declarations ---------------------------------------------------------------------------
 
-    def stmt(self, s) -> list[Line]:
-        try:
-            return self._stmt(s)
-        except Exception:  # noqa: BLE001 - never crash on a statement; say what it is
-            return [self._generic_stmt(s)]
-
-    def _line(self, s, parts, children=None) -> Line:
-        return Line(list(parts), tuple(getattr(s, "quotes", ()) or ()), children or [], getattr(s, "span", None),
-                    type(s).__name__)
-
-    def _stmt(self, s) -> list[Line]:
-        if isinstance(s, m.Move):
-            return [self._line(s, self.move(s))]
-        if isinstance(s, m.Shuffle):
-            return [self._line(s, ["Shuffle ", *self.expr(s.zone), "."])]
-        if isinstance(s, m.Assign):
-            target = self.expr(m.VarRef(s.var, s.player, m.INT))
-            value = self.expr(s.value)
-            if s.op == "+":
-                return [self._line(s, ["Add ", *value, " to ", *target, "."])]
-            if s.op == "-":
-                return [self._line(s, ["Subtract ", *value, " from ", *target, "."])]
-            return [self._line(s, ["Set ", *target, " to ", *value, "."])]
-        if isinstance(s, m.TokenMove):
-            token = self.tokens.get(s.token, humanize(s.token))
-            who, amount = self.expr(s.player), self.expr(s.amount)
-            if s.to_player:
-                return [self._line(s, [*_subject(who, s.player), " takes ", *amount, f" {token}(s) from the supply."])]
-            return [self._line(s, [*_subject(who, s.player), " returns ", *amount, f" {token}(s) to the supply."])]
-        if isinstance(s, m.If):
-            lines = []
-            for i, (cond, body) in enumerate(s.branches):
-                head = "If " if i == 0 else "Otherwise, if "
-                line = Line([head, *self.expr(cond), ":"], (), self.block(body), getattr(s, "span", None), "If")
-                lines.append(line)
-            if s.orelse:
-                lines.append(Line(["Otherwise:"], (), self.block(s.orelse), None, "If"))
-            lines[0].quotes = tuple(s.quotes)
-            return lines
-        if isinstance(s, m.For):
-            return [self._line(s, ["For each ", *self._each(s.binder), ":"],
-                               self.block(s.body))]
-        if isinstance(s, m.Loop):
-            head = ["Repeat:"] if s.cond is None else ["As long as ", *self.expr(s.cond), ", repeat:"]
-            return [self._line(s, head, self.block(s.body))]
-        if isinstance(s, m.Break):
-            return [self._line(s, ["Stop repeating."])]
-        if isinstance(s, m.Let):
-            return [self._line(s, ["Let ", s.name, " be ", *self.expr(s.value), "."])]
-        if isinstance(s, m.Do):
-            proc = self.procedures.get(s.procedure)
-            parts: list[Part] = ["Carry out ", Ref(humanize(s.procedure), ("procedure", s.procedure))]
-            if s.args:
-                names = [p.name for p in proc.params] if proc is not None else [""] * len(s.args)
-                shown = []
-                for name, arg in zip(names, s.args):
-                    value = self.expr(arg, 9)
-                    shown.append(value if plain(value) == name or not name else [f"{name} = ", *value])
-                parts += [" for ", *self.listing(shown, "and")]
-            return [self._line(s, [*parts, "."])]
-        if isinstance(s, m.Choose):
-            return [self.choose(s)]
-        if isinstance(s, m.Random):
-            return [self._line(s, ["Pick ", *self.binder(s.binder), " at random."])]
-        if isinstance(s, m.Reveal):
-            to = ["everyone"] if s.to is None else self.expr(s.to)
-            return [self._line(s, ["Reveal ", *self.expr(s.zone), " to ", *to, "."])]
-        if isinstance(s, m.Announce):
-            return [self._line(s, [*_subject(self.expr(s.by), s.by), " says out loud that it is ", *self.expr(s.value),
-                                   " (everyone hears it; nobody can check it)."])]
-        if isinstance(s, m.CheckTriggers):
-            return [self._line(s, ["Check the triggers now: any whose condition holds applies before play goes on."])]
-        if isinstance(s, m.Win):
-            if s.player is None:
-                return [self._line(s, ["Everyone wins."])]
-            return [self._line(s, [*_subject(self.expr(s.player), s.player), " wins."])]
-        if isinstance(s, m.End):
-            return [self._line(s, [f"The {s.what} ends."])]
-        if isinstance(s, m.Rotate):
-            where = "next" if s.step > 0 else "previous"
-            return [self._line(s, [f"Every player passes their {humanize(s.zone)} to the {where} player."])]
-        if isinstance(s, m.Rounds):
-            return [self._line(s, ["Play round after round:"], self.block(s.body))]
-        if isinstance(s, m.Turns):
-            order = humanize(getattr(self.game, "order", "") or "")
-            head = ["Players take turns", f" ({order})" if order else "", ", starting with ", *self.expr(s.start),
-                    ". On each turn:"]
-            lines = [self._line(s, head, self.block(s.body))]
-            if s.then:
-                lines.append(Line(["At the end of each turn:"], (), self.block(s.then), None, "Turns"))
-            return lines
-        if isinstance(s, m.Rule):
-            title = s.title or humanize(s.name)
-            return [self._line(s, ["Rule ", Ref(title, ("rule", s.name)), ":"], self.block(s.body))]
-        return [self._generic_stmt(s)]
-
-    def _each(self, b: m.Binder) -> list[Part]:
-        noun = {"cards": "card", "players": "player", "board": "position"}.get(b.iter.kind, "")
-        out: list[Part] = [f"{noun} {b.name}" if noun else b.name, " in ", *self.iter(b.iter)]
-        if b.cond is not None:
-            out += [" where ", *self.expr(b.cond)]
-        return out
-
-    def _generic_stmt(self, s) -> Line:
-        children = []
-        if dataclasses.is_dataclass(s):
-            for f in dataclasses.fields(s):
-                value = getattr(s, f.name, None)
-                if isinstance(value, tuple) and value and all(isinstance(v, m.Stmt) for v in value):
-                    children += self.block(value)
-        text = self.generic(s)
-        return Line([text[:1].upper() + text[1:] + "."], tuple(getattr(s, "quotes", ()) or ()), children,
-                    getattr(s, "span", None), type(s).__name__)
-
-    def move(self, s: m.Move) -> list[Part]:
-        sel = s.selector
-        src, dest = self.expr(s.source), self.expr(s.dest)
-        where = [" at the bottom"] if s.at_bottom else []
-        if sel.kind == "top":
-            return ["Move the top card of ", *src, " to ", *dest, *where, "."]
-        if sel.kind == "bottom":
-            return ["Move the bottom card of ", *src, " to ", *dest, *where, "."]
-        if sel.kind == "all" and sel.cond is None:
-            return ["Move all cards from ", *src, " to ", *dest, *where, "."]
-        name = self._selector_name(sel)
-        if sel.kind == "all":
-            return [f"Move every card {name}from ", *src, " where ", *self._cond(sel), " to ", *dest, *where, "."]
-        if sel.kind == "one":
-            return [f"Move one card {name}from ", *src, " where ", *self._cond(sel), " to ", *dest, *where, "."]
-        if sel.kind == "card" and sel.card is not None:
-            return ["Move ", *self.expr(sel.card), " from ", *src, " to ", *dest, *where, "."]
-        return ["Move ", self.generic(sel), " from ", *src, " to ", *dest, *where, "."]
-
-    @staticmethod
-    def _selector_name(sel: m.Selector) -> str:
-        """The name the spec gave the selected card (`all c where ...`), found in the condition."""
-        stack = [sel.cond]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, m.Local) and node.slot == sel.slot:
-                return node.name + " "
-            if dataclasses.is_dataclass(node):
-                stack += [getattr(node, f.name, None) for f in dataclasses.fields(node)]
-            elif isinstance(node, tuple):
-                stack += list(node)
-        return ""
-
-    def _cond(self, sel: m.Selector) -> list[Part]:
-        return self.expr(sel.cond) if sel.cond is not None else ["any"]
-
-    def choose(self, s: m.Choose) -> Line:
-        who = self.expr(s.by)
-        actions = s.actions
-        if len(actions) == 1 and len(actions[0].binders) == 1 and actions[0].name == actions[0].binders[0].name:
-            a = actions[0]
-            line = self._line(s, [*_subject(who, s.by), " chooses ", *self.binder(a.binders[0]), "."], self.block(a.body))
-            return line
-        line = self._line(s, [*_subject(who, s.by), " chooses one of:"])
-        for a in actions:
-            parts: list[Part] = [humanize(a.name)]
-            if a.label:
-                parts.append(f" ({a.label.rstrip('.')})")
-            if a.binders:
-                parts += [", with ", *self.listing([self.binder(b) for b in a.binders], "and")]
-            if a.when is not None:
-                parts += [", allowed when ", *self.expr(a.when)]
-            parts.append(":" if a.body else ".")
-            line.children.append(Line(parts, tuple(getattr(a, "quotes", ()) or ()), self.block(a.body),
-                                      getattr(a, "span", None), "Action"))
-        return line
-
-    # -- declarations
     def define(self, d: m.Define) -> Line:
-        params = ", ".join(p.name for p in d.params)
-        head: list[Part] = [Ref(humanize(d.name), ("define", d.name))]
-        if params:
-            head.append(f" of {params}")
-        return Line([*head, " is ", *self.expr(d.body), "."], tuple(d.quotes), [], d.span, "Define")
+        saved = self.scoped()
+        try:
+            args = {p.name: self.bind(p.slot, p.name, p.type) for p in d.params}
+            head = self.fill(self.define_phrase(d), args, ("define", d.name))
+            word = " when " if d.type == m.BOOL else " is "
+            body = self.cond(d.body) if d.type == m.BOOL else self.expr(d.body)
+            parts = sentence([*head, word, *body, "."])
+        finally:
+            self.env = saved
+        return Line(parts, tuple(d.quotes), [], d.span, "Define")
 
     def procedure_title(self, p) -> str:
-        params = ", ".join(x.name for x in getattr(p, "params", ()))
-        return humanize(p.name) + (f" ({params})" if params else "")
-
-
-def _subject(parts: list[Part], e) -> list[Part]:
-    """The start of a sentence about a player: `p` becomes "Player p", "the ..." becomes "The ..."."""
-    if isinstance(e, m.Local):
-        return ["Player ", *parts]
-    return _cap(parts)
-
-
-def _cap(parts: list[Part]) -> list[Part]:
-    if parts and isinstance(parts[0], str) and parts[0]:
-        return [parts[0][:1].upper() + parts[0][1:], *parts[1:]]
-    return parts
+        saved = self.scoped()
+        try:
+            args = {x.name: self.bind(x.slot, x.name, x.type) for x in getattr(p, "params", ())}
+            said = plain(self.fill(self.procedure_phrase(p), args))
+        finally:
+            self.env = saved
+        return said[:1].upper() + said[1:]
 
 
 def translation(quote) -> str | None:

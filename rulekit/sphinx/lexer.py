@@ -52,6 +52,8 @@ class RulekitLexer(RegexLexer):
             (r"#[^\n]*", Comment.Single),
             # a rulebook quote: the verbatim text that a rule formalizes
             (r'(quote)(\s+)("(?:[^"\\\n]|\\.)*")', bygroups(Keyword, Whitespace, String.Doc)),
+            # a phrase: how the docs say a declaration, with {placeholders} for its parameters
+            (r'(phrase)(\s+)(")', bygroups(Keyword, Whitespace, String.Double), "phrase"),
             (r'"(?:[^"\\\n]|\\.)*"', String.Double),
             (r"\b(procedure|define|trigger|rule|action)(\s+)([A-Za-z_][A-Za-z0-9_]*)",
              bygroups(Keyword.Declaration, Whitespace, Name.Function)),
@@ -67,5 +69,12 @@ class RulekitLexer(RegexLexer):
             (r"[{}()\[\],:.]", Punctuation),
             (r"[A-Za-z_][A-Za-z0-9_]*", Name),
             (r".", Text),
+        ],
+        "phrase": [
+            (r"\{[A-Za-z_][A-Za-z0-9_]*\}", String.Interpol),
+            (r'\\.', String.Escape),
+            (r'"', String.Double, "#pop"),
+            (r"\n", Text, "#pop"),  # an unclosed string: stop at the end of the line
+            (r'[^"\\{\n]+|\{', String.Double),
         ],
     }

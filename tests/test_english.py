@@ -1,0 +1,174 @@
+"""The English of the rules pages: golden text for every rule of two games, read against their
+rulebooks; no raw name, underscore or path in any generated sentence of any bundled game; phrases.
+
+To refresh the golden English after an intended change to the renderer or to a spec's phrases, run
+(then read the diff against specs/<game>/rulebook.txt before committing it):
+
+    RULEKIT_UPDATE_GOLDEN=1 python -m pytest tests/test_english.py
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx")
+
+from rulekit import model as m  # noqa: E402
+from rulekit import resources  # noqa: E402
+from rulekit.pipeline import Spec  # noqa: E402
+from rulekit.sphinx.english import English, plain  # noqa: E402
+from rulekit.sphinx.playbook import how_to_play, lines_text, rules_text  # noqa: E402
+from tests.helpers import compile_text  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "english"
+UPDATE = os.environ.get("RULEKIT_UPDATE_GOLDEN") == "1"
+
+
+@pytest.mark.parametrize("game", ["chucky", "chocobo"])
+def test_golden_english(game):
+    actual = rules_text(Spec.find(game).model)
+    path = GOLDEN / f"{game}.txt"
+    if UPDATE:
+        path.write_text(actual, encoding="utf-8")
+        return
+    assert path.exists(), f"no {path.name}: run RULEKIT_UPDATE_GOLDEN=1 python -m pytest {__file__}"
+    assert actual == path.read_text(encoding="utf-8")
+
+
+def _sentences(game: m.Game) -> list[str]:
+    """Every sentence the docs generate from a game's model, as plain text."""
+    english = English(game)
+    out = rules_text(game).splitlines()
+    out += [plain(s) for _, sentences in how_to_play(game).sections() for s in sentences]
+    out += [english.zone_title(z) for z in game.zones]
+    out += [english.text(f.value) for f in game.facts]
+    out += [english.text(c.expr) for c in game.claims]
+    out += [english.procedure_title(p) for p in game.procedures]
+    out += lines_text(english.block(game.flow.body))
+    return [s for s in out if s and not s.startswith("#")]
+
+
+_PATH = re.compile(r"\w/\w|\\\w|\.rules\b|\.checks\b|\.txt\b")
+
+
+@pytest.mark.parametrize("name", resources.bundled_games())
+def test_no_raw_names_or_paths_in_the_english(name):
+    game = Spec.find(name).model
+    identifiers = {n for decl in (game.zones, game.vars, game.defines, game.procedures, game.facts, game.components,
+                                  game.tokens, game.boards, game.triggers) for n in (d.name for d in decl)}
+    raw = sorted(n for n in identifiers if "_" in n)
+    for sentence in _sentences(game):
+        assert "_" not in sentence, sentence
+        assert "\x00" not in sentence, sentence
+        assert not _PATH.search(sentence), sentence
+        assert not any(re.search(rf"\b{re.escape(n)}\b", sentence) for n in raw), sentence
+
+
+def test_every_placeholder_of_every_bundled_phrase_is_filled():
+    for name in resources.bundled_games():
+        for sentence in _sentences(Spec.find(name).model):
+            assert not re.search(r"\{\w*\}", sentence), (name, sentence)
+
+
+# ---- phrases in the language ---------------------------------------------------------------------
+
+SPEC = """game t "T"
+rulebook "rulebook.txt" source "t.txt"
+players 2 to 3
+enum Kind { plain phrase "plain card", gold phrase "gold card" } phrase "kind"
+card Coin x 3 { kind = gold, worth = 2 }
+card Pebble x 3 { kind = plain, worth = 1 }
+attribute worth phrase "value"
+fact goal = 4 phrase "the goal"
+zone box: set, public, initial
+zone deck: stack, hidden phrase "the draw pile"
+zone hand per player: set, owner phrase "{player}'s hand"
+var score per player: int = 0 phrase "the points {player} has scored"
+var dealt: bool = false bookkeeping phrase "the cards are dealt"
+define rich(p: player): bool = count(c in hand(p) where c.kind == gold) >= 2 phrase "{p} holds two gold cards"
+procedure draw(p: player) phrase "{p} draws a card" { move top from deck to hand(p) }
+flow {
+  move all from box to deck
+  shuffle deck
+  set dealt = true
+  turns from seat(0) {
+    choose by current {
+      action take(c in hand(current) where c.kind == gold) phrase "cash in {c}" { add c.worth to score(current) }
+      action pass { }
+    }
+    do draw(current)
+    if rich(current) { win current end game }
+  }
+}
+"""
+
+
+def test_phrases_reach_the_model_outside_equality():
+    game = compile_text(SPEC)
+    plain_game = compile_text(re.sub(r'\s*phrase "[^"]*"', "", SPEC).replace(" bookkeeping", "").replace(
+        'attribute worth\n', ""))
+    assert game == plain_game  # phrases and the bookkeeping marker are for readers only
+    assert next(z for z in game.zones if z.name == "hand").phrase == "{player}'s hand"
+    assert next(v for v in game.vars if v.name == "dealt").bookkeeping
+    assert next(d for d in game.defines if d.name == "rich").phrase == "{p} holds two gold cards"
+    assert dict(game.enums[0].member_phrases) == {"plain": "plain card", "gold": "gold card"}
+    assert next(a for a in game.attrs if a.name == "worth").phrase == "value"
+    assert game.facts[0].phrase == "the goal"
+
+
+def test_phrases_are_used_wherever_the_thing_is_referred_to():
+    text = rules_text(compile_text(SPEC))
+    assert "Move all cards of the box to the draw pile." in text
+    assert "You may cash in a card in your hand that is a gold card:" in text
+    assert "Add the card's value to the points you have scored." in text
+    assert "You draw a card." in text
+    assert "If you hold two gold cards:" in text
+    assert "dealt" not in text  # bookkeeping is left out
+
+
+def test_default_phrases_come_from_the_names():
+    text = rules_text(compile_text(re.sub(r'\s*phrase "[^"]*"', "", SPEC).replace(" bookkeeping", "").replace(
+        "attribute worth\n", "")))
+    assert "Move all cards of the box to the deck." in text
+    assert "Draw for you." in text
+    assert "If you are rich:" in text
+    assert "From now on, the dealt." in text  # not bookkeeping any more: said, however stiffly
+
+
+@pytest.mark.parametrize("bad, message", [
+    ('zone deck: stack, hidden phrase "{p}"', "names '{p}', which is not one of its parameters"),
+    ('procedure draw(p: player) phrase "{p} draws {q}" { }', "names '{q}'"),
+    ('define rich(p: player): bool = true phrase "{p holds"', "has an unmatched '{'"),
+    ('fact goal = 4 phrase "the goal {x}"', "names '{x}'"),
+    ('attribute colour phrase "colour"', "unknown attribute 'colour'"),
+])
+def test_bad_phrases_are_spec_errors(bad, message):
+    from rulekit import SpecError
+
+    base = 'game t "T"\nrulebook "r.txt" source "t.txt"\nplayers 2 to 3\ncard Coin x 1 { worth = 2 }\n' \
+           'zone box: set, public, initial\nzone hand per player: set, owner\n'
+    with pytest.raises(SpecError) as info:
+        compile_text(base + bad + "\nflow { }\n")
+    assert message in info.value.render()
+    assert re.search(r":\d+:\d+: E2\d\d", info.value.render())
+
+
+def test_option_tests_read_as_readings_linked_to_the_register():
+    game = Spec.find("chucky").model
+    english = English(game)
+    flow = english.block(game.flow.body)
+    first = flow[0]
+    assert first.text == "If the number of players is 1 (under the reading two to five players), the game ends."
+    refs = [p for p in first.parts if not isinstance(p, str)]
+    assert refs and refs[0].target == ("reading", "solo_play")
+
+
+def test_consecutive_moves_become_one_sentence():
+    game = Spec.find("chocobo").model
+    lines = English(game).procedure(next(p for p in game.procedures if p.name == "gather_cards"))
+    assert lines[1].text == ("Move all cards of the deck, all cards of the discard pile and all cards of the pile of "
+                             "unused cards to the box.")
