@@ -1,4 +1,4 @@
-"""Hints for syntax errors: what may stand where the parser stopped, and calls written as aggregates.
+"""Hints for syntax errors: what may stand where the parser stopped; the words of an unknown aggregate.
 
 Lark's `expected` set is the LALR state's lookahead set, which merges every place a rule is used (after a
 block, the declarations that may follow a procedure as well as the statements that may follow an `if`).
@@ -8,27 +8,16 @@ may start one is accepted.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-from lark import Lark, UnexpectedInput, UnexpectedToken
+from lark import Lark, UnexpectedInput
 
 from . import vocabulary
 
-# `NAME(x in ...`: a call written as an aggregate
-_AGGREGATE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(\s*[A-Za-z_]\w*\s*$")
 _NO_ELIF = {"elif", "elsif", "elseif"}
 # What a group of terminals is called in a hint, when every terminal that may start it may stand here.
 _GROUPS = (("a statement", "stmt"), ("a declaration", "start"), ("an expression", "expr"))
 _SHOWN = 10
-
-
-def aggregate_call(err: UnexpectedInput, text: str) -> str | None:
-    """The name of a call whose first argument is followed by `in`, as only aggregates are written."""
-    if not isinstance(err, UnexpectedToken) or str(err.token) != "in":
-        return None
-    found = _AGGREGATE_CALL.search(text[:err.pos_in_stream])
-    return found.group(1) if found else None
 
 
 def aggregate_message(name: str) -> tuple[str, str]:
@@ -84,9 +73,6 @@ def _allowed(err: UnexpectedInput) -> set[str]:
 
 
 def expected_hint(err: UnexpectedInput, text: str, lark: Lark) -> str | None:
-    name = aggregate_call(err, text)
-    if name is not None:
-        return aggregate_message(name)[1]
     allowed = _allowed(err)
     if not allowed:
         return None

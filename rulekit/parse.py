@@ -607,8 +607,6 @@ SYNTAX_EXAMPLES: dict[str, tuple[str, list[str]]] = {
     "E105": ("a statement was expected here (move, shuffle, if, choose, ...)",
              ["flow { 1 }", "flow { x = 1 }", "flow { hand(p) }"]),
     "E106": ("an expression is incomplete", ["fact a = 1 +", "fact a = (1", "define f: int = "]),
-    "E107": ("no such aggregate: only the language's aggregates bind a variable, as in `sum(x in D: E)`",
-             ["define f: int = max(p in players: 1)", "fact a = total(c in box: 1)"]),
 }
 
 
@@ -641,10 +639,6 @@ def _classify(err: UnexpectedInput, text: str) -> str | None:
 def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     def try_parse(sample):
         return parser().parse(sample)
-
-    name = hints.aggregate_call(err, text)
-    if name is not None:
-        return "E107", hints.aggregate_message(name)[0]
 
     examples = {code: samples for code, (_, samples) in SYNTAX_EXAMPLES.items()}
     try:

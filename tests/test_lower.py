@@ -84,7 +84,7 @@ def test_facts_options_and_the_player_count_are_folded_and_builtins_are_typed():
                 walk(getattr(node, f.name))
 
     walk(config.game)
-    assert not seen & {m.FactRef, m.OptionIs, m.Builtin, m.Iter, m.Selector, m.Rule}
+    assert not seen & {m.FactRef, m.OptionIs, m.Builtin, m.Iter, m.Selector}
     assert {core.Current, core.Held, core.CardsIn, core.Seats} <= seen
 
 
