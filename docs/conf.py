@@ -32,6 +32,7 @@ nitpicky = True
 nitpick_ignore_regex = [
     (r"py:.*", r"(rich|lark|random|pathlib|argparse|collections)\..*"),
     (r"py:.*", r"(Path|Console|Node|Span|Type|Expr|Stmt|Binder|Iter|Selector|Action|Param|Option)"),
+    (r"py:class", r"rulekit\.lower\.(layout\.Layout|actions\.ActionTable)"),
     (r"py:.*", r"(m|model)\..*"),
     (r"py:class", r"(optional|callable|_io\..*|T|Part|dict\[.*|list\[.*|tuple\[.*)"),
 ]

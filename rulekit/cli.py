@@ -127,11 +127,18 @@ def _options(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
+def help_texts() -> tuple[str, dict[str, str]]:
+    """`rulekit --help`, and each command's `--help` by command name: what the docs print."""
+    parser = _parser()
+    return parser.format_help(), {name: sub.format_help() for name, sub in parser.commands.items()}
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rulekit", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"rulekit {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    p.commands = sub.choices  # each command's parser, by name (for help_texts)
 
     c = sub.add_parser("check", help="validate specs: compile, quotes, coverage, claims, random play",
                        description="Validate specs against their rulebooks and their claimed properties.",

@@ -829,7 +829,6 @@ class CliDirective(SphinxDirective):
     has_content = False
 
     def run(self):
-        import argparse
         import os
 
         from .. import cli
@@ -837,13 +836,12 @@ class CliDirective(SphinxDirective):
         old = os.environ.get("COLUMNS")
         os.environ["COLUMNS"] = "100"
         try:
-            parser = cli._parser()
-            out: list[nodes.Node] = [_help_block(parser.format_help())]
-            subs = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
-            for name, sub in (subs.choices.items() if subs else ()):
+            main_help, commands = cli.help_texts()
+            out: list[nodes.Node] = [_help_block(main_help)]
+            for name, text in commands.items():
                 sec = nodes.section(ids=[slug("cli", name)])
                 sec += nodes.title(text=f"rulekit {name}")
-                sec += _help_block(sub.format_help())
+                sec += _help_block(text)
                 out.append(sec)
             return out
         finally:

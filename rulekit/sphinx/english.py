@@ -417,9 +417,7 @@ class English(Sentences):
 
     @staticmethod
     def _flatten(e, op):
-        if isinstance(e, m.Binary) and e.op == op:
-            return [*English._flatten(e.left, op), *English._flatten(e.right, op)]
-        return [e]
+        return _operands(e, op)
 
     def comparison(self, e: m.Binary) -> list[Part] | None:
         """Comparisons that English says better than "X is more than Y"."""
@@ -751,3 +749,10 @@ def translation(quote) -> str | None:
 def language(quote) -> str | None:
     lang = getattr(quote, "language", None) or getattr(quote, "lang", None)
     return lang if isinstance(lang, str) and re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]+)*", lang) else None
+
+
+def _operands(e, op: str) -> list:
+    """The operands of a chain of one operator: `a and b and c` -> [a, b, c]."""
+    if isinstance(e, m.Binary) and e.op == op:
+        return [*_operands(e.left, op), *_operands(e.right, op)]
+    return [e]
