@@ -322,6 +322,8 @@ class Action:
     body: tuple[Stmt, ...]
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    secret: bool = False  # the other seats see that it was taken, not which one nor its parameters
+    secret_params: frozenset = frozenset()  # parameters the other seats do not see
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,7 +521,9 @@ class VarDecl:
     init: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
-    visibility: str = "public"  # or owner (a per-player variable seen by its player only) or hidden
+    # or owner (a per-player variable seen by its player only), hidden, or internal (bookkeeping for the
+    # checks: hidden from every player and left out of what they are shown)
+    visibility: str = "public"
 
 
 @dataclass(frozen=True, slots=True)
