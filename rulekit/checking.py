@@ -30,6 +30,7 @@ from .engine import Game
 from .errors import RuleRuntimeError, SpecError, WitnessError
 from .findings import Finding, GameReport
 from .pipeline import Spec
+from .verify import information
 
 
 @dataclass
@@ -50,6 +51,7 @@ class PlayBounds:
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
     max_k: int = 3  # Z3 k-induction: the largest k tried
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
+    information: information.Bounds = field(default_factory=information.Bounds)  # re-deals
 
 
 CheckBounds = PlayBounds
@@ -130,6 +132,9 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
                 report.add(f)
     if bounds.all_options:
         _variant_analysis(game, variants, verdicts, report)
+    with clock("information-flow"):
+        for f in information.findings(spec, variants, bounds.information, lambda **k: Finding(game=game.name, **k)):
+            report.add(f)
     with clock("graph"):
         _turn_structure(game, report)
     _acknowledge(game, report)

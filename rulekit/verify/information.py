@@ -25,15 +25,17 @@ from .. import model as m
 from ..engine.knowledge import knowledge
 from ..errors import RuleRuntimeError
 
-WHAT = {"to-move": "who is to move", "legal-actions": "its legal actions",
+WHAT = {"game-over": "whether the game is over", "to-move": "who is to move", "legal-actions": "its legal actions",
         "action-strings": "the strings of its legal actions", "observation": "its observation"}
 
 
 @dataclass
 class Bounds:
-    games: int = 3  # random games per configuration
-    comparisons: int = 24  # re-deals per configuration
-    horizon: int = 12  # steps a re-dealt state follows the real one
+    games: int = 4  # random games per configuration
+    comparisons: int = 30  # re-deals per configuration
+    variant_games: int = 1  # under each non-default option
+    variant_comparisons: int = 8
+    horizon: int = 12  # decisions a re-dealt state follows the real one
     max_steps: int = 400  # decisions per game
     seed: int = 0
 
@@ -141,6 +143,9 @@ def _difference(real, other, seat: int, since: int, check_observation: bool, ano
         if first < min(len(seen), len(seen_other)) and anonymous(seen[first]) == anonymous(seen_other[first]):
             return "diverged", seen, seen_other  # shown another card: what follows is its consequence
         return "observation", seen[first:first + 4], seen_other[first:first + 4]
+    if real.over != other.over:
+        return "game-over", ["game over" if real.over else "the game goes on"], \
+            ["game over" if other.over else "the game goes on"]
     if real.to_move != other.to_move:
         show = real.game.player_name
 
@@ -189,6 +194,7 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
     leaks: dict[tuple, Leak] = {}
     compared = 0
     n = engine.num_players()
+    tried: set = set()
     for g in range(bounds.games):
         rng = random.Random(bounds.seed * 7919 + g)
         state = engine.new_initial_state(seed=bounds.seed + g)
@@ -200,7 +206,7 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
         def record(found, real, sh) -> None:
             what, seen, other = found
             point = _point(real) if _point(real) is not None else _point(sh.state)
-            place = spots[point][0] if point in spots else "the flow"
+            place = "end" if what == "game-over" else spots[point][0] if point in spots else "the flow"
             leaks.setdefault((what, place), Leak(what, sh.seat, place, point if point is not None else -1,
                                                  list(real.history), seen, other, sh.deal))
 
@@ -232,7 +238,10 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
             outcomes_since = []
             if not state.legal:
                 break
-            if decisions % stride == 0 and compared < bounds.comparisons:
+            point = _point(state)
+            # every choice point is tried once as soon as it is met (rare ones are where leaks hide)
+            if (point not in tried or decisions % stride == 0) and compared < bounds.comparisons:
+                tried.add(point)
                 seat = rng.randrange(n)
                 other = redeal(state, seat, rng)
                 if other is not None:
@@ -266,3 +275,58 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
     for leak in out:
         leak.players, leak.options = n, dict(engine.options)
     return out, compared
+
+
+# ---- findings for `rulekit check` ----------------------------------------------------------------
+
+SEVERITY = {"game-over": "warning", "to-move": "error", "legal-actions": "error", "action-strings": "error", "observation": "warning"}
+
+
+def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
+    """The `information-flow` findings of a spec over its configurations (every player count under
+    each option set in `variants`); `make_finding(**fields)` builds one."""
+    game = spec.model
+    spots = places(game)
+    grouped: dict[str, list[Leak]] = {}
+    compared = configurations = 0
+    default = game.default_options()
+    for i, options in enumerate(variants):
+        share = bounds if i == 0 else dataclasses.replace(bounds, games=bounds.variant_games,
+                                                          comparisons=bounds.variant_comparisons)
+        for players in range(game.min_players, game.max_players + 1):
+            try:
+                engine = spec.engine(players, options)
+            except Exception:  # noqa: BLE001 - a set-up that cannot be built is reported by the other checks
+                continue
+            leaks, n = check(engine, share)
+            compared += n
+            configurations += 1
+            for leak in leaks:
+                grouped.setdefault(f"information-flow/{leak.what}/{leak.place}", []).append(leak)
+    out = []
+    for fid, leaks in grouped.items():
+        first = leaks[0]
+        seat = game_player = f"P{first.seat}"
+        _, choose, quotes = spots.get(first.point, ("", None, ()))
+        seats = sorted({f"P{x.seat}" for x in leaks})
+        where = sorted({(x.players, tuple(sorted((k, v) for k, v in x.options.items() if default.get(k) != v)))
+                        for x in leaks})
+        out.append(make_finding(
+            id=fid, kind="information-flow", severity=SEVERITY[first.what], verdict="refuted", method="random-play",
+            message=(f"{game_player} can tell apart two deals of the cards hidden from them: {WHAT[first.what]} "
+                     f"differ at {first.place} ({', '.join(first.real[:3]) or 'nothing'} against "
+                     f"{', '.join(first.redealt[:3]) or 'nothing'}); seats that learn something: {', '.join(seats)}; "
+                     f"seen in {len(where)} configuration(s), first with {first.players} players"),
+            quotes=[q.text for q in quotes], location=str(choose.span) if choose is not None and choose.span else None,
+            witness=[{"seat": seat, "players": x.players, "options": x.options, "history": x.history,
+                      "real": x.real, "redealt": x.redealt, "redealt_zones": x.deal} for x in leaks[:2]],
+            options={k: v for k, v in first.options.items() if default.get(k) != v},
+            bound={"re-deals": compared, "configurations": configurations, "horizon": bounds.horizon}))
+    if not grouped:
+        out.append(make_finding(
+            id="information-flow", kind="information-flow", severity="info",
+            verdict="bounded" if compared else "unknown", method="random-play",
+            message=(f"no leak found in {compared} re-deals of hidden cards over {configurations} configuration(s)"
+                     if compared else "nothing hidden to re-deal was met in random play"),
+            bound={"re-deals": compared, "configurations": configurations, "horizon": bounds.horizon}))
+    return out
