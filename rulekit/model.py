@@ -619,6 +619,7 @@ class Expected:
     finding: str
     reason: str
     span: Span | None = _span()
+    quotes: tuple = _quotes()  # the rulebook's words that make the finding expected
 
 
 @dataclass(frozen=True, slots=True)

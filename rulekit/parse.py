@@ -326,7 +326,7 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node(kind, meta, name=name, description=description, expr=rest[0], quotes=rest[1:])
 
     def expect_decl(self, meta, c):
-        return self._node("expect", meta, name=c[0], finding=c[1].text, reason=c[2].text)
+        return self._node("expect", meta, name=c[0], finding=c[1].text, reason=c[2].text, quotes=c[3:])
 
     # ---- statements
     def block(self, meta, c):

@@ -122,7 +122,7 @@ class Resolver:
         unmodelled = tuple(m.Unmodelled(u.reason, u.span, self.quotes(u)) for u in items if u.kind == "unmodelled")
         properties = tuple(self._property(i) for i in items if i.kind in ("invariant", "reachable"))
         triggers = tuple(self._trigger(i) for i in items if i.kind == "trigger")
-        expected = tuple(m.Expected(i.name.text, i.finding, i.reason, i.span) for i in items if i.kind == "expect")
+        expected = tuple(m.Expected(i.name.text, i.finding, i.reason, i.span, self.quotes(i)) for i in items if i.kind == "expect")
 
         g, rb, pl = header["game"][0], header["rulebook"][0], header["players"][0]
         if not 1 <= pl.low <= pl.high:
