@@ -309,32 +309,32 @@ def _play(args, out: Console) -> int:
     state = game.new_initial_state(seed=seed, auto_chance=True)
     out.print(f"[bold]{game.model.title}[/]: you are {game.player_name(args.seat)} of {game.num_players()} "
               f"(seed {seed}). Type a number to choose, q to quit.")
-    seen = 0
+    seen = 0  # the move log up to here was shown: what happened since, as this seat sees it, comes next
     while not state.is_terminal():
         if not state.legal:
             out.print("[red]No one can move: the rules have reached a deadlock.[/]")
             return EXIT_FINDINGS
         player = state.current_player()
         if player != args.seat:
-            action = rng.choice(state.legal)
-            out.print(f"[dim]{game.player_name(player)}: {state.action_to_string(action)}[/]")
-            state.apply_action(action)
+            state.apply_action(rng.choice(state.legal))
             continue
+        for line in game.seat_events(state, args.seat, seen):
+            out.print(line, style="dim" if not line.startswith("you saw") else "bold", markup=False)
+        seen = state.log_size
         obs = game.observation_text(state, args.seat).splitlines()
-        events = [line for line in obs if line.startswith("  > ")]
         out.print("\n".join(line for line in obs if not line.startswith("  > ")), markup=False)
-        for line in events[seen:] if seen <= len(events) else events:
-            out.print(line, markup=False)
         legal = state.legal_actions()
         for i, action in enumerate(legal, start=1):
             label = game.action_label(action)
-            out.print(f"  [bold]{i}[/]. {state.action_to_string(action)}" + (f" [dim]- {label}[/]" if label else ""))
+            out.print(f"  [bold]{i}[/]. {state.action_to_string(action, args.seat)}"
+                      + (f" [dim]- {label}[/]" if label else ""))
         choice = _ask(len(legal))
         if choice is None:
             out.print("bye")
             return EXIT_OK
         state.apply_action(legal[choice - 1])
-        seen = 0
+    for line in game.seat_events(state, args.seat, seen):
+        out.print(line, style="dim" if not line.startswith("you saw") else "bold", markup=False)
     returns = state.returns()
     out.print("[bold]Game over.[/] " + ", ".join(f"{game.player_name(p)}: {r:+g}" for p, r in enumerate(returns)))
     return EXIT_OK

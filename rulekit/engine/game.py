@@ -7,7 +7,7 @@ from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from ..lower import ActionTable, Config, Layout
 from . import runtime, subsets
-from .knowledge import knowledge, revealed_to
+from .knowledge import knowledge
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .state import State
 
@@ -330,11 +330,18 @@ class Game:
         """The "known to you" lines of an observation."""
         return [f"  known to you: {zone}: {', '.join(cards)}" for zone, cards in obs["known"].items()]
 
-    def seen_text(self, state: State, player: int, since: int = 0) -> list[str]:
-        """What `player` was shown by reveals from log position `since` on ("you saw: ...")."""
+    def seat_events(self, state: State, player: int, since: int = 0) -> list[str]:
+        """What happened from log position `since` on, as seat `player` may be told it: the others'
+        decisions in their public form, the moves and announcements, and "you saw: ..." for what the
+        rules showed this seat."""
         names = self.layout.zone_names
-        return [f"you saw: {names[z]}: {', '.join(self.kind_names[k] for k in cards) or '(empty)'}"
-                for z, cards in revealed_to(state, player, since)]
+        out = []
+        for entry in state.log[since:]:
+            if entry[0] == "reveal" and entry[3] in (-1, player):
+                out.append(f"you saw: {names[entry[1]]}: {', '.join(self.kind_names[k] for k in entry[2]) or '(empty)'}")
+            elif not (entry[0] == "act" and entry[1] == player):  # one's own decisions need no telling
+                out.append(self._event(entry, player))
+        return out
 
     def _view_lines(self, obs: dict) -> list[str]:
         """What a player sees, for people: non-empty zones, each board as a grid, the variables."""
