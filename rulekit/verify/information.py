@@ -39,6 +39,12 @@ class Bounds:
     max_steps: int = 400  # decisions per game
     seed: int = 0
 
+    def deeper(self) -> Bounds:
+        """`rulekit check --deep-information`: ten times the games and re-deals, followed longer."""
+        return dataclasses.replace(self, games=self.games * 10, comparisons=self.comparisons * 10,
+                                   variant_games=self.variant_games * 10, variant_comparisons=self.variant_comparisons * 10,
+                                   horizon=self.horizon * 3)
+
 
 @dataclass
 class Leak:
