@@ -206,6 +206,14 @@ class State:
         """Not an end, yet nobody can move: a deadlock of the rules."""
         return not self.over and not self.legal
 
+    @property
+    def chance_kind(self) -> str | None:
+        """At a chance node, "random" (a `random` statement: dice, a random value or a blind pick) or
+        "draw" (the next card of a shuffled stack whose order is not decided yet)."""
+        if self.chance is None:
+            return None
+        return "random" if self.resume[0] == "random" else "draw"
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(self.chance) if self.chance is not None else []
 

@@ -143,15 +143,15 @@ def _anonymous(game):
 def _difference(real, other, seat: int, since: int, check_observation: bool, anonymous):
     """What `seat` sees differ between two states it should not tell apart: (what, real, other);
     ("diverged", ...) when the rules since showed it different cards (a fair way to learn them)."""
+    if real.over != other.over:
+        return "game-over", ["game over" if real.over else "the game goes on"], \
+            ["game over" if other.over else "the game goes on"]
     seen, seen_other = real.events(seat, since), other.events(seat, since)
     if seen != seen_other:
         first = next((i for i, (x, y) in enumerate(zip(seen, seen_other)) if x != y), min(len(seen), len(seen_other)))
         if first < min(len(seen), len(seen_other)) and anonymous(seen[first]) == anonymous(seen_other[first]):
             return "diverged", seen, seen_other  # shown another card: what follows is its consequence
         return "observation", seen[first:first + 4], seen_other[first:first + 4]
-    if real.over != other.over:
-        return "game-over", ["game over" if real.over else "the game goes on"], \
-            ["game over" if other.over else "the game goes on"]
     if real.to_move != other.to_move:
         show = real.game.player_name
 
@@ -171,20 +171,25 @@ def _difference(real, other, seat: int, since: int, check_observation: bool, ano
     return None
 
 
-def _catch_up(sh: _Shadow, outcomes: list[int], rng: random.Random) -> bool:
-    """Resolve the re-dealt game's chance events, with the real game's outcomes where they can
-    happen there too; False when the rules fail on the re-dealt cards."""
+def _catch_up(sh: _Shadow, outcomes: list[tuple[str, int]], rng: random.Random) -> bool:
+    """Resolve the re-dealt game's chance events like the real game's, in order: the same random
+    values (or it is another game: False), the same cards drawn from undecided stacks where it can
+    (else another, at random). False too when the rules fail on the re-dealt cards."""
     queue = list(outcomes)
     other = sh.state
     for _ in range(10_000):
         if other.chance is None:
             return True
-        action = next((o for o in queue if o in other.pending), None)
-        if action is None:
+        kind = other.chance_kind
+        at = next((i for i, (k, _) in enumerate(queue) if k == kind), None)
+        if at is None and kind == "random":
+            return False
+        action = queue.pop(at)[1] if at is not None else None
+        if action not in other.pending:
+            if kind == "random":
+                return False
             choices, weights = zip(*other.chance)
             action = rng.choices(choices, weights)[0]
-        else:
-            queue.remove(action)
         try:
             other.apply_action(action)
         except RuleRuntimeError:
@@ -216,12 +221,12 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
             leaks.setdefault((what, place), Leak(what, sh.seat, place, point if point is not None else -1,
                                                  list(real.history), seen, other, sh.deal))
 
-        outcomes_since: list[int] = []  # the real game's chance outcomes since its last decision
+        outcomes_since: list[tuple[str, int]] = []  # the real game's chance events since its last decision
         while not state.is_terminal() and decisions < bounds.max_steps and (shadows or compared < bounds.comparisons):
             if state.chance is not None:
                 outcomes, weights = zip(*state.chance)
                 action = rng.choices(outcomes, weights)[0]
-                outcomes_since.append(action)
+                outcomes_since.append((state.chance_kind, action))
                 try:
                     state.apply_action(action)
                 except RuleRuntimeError:
@@ -285,6 +290,22 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
 
 # ---- findings for `rulekit check` ----------------------------------------------------------------
 
+def _witness(spec, leak: Leak) -> list[dict]:
+    """The real game's steps (as every witness lists them), then the difference the seat sees: what
+    it is shown in the real game and in the re-dealt one, and the re-dealt hidden zones."""
+    engine = spec.engine(leak.players, leak.options)
+    replay = engine.new_initial_state()
+    steps = []
+    for i, action in enumerate(leak.history):
+        who = "chance" if replay.is_chance_node() else engine.player_name(replay.current_player())
+        steps.append({"step": i + 1, "player": who, "action": action, "text": replay.action_to_string(action)})
+        replay.apply_action(action)
+    steps.append({"step": len(steps) + 1, "player": engine.player_name(leak.seat), "action": None,
+                  "text": f"{engine.player_name(leak.seat)} sees {WHAT[leak.what]} differ after a re-deal",
+                  "real": leak.real, "redealt": leak.redealt, "redealt_zones": leak.deal})
+    return steps
+
+
 SEVERITY = {"game-over": "warning", "to-move": "error", "legal-actions": "error", "action-strings": "error", "observation": "warning"}
 
 
@@ -324,8 +345,7 @@ def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
                      f"{', '.join(first.redealt[:3]) or 'nothing'}); seats that learn something: {', '.join(seats)}; "
                      f"seen in {len(where)} configuration(s), first with {first.players} players"),
             quotes=[q.text for q in quotes], location=str(choose.span) if choose is not None and choose.span else None,
-            witness=[{"seat": seat, "players": x.players, "options": x.options, "history": x.history,
-                      "real": x.real, "redealt": x.redealt, "redealt_zones": x.deal} for x in leaks[:2]],
+            witness=_witness(spec, first),
             options={k: v for k, v in first.options.items() if default.get(k) != v},
             bound={"re-deals": compared, "configurations": configurations, "horizon": bounds.horizon}))
     if not grouped:
