@@ -51,7 +51,7 @@ class PlayBounds:
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
     max_k: int = 3  # Z3 k-induction: the largest k tried
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
-    information: information.Bounds = field(default_factory=information.Bounds)  # re-deals
+    deep_information: bool = False  # information-flow check: ten times the re-deals of hidden cards
 
 
 CheckBounds = PlayBounds
@@ -133,7 +133,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     if bounds.all_options:
         _variant_analysis(game, variants, verdicts, report)
     with clock("information-flow"):
-        for f in information.findings(spec, variants, bounds.information, lambda **k: Finding(game=game.name, **k)):
+        for f in information.findings(spec, variants, information.Bounds.for_check(bounds.seed, bounds.deep_information), lambda **k: Finding(game=game.name, **k)):
             report.add(f)
     with clock("graph"):
         _turn_structure(game, report)

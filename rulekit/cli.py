@@ -207,8 +207,7 @@ def _check(args, out: Console) -> int:
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
                         variant_budget=args.variant_budget, explore_budget=args.explore_budget,
                         bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit)
-    if args.deep_information:
-        bounds.information = bounds.information.deeper()
+    bounds.deep_information = args.deep_information
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []

@@ -39,6 +39,12 @@ class Bounds:
     max_steps: int = 400  # decisions per game
     seed: int = 0
 
+    @classmethod
+    def for_check(cls, seed: int, deep: bool) -> Bounds:
+        """The bounds `rulekit check` uses: its seed, and ten times more with --deep-information."""
+        bounds = cls(seed=seed)
+        return bounds.deeper() if deep else bounds
+
     def deeper(self) -> Bounds:
         """`rulekit check --deep-information`: ten times the games and re-deals, followed longer."""
         return dataclasses.replace(self, games=self.games * 10, comparisons=self.comparisons * 10,
