@@ -219,9 +219,28 @@ def test_knowledge_is_always_true(name):
             state.apply_action(rng.choice(state.legal))
 
 
+FIXED_CHOICE = "choose x in shop where weapon_up(x) or not exists(y in shop where weapon_up(y)) by current"
+
+
+def test_chucky_all_weapons_leak_is_found_in_the_old_spec(tmp_path):
+    """The check finds the leak the spec had: face-down weapon positions among the choices."""
+    bundled = Spec.find("chucky")
+    text = bundled.text.replace(FIXED_CHOICE, "choose x in shop where weapon_up(x) "
+                                "or exists(c in down(x) where c.type == weapon) by current")
+    assert text != bundled.text
+    folder = tmp_path / "chucky"
+    folder.mkdir()
+    (folder / "rulebook.txt").write_text(bundled.rulebook_path.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "chucky.rules").write_text(text, encoding="utf-8")
+    spec = Spec.find(str(folder / "chucky.rules"))
+    leaks, _ = information.check(spec.engine(5, spec.model.default_options()), information.Bounds(games=20, comparisons=200))
+    assert [x for x in leaks if (x.what, x.place) == ("legal-actions", "all_weapons")]
+
+
 def test_chucky_all_weapons_reorganization_offers_only_face_up_weapons():
     """Regression: offering face-down weapon positions told the players where a hidden weapon lay."""
     spec = Spec.find("chucky")
+    assert FIXED_CHOICE in spec.text
     bounds = information.Bounds(games=20, comparisons=200)
     for players, options in ((5, {}), (3, {"miniature_odds": "one_in_twelve"}), (2, {"peek_near_cap": "not_allowed"})):
         engine = spec.engine(players, {**spec.model.default_options(), **options})

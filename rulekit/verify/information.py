@@ -67,41 +67,49 @@ class Leak:
 
 
 def redeal(state, seat: int, rng: random.Random):
-    """A state `seat` cannot tell from `state`: the cards hidden from it permuted among the hidden
-    places, the ones it knows kept in place; None when there is nothing to permute."""
+    """A state `seat` cannot tell from `state`: the cards hidden from it swapped among the hidden
+    places, the ones it knows kept in place; None when there is nothing to swap.
+
+    A card only goes where its kind is found now (in any zone of the same declaration), so that a
+    hand never receives a secret role, nor a role slot an action card."""
     game = state.game
     known = knowledge(game, state, seat)
-    hidden = [i for i, cards in enumerate(state.z) if cards and not game.zone_visible(i, seat)]
-    pool, masks = [], {}
-    for i in hidden:
+    decls = game.layout.zone_decl
+    families: dict[str, set] = {}
+    for i, cards in enumerate(state.z):
+        families.setdefault(decls[i].name, set()).update(cards)
+    free = []  # (zone, position) of every hidden card the seat does not know to be there
+    for i, cards in enumerate(state.z):
+        if not cards or game.zone_visible(i, seat):
+            continue
         left = Counter(known.get(i, ()))
-        mask = []
-        for card in state.z[i]:
-            keep = left[card] > 0
-            if keep:
+        for at, card in enumerate(cards):
+            if left[card] > 0:
                 left[card] -= 1
             else:
-                pool.append(card)
-            mask.append(keep)
-        masks[i] = mask
-    if len(set(pool)) < 2 and not any(game.layout.zone_decl[i].shape == "stack" for i in hidden):
+                free.append((i, at))
+    if len(free) < 2:
         return None
-    for _ in range(4):  # a permutation that changes nothing is no test
-        shuffled = pool[:]
-        rng.shuffle(shuffled)
+    for _ in range(4):  # a shuffle that changes nothing is no test
         other = state.clone()
-        cards = iter(shuffled)
-        for i in hidden:
-            other.z[i] = [c if keep else next(cards) for c, keep in zip(state.z[i], masks[i])]
+        z = other.z
+        for n in range(len(free) - 1, 0, -1):  # Fisher-Yates, each swap only where both kinds may go
+            (a, i), (b, j) = free[n], free[rng.randrange(n + 1)]
+            x, y = z[a][i], z[b][j]
+            if x != y and x in families[decls[b].name] and y in families[decls[a].name]:
+                z[a][i], z[b][j] = y, x
+        for i in {zone for zone, _ in free}:
             if game.zone_is_set[i]:
-                other.z[i].sort()
-        if other.z != state.z:
-            try:
-                other.redo()
-            except RuleRuntimeError:
-                return None
-            return other
-    return None
+                z[i].sort()
+        if z != state.z:
+            break
+    else:
+        return None
+    try:
+        other.redo()
+    except RuleRuntimeError:
+        return None
+    return other
 
 
 def places(game: m.Game) -> dict[int, tuple[str, m.Choose, tuple]]:
@@ -149,14 +157,15 @@ def _anonymous(game):
 def _difference(real, other, seat: int, since: int, check_observation: bool, anonymous):
     """What `seat` sees differ between two states it should not tell apart: (what, real, other);
     ("diverged", ...) when the rules since showed it different cards (a fair way to learn them)."""
-    if real.over != other.over:
-        return "game-over", ["game over" if real.over else "the game goes on"], \
-            ["game over" if other.over else "the game goes on"]
     seen, seen_other = real.events(seat, since), other.events(seat, since)
     if seen != seen_other:
         first = next((i for i, (x, y) in enumerate(zip(seen, seen_other)) if x != y), min(len(seen), len(seen_other)))
         if first < min(len(seen), len(seen_other)) and anonymous(seen[first]) == anonymous(seen_other[first]):
             return "diverged", seen, seen_other  # shown another card: what follows is its consequence
+    if real.over != other.over:
+        return "game-over", ["game over" if real.over else "the game goes on"], \
+            ["game over" if other.over else "the game goes on"]
+    if seen != seen_other:
         return "observation", seen[first:first + 4], seen_other[first:first + 4]
     if real.to_move != other.to_move:
         show = real.game.player_name
