@@ -34,6 +34,7 @@ from .errors import RuleRuntimeError, SpecError, WitnessError
 from .findings import Finding, GameReport
 from .pipeline import Spec
 from .report import wording
+from .verify import information
 
 
 @dataclass
@@ -56,6 +57,7 @@ class PlayBounds:
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
     confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts
     max_violation_rate: float | None = None  # stop random play once every invariant's bound is below it
+    deep_information: bool = False  # information-flow check: ten times the re-deals of hidden cards
 
 
 CheckBounds = PlayBounds
@@ -138,6 +140,9 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
                 report.add(f)
     if bounds.all_options:
         _variant_analysis(game, variants, verdicts, report)
+    with clock("information-flow"):
+        for f in information.findings(spec, variants, information.Bounds.for_check(bounds.seed, bounds.deep_information), lambda **k: Finding(game=game.name, **k)):
+            report.add(f)
     with clock("graph"):
         _turn_structure(game, report)
     _acknowledge(game, report)

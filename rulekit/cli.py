@@ -193,6 +193,9 @@ def _parser() -> argparse.ArgumentParser:
                    f"undecided is unknown or bounded (default: {PlayBounds.symbolic_time_limit:g})")
     c.add_argument("--all-options", action="store_true",
                    help="explore under every option of every ambiguity and report which options change which verdicts")
+    c.add_argument("--deep-information", action="store_true",
+                   help="information-flow check: ten times the games and re-deals of hidden cards, followed "
+                   "three times longer (slower, finds rarer leaks)")
     c.add_argument("-v", "--verbose", action="store_true", help="also list notes (ambiguities) in full")
 
     s = sub.add_parser("simulate", help="random playouts with statistics",
@@ -317,7 +320,8 @@ def _check(args, out: Console) -> int:
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
                         variant_budget=args.variant_budget, explore_budget=args.explore_budget,
                         bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
-                        confidence=args.confidence, max_violation_rate=args.max_violation_rate)
+                        confidence=args.confidence, max_violation_rate=args.max_violation_rate,
+                        deep_information=args.deep_information)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []
@@ -438,32 +442,32 @@ def _play(args, out: Console) -> int:
     state = game.new_initial_state(seed=seed, auto_chance=True)
     out.print(f"[bold]{game.model.title}[/]: you are {game.player_name(args.seat)} of {game.num_players()} "
               f"(seed {seed}). Type a number to choose, q to quit.")
-    seen = 0
+    seen = 0  # the move log up to here was shown: what happened since, as this seat sees it, comes next
     while not state.is_terminal():
         if not state.legal:
             out.print("[red]No one can move: the rules have reached a deadlock.[/]")
             return EXIT_FINDINGS
         player = state.current_player()
         if player != args.seat:
-            action = rng.choice(state.legal)
-            out.print(f"[dim]{game.player_name(player)}: {state.action_to_string(action)}[/]")
-            state.apply_action(action)
+            state.apply_action(rng.choice(state.legal))
             continue
+        for line in game.seat_events(state, args.seat, seen):
+            out.print(line, style="dim" if not line.startswith("you saw") else "bold", markup=False)
+        seen = state.log_size
         obs = game.observation_text(state, args.seat).splitlines()
-        events = [line for line in obs if line.startswith("  > ")]
         out.print("\n".join(line for line in obs if not line.startswith("  > ")), markup=False)
-        for line in events[seen:] if seen <= len(events) else events:
-            out.print(line, markup=False)
         legal = state.legal_actions()
         for i, action in enumerate(legal, start=1):
             label = game.action_label(action)
-            out.print(f"  [bold]{i}[/]. {state.action_to_string(action)}" + (f" [dim]- {label}[/]" if label else ""))
+            out.print(f"  [bold]{i}[/]. {state.action_to_string(action, args.seat)}"
+                      + (f" [dim]- {label}[/]" if label else ""))
         choice = _ask(len(legal))
         if choice is None:
             out.print("bye")
             return EXIT_OK
         state.apply_action(legal[choice - 1])
-        seen = 0
+    for line in game.seat_events(state, args.seat, seen):
+        out.print(line, style="dim" if not line.startswith("you saw") else "bold", markup=False)
     returns = state.returns()
     out.print("[bold]Game over.[/] " + ", ".join(f"{game.player_name(p)}: {r:+g}" for p, r in enumerate(returns)))
     return EXIT_OK

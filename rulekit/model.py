@@ -333,6 +333,8 @@ class Action:
     span: Span | None = _span()
     quotes: tuple = _quotes()
     phrase: str | None = _phrase()
+    secret: bool = False  # the other seats see that it was taken, not which one nor its parameters
+    secret_params: frozenset = frozenset()  # parameters the other seats do not see
 
 
 @dataclass(frozen=True, slots=True)
@@ -537,7 +539,9 @@ class VarDecl:
     init: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
-    visibility: str = "public"  # or owner (a per-player variable seen by its player only) or hidden
+    # or owner (a per-player variable seen by its player only), hidden, or internal (bookkeeping for the
+    # checks: hidden from every player and left out of what they are shown)
+    visibility: str = "public"
     phrase: str | None = _phrase()
     bookkeeping: bool = _bookkeeping()
 
@@ -638,6 +642,7 @@ class Expected:
     finding: str
     reason: str
     span: Span | None = _span()
+    quotes: tuple = _quotes()  # the rulebook's words that make the finding expected
 
 
 @dataclass(frozen=True, slots=True)

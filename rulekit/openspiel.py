@@ -70,7 +70,7 @@ def has_chance(model: m.Game) -> bool:
 
 
 def has_hidden_information(model: m.Game) -> bool:
-    return any(z.visibility != "public" for z in model.zones) or any(v.visibility != "public" for v in model.vars)
+    return any(z.visibility != "public" for z in model.zones) or any(v.visibility not in ("public", "internal") for v in model.vars)
 
 
 def outcome_sums(model: m.Game, players: int) -> set[float]:

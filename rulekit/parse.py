@@ -47,6 +47,9 @@ def _split(children, *types):
     return out, rest
 
 
+_SECRET = object()  # the `secret` mark of an action or a parameter
+
+
 class _Visibility(Text):
     """Who may see a variable (`var ..., owner`): told apart from the quotes that follow it by its type."""
 
@@ -156,6 +159,12 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def vis_public(self, meta, c):
         return "public"
 
+    def vis_internal(self, meta, c):
+        return "internal"
+
+    def secret(self, meta, c):
+        return _SECRET
+
     def end_turn(self, meta, c):
         return "turn"
 
@@ -261,7 +270,7 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def var_decl(self, meta, c):
         phrase, bookkeeping, c = _extras(c)
         name, *rest = c
-        visibility = next((r.text for r in rest if isinstance(r, _Visibility)), "public")
+        visibility = next((r.text for r in rest if isinstance(r, _Visibility)), None)  # None: the default
         rest = [r for r in rest if not isinstance(r, _Visibility)]
         per_player = rest[0] == "per_player"
         extra = dict(visibility=visibility, phrase=phrase, bookkeeping=bookkeeping)
@@ -357,7 +366,7 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node(kind, meta, name=name, description=description, expr=rest[0], quotes=rest[1:])
 
     def expect_decl(self, meta, c):
-        return self._node("expect", meta, name=c[0], finding=c[1].text, reason=c[2].text)
+        return self._node("expect", meta, name=c[0], finding=c[1].text, reason=c[2].text, quotes=c[3:])
 
     # ---- statements
     def block(self, meta, c):
@@ -447,19 +456,27 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         phrase, _, c = _extras(c)
         name, *rest = c
         binders = rest.pop(0) if rest and isinstance(rest[0], Params) else []
+        secret = bool(rest) and rest[0] is _SECRET
+        if secret:
+            rest.pop(0)
         when = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) else None
         label = rest.pop(0).text if rest and isinstance(rest[0], Text) else None
         return self._node("action", meta, name=name, binders=binders, when=when, label=label,
-                          quotes=rest[:-1], body=rest[-1], phrase=phrase)
+                          quotes=rest[:-1], body=rest[-1], phrase=phrase, secret=secret)
 
     def action_params(self, meta, c):
         return Params(c)
+
+    def action_param(self, meta, c):
+        binder = c[-1]
+        binder.fields["secret"] = len(c) > 1
+        return binder
 
     def when(self, meta, c):
         return ("when", c[0])
 
     def pick_stmt(self, meta, c):
-        return self._node("pick", meta, binder=c[0], by=c[1])
+        return self._node("pick", meta, binder=c[-2], by=c[-1], secret=len(c) > 2)
 
     def random_stmt(self, meta, c):
         return self._node("random", meta, binder=c[0], weight=c[1] if len(c) > 1 else None)

@@ -79,6 +79,8 @@ def quote_uses(game: m.Game) -> list[QuoteUse]:
             add(item.quotes, f"{group} {item.name}")
     for u in game.unmodelled:
         add(u.quotes, "unmodelled")
+    for e in game.expected:
+        add(e.quotes, f"expect {e.name}")
     for owner, body in ((p.name, p.body) for p in (game.flow, *game.procedures, *game.triggers)):
         for st in m.walk(body, actions=True):
             add(getattr(st, "quotes", ()), f"{type(st).__name__.lower()} in {owner}")

@@ -103,6 +103,7 @@ class Resolver:
     # ---- entry
     def resolve(self, spec: Node, path: str, checks: Node | None = None) -> m.Game | None:
         items = spec.items + (checks.items if checks is not None else [])
+        self.checks_items = {id(i) for i in checks.items} if checks is not None else set()
         if checks is not None:
             headers = [i for i in checks.items if i.kind == "checks"]
             game_decls = [i for i in spec.items if i.kind == "game"]
@@ -143,7 +144,7 @@ class Resolver:
         unmodelled = tuple(m.Unmodelled(u.reason, u.span, self.quotes(u)) for u in items if u.kind == "unmodelled")
         properties = tuple(self._property(i) for i in items if i.kind in ("invariant", "reachable"))
         triggers = tuple(self._trigger(i) for i in items if i.kind == "trigger")
-        expected = tuple(m.Expected(i.name.text, i.finding, i.reason, i.span) for i in items if i.kind == "expect")
+        expected = tuple(m.Expected(i.name.text, i.finding, i.reason, i.span, self.quotes(i)) for i in items if i.kind == "expect")
 
         g, rb, pl = header["game"][0], header["rulebook"][0], header["players"][0]
         if not 1 <= pl.low <= pl.high:
@@ -292,6 +293,8 @@ class Resolver:
         if board is not None and board.text not in self.boards:
             self.unknown(board, "board", self.boards)
             board = None
+        if node.visibility == "internal":
+            self.error("E207", "`internal` is for variables; a zone is hidden, owner or public", node.span)
         if node.initial and (node.per_player or board is not None):
             self.error("E207", "the initial zone cannot be per player or per position", node.span)
         index = ["player"] if node.per_player else ["position"] if node.get("per_board") is not None else []
@@ -322,8 +325,10 @@ class Resolver:
         elif t == m.BOOL:
             low, high = m.Const(0, m.INT), m.Const(1, m.INT)
         init = self._static_expr(node.init, t)
+        # a variable the checks file declares is bookkeeping for the checks unless it says otherwise
+        default = "internal" if id(node) in self.checks_items else "public"
         return m.VarDecl(node.name.text, node.per_player, t, low, high, init, node.span, self.quotes(node),
-                         node.get("visibility", "public"), self.phrase(node, ["player"] if node.per_player else []),
+                         node.get("visibility") or default, self.phrase(node, ["player"] if node.per_player else []),
                          bool(node.get("bookkeeping")))
 
     def _claim(self, node):
@@ -523,8 +528,9 @@ class Resolver:
             when = self.expect(self.expr(a.when), m.BOOL, a.when.span, "a condition") if a.when is not None else None
             body = self.block(a.body)
             self.fn.pop()
+            secret_params = frozenset(b.var.text for b in a.binders if b.get("secret"))
             actions.append(m.Action(a.name.text, a.label, binders, when, body, a.span, self.quotes(a),
-                                    self.phrase(a, [b.name for b in binders])))
+                                    self.phrase(a, [b.name for b in binders]), bool(a.get("secret")), secret_params))
         return m.Choose(point, by, tuple(actions), span, q)
 
     def s_pick(self, n, span, q):
@@ -532,7 +538,8 @@ class Resolver:
         point = self.choice_points
         self.choice_points += 1
         binder = self.binder(n.binder)  # bound in the enclosing scope: the choice is used after it
-        action = m.Action(binder.name, None, (binder,), None, (), n.span, q)
+        action = m.Action(binder.name, None, (binder,), None, (), n.span, q,
+                          secret_params=frozenset({binder.name} if n.get("secret") else ()))
         return m.Choose(point, by, (action,), span, q)
 
     def s_random(self, n, span, q):

@@ -55,6 +55,12 @@ def act(state, text: str, table: Table) -> None:
     settle(state, table)
 
 
+def let_pass(state, table: Table) -> None:
+    """The answers to an Attack! of players who cannot answer it: every player with cards is asked."""
+    while legal(state) == ["let_it_pass"]:
+        act(state, "let_it_pass", table)
+
+
 def start(players: int, roles, hands, **options):
     """A game after the set-up: the given roles and hands; every party holds Scouts and Bards only."""
     table = Table(roles, hands)
@@ -228,6 +234,7 @@ def test_attack_cancelled_by_kak():
 def test_attack_through_when_nobody_answers():
     s, table = start(4, FOUR, quiet(0))
     act(s, "attack(t=P2)", table)
+    let_pass(s, table)
     assert s.current_player() == 2 and all(a.startswith("lose_faceup(") for a in legal(s))
     lost = lose(s, table)
     assert heroes(s, 2) == 3 and s.zone("eliminated", 0) == [lost]
@@ -247,6 +254,7 @@ def test_deceiver_reveal_attacks_everyone_and_two_copies_are_cancelled():
     assert s.current_player() == 1
     act(s, "kak", table)            # and the copy against their teammate P2
     for target in (3, 4, 5):
+        let_pass(s, table)
         assert s.current_player() == target
         lose(s, table)
     assert [heroes(s, p) for p in range(6)] == [4, 4, 4, 3, 3, 3]

@@ -23,8 +23,8 @@ var open_count: int = 0
 flow {
   for p in players {
     choose by p {
-      action vote(s in {yes, no}) { set side(p) = s  set note = 7 }
-      action skip { set side(p) = abstain }
+      action vote(s in {yes, no}) secret { set side(p) = s  set note = 7 }
+      action skip secret { set side(p) = abstain }
     }
   }
   for p in players { announce side(p) by p }
@@ -69,8 +69,11 @@ def test_announcements_reveal_the_choices_to_everyone(tmp_path):
     for choice in ("vote(s=yes)", "skip", "vote(s=no)"):
         play(state, choice)
     for observer in range(3):
-        assert state.observation(observer)["events"] == ["P0 announces: yes", "P1 announces: abstain",
-                                                         "P2 announces: no"]
+        mine = {0: "P0: vote(s=yes)", 1: "P1: skip", 2: "P2: vote(s=no)"}
+        secret = [mine[p] if p == observer else f"P{p}: a secret choice" for p in range(3)]
+        assert state.observation(observer)["events"][-3:] == ["P0 announces: yes", "P1 announces: abstain",
+                                                              "P2 announces: no"]
+        assert state.observation(observer)["events"][:3] == secret
 
 
 def test_secret_variables_stay_out_of_the_openspiel_tensor(tmp_path):

@@ -488,7 +488,8 @@ class Codegen:
                 f"_hi = s.hi[{base}:{base + self.n}]",
                 f"for _p in range({self.n}):",
                 f"    _q = {base} + (_p + {st.step * self.direction}) % {self.n}",
-                "    s.z[_q] = _old[_p]; s.lo[_q] = _lo[_p]; s.hi[_q] = _hi[_p]"]
+                "    s.z[_q] = _old[_p]; s.lo[_q] = _lo[_p]; s.hi[_q] = _hi[_p]",
+                f"s.log.append(('rotate', {base}, {self.n}, {st.step * self.direction}))"]
 
     # ---- VM statements: split into instructions at decisions, chance and control transfers
     def block(self, stmts) -> None:

@@ -7,6 +7,7 @@ from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from ..lower import ActionTable, Config, Layout, core, lower_expression
 from . import runtime, subsets
+from .knowledge import knowledge
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .decisions import decision_prefixes
 from .state import State
@@ -68,6 +69,8 @@ class Game:
         self.initial_values = values
         self.key = (self.model.name, digest, players, tuple(sorted(self.options.items())))
         self._var_seen_by = self._variable_visibility()
+        self._internal_slots = {self.layout.var_base[v.name] + p for v in self.model.vars if v.visibility == "internal"
+                                for p in range(players if v.per_player else 1)}
         self._properties = [(p, namespace[f"PROP{i}"]) for i, p in enumerate(config.game.properties)]
         self._claims = [(c, namespace[f"CLAIM{i}"]) for i, c in enumerate(config.game.claims)]
 
@@ -80,6 +83,10 @@ class Game:
                 for p in range(self._players if v.per_player else 1):
                     seen_by[base + p] = p if v.per_player and v.visibility == "owner" else -1
         return seen_by
+
+    def variable_internal(self, slot: int) -> bool:
+        """Bookkeeping for the checks (declared `internal`): hidden from every player, kept out of views."""
+        return slot in self._internal_slots
 
     def variable_visible(self, slot: int, player: int) -> bool:
         """Whether `player` may see variable slot `slot` (see `variable_names`)."""
@@ -218,10 +225,13 @@ class Game:
             return members[value] if 0 <= value < len(members) else str(value)
         return str(value)
 
-    def describe_action(self, action: int) -> str:
+    def describe_action(self, action: int, public: bool = False) -> str:
+        """An action id for people; `public`: as the other seats see it, the spec's secret parts hidden."""
         if not 0 <= action < self.action_table.size:
             return f"<unknown action {action}>"
-        act, parts = self.action_parts(action)
+        act, parts = self.action_parts(action, public)
+        if public and act.secret:
+            return "a secret choice"
         if len(act.binders) == 1 and act.name == act.binders[0].name:
             text = parts[0]
         else:
@@ -229,14 +239,23 @@ class Game:
         prefix = self.decision_prefixes.get(self.action_table[action][0])
         return f"{prefix}: {text}" if prefix else text
 
-    def action_parts(self, action: int) -> tuple[m.Action, list[str]]:
-        """The action of a legal action id, and each of its parameters as `name=value`."""
+    def action_is_secret(self, action: int) -> bool:
+        """Whether the other seats see less of this decision than the one who takes it."""
+        point, ai, _, _ = self.action_table[action]
+        act = self.choices[point].actions[ai]
+        return act.secret or bool(act.secret_params)
+
+    def action_parts(self, action: int, public: bool = False) -> tuple[m.Action, list[str]]:
+        """The action of a legal action id, and each of its parameters as `name=value`; `public`:
+        a secret parameter reads `?` (or `a card`)."""
         point, ai, combo, shown = self.action_table[action]
         act = self.choices[point].actions[ai]
         parts = []
         for b, index, name in zip(act.binders, combo, shown):
             it = b.iter
-            if name is not None:
+            if public and b.name in act.secret_params:
+                text = "a card" if isinstance(it, (core.CardsIn, core.CardsInEvery, core.CardsOf)) else "a set of cards" if isinstance(it, core.SubsetsOf) else "?"
+            elif name is not None:
                 text = name
             elif isinstance(it, (core.CardsIn, core.CardsInEvery, core.CardsOf)):
                 text = self.describe_value("card", index)
@@ -259,12 +278,29 @@ class Game:
         return self.choices[point].actions[ai].label
 
     # ---- observations
-    def _visible(self, zone: int, player: int) -> bool:
+    def zone_visible(self, zone: int, player: int) -> bool:
+        """Whether `player` sees the cards of zone instance `zone` (see `zone_instances`)."""
         vis = self.layout.zone_decl[zone].visibility
         return vis == "public" or (vis == "owner" and self.layout.zone_owner[zone] == player)
 
+    _visible = zone_visible
+
+    def decision_text(self, actor: int, action: int, player: int) -> str:
+        """A decision as seat `player` observes it: in full for its taker or a public decision."""
+        return f"{self.player_name(actor)}: {self.describe_action(action, public=player != actor)}"
+
+    def event_text(self, entry: tuple, player: int) -> str:
+        """One entry of a state's log (`State.events`) as seat `player` observes it."""
+        return self._event(entry, player)
+
     def _event(self, entry: tuple, player: int) -> str:
         names, kinds = self.layout.zone_names, self.kind_names
+        if entry[0] == "act":
+            return self.decision_text(entry[1], entry[2], player)
+        if entry[0] == "rotate":
+            _, base, count, shift = entry
+            family = names[base].split("[")[0]
+            return f"{family} passed {shift:+d} seat(s)"
         if entry[0] == "reveal":
             _, zone, cards, to = entry
             if to == -1 or to == player:
@@ -300,8 +336,28 @@ class Game:
             "vars": {name: value if self.variable_visible(i, player) else None
                      for i, (name, value) in enumerate(zip(self.layout.var_names, state.v))},
             "events": [self._event(e, player) for e in state.log[state.turn_start:]],
+            # cards the player knows to be in zones they cannot see (shown to them, or seen going in)
+            "known": {self.layout.zone_names[z]: sorted(self.kind_names[k] for k in cards.elements())
+                      for z, cards in sorted(knowledge(self, state, player).items())},
             "terminal": state.over,
         }
+
+    def known_text(self, obs: dict) -> list[str]:
+        """The "known to you" lines of an observation."""
+        return [f"  known to you: {zone}: {', '.join(cards)}" for zone, cards in obs["known"].items()]
+
+    def seat_events(self, state: State, player: int, since: int = 0) -> list[str]:
+        """What happened from log position `since` on, as seat `player` may be told it: the others'
+        decisions in their public form, the moves and announcements, and "you saw: ..." for what the
+        rules showed this seat."""
+        names = self.layout.zone_names
+        out = []
+        for entry in state.log[since:]:
+            if entry[0] == "reveal" and entry[3] in (-1, player):
+                out.append(f"you saw: {names[entry[1]]}: {', '.join(self.kind_names[k] for k in entry[2]) or '(empty)'}")
+            elif not (entry[0] == "act" and entry[1] == player):  # one's own decisions need no telling
+                out.append(self._event(entry, player))
+        return out
 
     def _view_lines(self, obs: dict) -> list[str]:
         """What a player sees, for people: non-empty zones, each board as a grid, the variables."""
@@ -327,8 +383,10 @@ class Game:
             for r in range(rows):
                 row = " ".join(f"{cell:<{width}}" for cell in cells[r * columns:(r + 1) * columns])
                 lines.append(f"    {r + 1:>2} {row}".rstrip())
-        lines.append("  " + ", ".join(f"{k}={self._show_value(k, v)}" for k, v in obs["vars"].items()))
-        return lines
+        internal = self._internal_slots
+        lines.append("  " + ", ".join(f"{k}={self._show_value(k, v)}" for i, (k, v) in enumerate(obs["vars"].items())
+                                      if i not in internal))
+        return lines + self.known_text(obs)
 
     def _show_value(self, slot: str, value: int | None) -> str:
         if value is None:

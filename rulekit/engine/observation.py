@@ -11,6 +11,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without numpy
     raise ImportError('the observation tensor needs numpy: pip install "rulekit[openspiel]"') from exc
 
 from ..errors import InternalError
+from .knowledge import NO_SEAT, knowledge
 from .stepwise import Stepwise
 
 class ObservationEncoder:
@@ -28,7 +29,9 @@ class ObservationEncoder:
     sizes       (Z,)    per zone, how many cards it holds (always public)
     top         (S, K)  per stack zone, one-hot of its top card when the observer sees it
                         (all 0 while the top is still undetermined after a shuffle)
-    revealed    (Z, K)  cards of each zone revealed to the observer during this turn
+    known       (Z, K)  per zone the observer cannot see, copies of each kind they know are in it
+                        (shown to them by a reveal, or seen going in, and not gone since:
+                        the "known to you" part of the observation)
     vars        (V,)    every variable and token count the observer can see, raw values
                         (0 for a variable declared `owner` or `hidden` that is not theirs)
     choosing    (1+P*K) only for games whose decisions pick sets of cards, taken step by step
@@ -64,7 +67,7 @@ class ObservationEncoder:
         K, Z, S, V = len(self.kinds), len(self.zones), len(self.stacks), len(self.var_names)
         P = self.stepwise.set_parameters if self.stepwise else 0
         shapes = [("observer", (n,)), ("turn", (n,)), ("to_move", (n,)), ("status", (2,)),
-                  ("zones", (Z, K)), ("sizes", (Z,)), ("top", (S, K)), ("revealed", (Z, K)), ("vars", (V,)),
+                  ("zones", (Z, K)), ("sizes", (Z,)), ("top", (S, K)), ("known", (Z, K)), ("vars", (V,)),
                   ("choosing", (1 + P * K,) if P else (0,))]
         self.pieces = [(name, shape) for name, shape in shapes if int(np.prod(shape)) > 0]
         self.size = sum(int(np.prod(shape)) for _, shape in self.pieces)
@@ -103,14 +106,9 @@ class ObservationEncoder:
             return [state.zone(z.name, p) for z, p in self.zones]
         return contents
 
-    def _reveals(self, state, player: int, mode: str) -> list:
-        out = []
-        for entry in state.log[state.turn_start:]:
-            if entry[0] == "reveal":
-                _, zone, cards, to = entry
-                if mode == "all" or to == -1 or (mode == "player" and to == player):
-                    out.append((zone, cards))
-        return out
+    def _known(self, state, player: int, mode: str) -> dict:
+        """Per hidden zone, the kinds known there: to `player`, or to the whole table ("public")."""
+        return knowledge(self.game, state, NO_SEAT if mode == "public" else player)
 
     def encode(self, state, player: int, mode: str = "player", over: bool | None = None,
                out: np.ndarray | None = None, partial: list[int] | None = None) -> np.ndarray:
@@ -151,10 +149,10 @@ class ObservationEncoder:
             # a shuffled stack keeps an undetermined block [lo, hi): its top is not known yet
             if isinstance(c, list) and c and not (hi[i] > lo[i] and hi[i] == len(c)):
                 d["top"][j, index[c[-1]]] = 1
-        if "revealed" in d:
-            for zone, cards in self._reveals(state, player, mode):
-                for k in cards:
-                    d["revealed"][zone, k] += 1
+        if "known" in d:
+            for zone, cards in self._known(state, player, mode).items():
+                for k, copies in cards.items():
+                    d["known"][zone, k] = copies
         if "vars" in d:
             d["vars"][:] = self._vars(state, player, mode, obs)
         if partial and "choosing" in d and (mode == "all" or obs["to_move"] == player):
@@ -195,8 +193,8 @@ class ObservationEncoder:
         shown = self._vars(state, player, mode, obs) if mode == "all" else obs["vars"].values()
         lines.append("  " + ", ".join(f"{k}={'?' if v is None or (mode == 'public' and not self.game.variable_public(i)) else v}"
                                       for i, (k, v) in enumerate(zip(obs["vars"], shown))))
-        for zone, cards in self._reveals(state, player, mode):
-            lines.append(f"  > {self.zone_names[zone]} revealed: " + (", ".join(self.kinds[k] for k in cards) or "-"))
+        for zone, cards in sorted(self._known(state, player, mode).items()):
+            lines.append(f"  known: {self.zone_names[zone]}: " + ", ".join(self.kinds[k] for k in sorted(cards.elements())))
         return "\n".join(lines)
 
 

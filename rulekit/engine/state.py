@@ -215,6 +215,14 @@ class State:
         """Not an end, yet nobody can move: a deadlock of the rules."""
         return not self.over and not self.legal
 
+    @property
+    def chance_kind(self) -> str | None:
+        """At a chance node, "random" (a `random` statement: dice, a random value or a blind pick) or
+        "draw" (the next card of a shuffled stack whose order is not decided yet)."""
+        if self.chance is None:
+            return None
+        return "random" if self.resume[0] == "random" else "draw"
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(self.chance) if self.chance is not None else []
 
@@ -245,6 +253,7 @@ class State:
                     runtime.fix_end(self, resume[1], action, resume[2])
                 self.chance = None
             else:
+                self.log.append(("act", self.to_move, action))  # every seat observes the decision
                 pc, slots, values = self.pending[action]
                 for slot, value in zip(slots, values):
                     fr[slot + 1] = value
@@ -271,10 +280,12 @@ class State:
         return self.returns() if self.over else [0.0] * self.game.num_players()
 
     def action_to_string(self, action: int, player: int | None = None) -> str:
+        """An action for people. With `player` (OpenSpiel's (player, action) form), as that seat sees
+        it: in full for the one who decides, in its public form (secret parts hidden) for the others."""
         if self.chance is not None:
             domain = "card" if self.resume[0] == "fix" else self.resume[2]
             return "chance: " + self.game.describe_value(domain, action)
-        return self.game.describe_action(action)
+        return self.game.describe_action(action, public=player is not None and player != self.to_move)
 
     def clone(self) -> State:
         other = object.__new__(State)
@@ -296,6 +307,12 @@ class State:
         other.triggers, other.armed = self.triggers, self.armed[:]
         other.on_round = self.on_round
         return other
+
+    def redo(self) -> None:
+        """Run again the step this state waits at (a decision or a chance event), so that what it
+        offers is computed anew after a tool changed the state's cards (a re-deal, for example)."""
+        if not self.over:
+            self._run()
 
     def child(self, action: int) -> State:
         s = self.clone()
@@ -332,6 +349,15 @@ class State:
         return self.v[self.game.var_index(name, player)]
 
     # ---- information
+    def events(self, player: int, since: int = 0) -> list[str]:
+        """What `player` observed happen, from position `since` of the move log on (every decision,
+        move, reveal and announcement, each as that seat sees it)."""
+        return [self.game.event_text(e, player) for e in self.log[since:]]
+
+    @property
+    def log_size(self) -> int:
+        return len(self.log)
+
     def observation(self, player: int) -> dict:
         return self.game.observe(self, player)
 
