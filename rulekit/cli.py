@@ -260,8 +260,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    out = Console(soft_wrap=True, highlight=False)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    out = Console(soft_wrap=True, highlight=False, emoji=False)  # "file:100:1" is no ":100:" emoji
+    err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
     try:
         if args.command == "check":
             return _check(args, out)

@@ -164,3 +164,10 @@ def test_help_explains_exit_codes(capsys):
 def test_module_entry_point_runs():
     done = subprocess.run([sys.executable, "-m", "rulekit", "games"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "chocobo" in done.stdout
+
+
+def test_a_location_on_line_100_is_not_read_as_an_emoji(tmp_path, capsys):
+    text = TINY.replace("card Two x 2", "\n" * 95 + 'card Two x 2 quote "Not in the rulebook at all."')
+    code, out, err = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST)
+    line = text.split("\n").index('card Two x 2 quote "Not in the rulebook at all."') + 1
+    assert line >= 100 and f"tiny.rules:{line}:" in out and "💯" not in out, out

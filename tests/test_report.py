@@ -207,3 +207,10 @@ def test_a_runtime_error_names_its_rule_and_line(tmp_path, capsys):
     line = next(line for line in out.splitlines() if "error[runtime]" in line)
     assert line.strip().startswith(f"{path}:17:7: error[runtime]: rule count could not be carried out: 'drawn'")
     assert "17 |       add 5 to drawn" in out
+
+
+def test_every_finding_kind_has_a_group_title_and_a_hint():
+    from rulekit.findings import KINDS
+    from rulekit.report import wording
+
+    assert set(KINDS) <= set(wording.PROBLEM_TITLES) and set(KINDS) - {"ambiguity"} <= set(wording.HINTS)

@@ -22,6 +22,7 @@ PROBLEM_TITLES = {
     "runtime": "rules that could not be carried out",
     "ambiguity": "options that change verdicts",
     "stale-expect": "expectations that match no finding",
+    "information-flow": "information a player gets that the rules keep from them",
 }
 
 HINTS = {
@@ -36,6 +37,8 @@ HINTS = {
     "dead-rule": "a rule, action or definition that never applies usually has a condition that can never hold",
     "runtime": "the rule at this line failed in the state the witness ends in",
     "stale-expect": "remove the `expect`, or correct the finding id it names",
+    "information-flow": "make what is offered, who moves or what is shown independent of the cards this seat cannot "
+                        "see, or acknowledge a leak the rulebook implies with `expect ... quote`",
 }
 
 
