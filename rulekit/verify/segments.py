@@ -466,10 +466,13 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
     from .symbolic import to_z3
 
     status: dict[str, list] = {}
+    open_ = None  # what is still decided at every player count so far: only that is worth another query
     for config in configs:
         b = _Abstract(config)
         goals = []  # (name, term whose satisfiability means "not decided")
         for prop in b.g.properties:
+            if open_ is not None and prop.name not in open_:
+                continue
             try:
                 value = b.ev(prop.expr, Store([("s", i) for i in range(len(b.slots))]), {})
             except Unsupported:
@@ -478,6 +481,8 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
             goals.append((prop.name, [not_(value)] if prop.kind == "invariant" else [value]))
         for d in b.g.defines:
             if d.type != m.BOOL or any(p.type.kind != "player" for p in d.params):
+                continue
+            if open_ is not None and f"define {d.name}" not in open_:
                 continue
             seats = [()] if not d.params else [tuple(const(p) for _ in d.params) for p in range(b.n)]
             try:
@@ -495,6 +500,9 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
         for name, (goal,) in goals:
             r = solver.check(_truth(to_z3(goal, xs, memo)))
             status.setdefault(name, []).append("no" if r == z3.unsat else "yes" if r == z3.sat else "unknown")
+        open_ = {name for name, verdicts in status.items() if verdicts == ["no"] * len(verdicts)}
+        if not open_:
+            break
     counts = [c.players for c in configs]
     game = configs[0].game
     out = {}
