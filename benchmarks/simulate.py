@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rulekit  # noqa: E402
 from rulekit import executors  # noqa: E402
-from rulekit.simulation import Config, chunk_size, chunks, merge, play_chunk  # noqa: E402
+from rulekit.simulation import SimulationConfig, chunk_size, chunks, merge, play_chunk  # noqa: E402
 
 
 def main() -> int:
@@ -43,7 +43,7 @@ def main() -> int:
     from rulekit.dask_executor import DaskExecutor
 
     game = rulekit.load(args.game, args.players)
-    config = Config(args.game, game.num_players(), tuple(sorted(game.options.items())))
+    config = SimulationConfig(args.game, game.num_players(), tuple(sorted(game.options.items())))
     rows, overhead, reference = [], [], None
 
     def measure(label: str, workers: int, make, start_up: float):
@@ -96,7 +96,7 @@ def main() -> int:
 
 def _simulate_on(executor, game, games: int):
     """The summary of one run on an executor that is already started (its start-up is measured apart)."""
-    config = Config(game.name, game.num_players(), tuple(sorted(game.options.items())))
+    config = SimulationConfig(game.name, game.num_players(), tuple(sorted(game.options.items())))
     tasks = [(config, 0, a, b) for a, b in chunks(games, chunk_size(games, executor.workers))]
     return merge(executors.run(executor, play_chunk, tasks, "games", False), game.num_players())
 

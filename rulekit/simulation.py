@@ -7,7 +7,7 @@ adding counts (histograms of integers, never floats). So a run gives exactly the
 plays its chunks (this process, local processes, a Dask cluster), in whatever order and however many
 chunks it is cut into.
 
-What travels to a worker is a `Config` (the spec's name or path, the player count, the options, the
+What travels to a worker is a `SimulationConfig` (the spec's name or path, the player count, the options, the
 statistics' expressions as text) and a range: a worker loads and compiles the game once (`rulekit.load`
 caches it) and sends back a `Summary` of a few hundred bytes.
 """
@@ -37,7 +37,7 @@ def game_seed(run_seed: int, index: int) -> int:
 
 
 @dataclass(frozen=True)
-class Config:
+class SimulationConfig:
     """One game configuration and what to measure in it: all that a worker needs, in a few strings."""
 
     spec: str  # a bundled game's name, a spec folder or a .rules file, as a worker can load it
@@ -135,7 +135,7 @@ def has_rounds(model: m.Game) -> bool:
     return any(isinstance(st, m.Rounds) for body in m.bodies(model) for st in m.walk(body))
 
 
-def play_chunk(config: Config, seed: int, start: int, stop: int) -> Summary:
+def play_chunk(config: SimulationConfig, seed: int, start: int, stop: int) -> Summary:
     """Play games `start` .. `stop - 1` of the run with seed `seed`: random legal decisions, chance drawn
     inside the engine from each game's own seed."""
     game, stats = _compiled(config.spec, config.players, config.options, config.stats)
@@ -150,7 +150,7 @@ def play_chunk(config: Config, seed: int, start: int, stop: int) -> Summary:
     return summary
 
 
-def _play_one(game, stats, config: Config, run_seed: int, index: int, summary: Summary, rounds_in_spec: bool) -> None:
+def _play_one(game, stats, config: SimulationConfig, run_seed: int, index: int, summary: Summary, rounds_in_spec: bool) -> None:
     seed = game_seed(run_seed, index)
     rng = random.Random(seed)
     rounds = 0
@@ -224,7 +224,7 @@ class Simulation:
     """A finished run: its configuration and the merged summary of its games."""
 
     game: object  # the loaded Game, on the client
-    config: Config
+    config: SimulationConfig
     seed: int
     summary: Summary
     chunks: int
@@ -310,7 +310,7 @@ def simulate(game_or_name, games: int = 1000, seed: int = 0, players: int | None
         game = game_or_name
         if players is not None or options:
             game = load(spec_reference(game), players or game.num_players(), {**game.options, **(options or {})})
-    config = Config(spec_reference(game_or_name if isinstance(game_or_name, str) else game), game.num_players(),
+    config = SimulationConfig(spec_reference(game_or_name if isinstance(game_or_name, str) else game), game.num_players(),
                     tuple(sorted(game.options.items())), max_steps, tuple((stats or {}).items()), each_round)
     _compiled(config.spec, config.players, config.options, config.stats)  # bad expressions fail here, not remotely
     done, first = [], 0
@@ -335,7 +335,7 @@ PILOT_SECONDS = 0.5  # games played in this process before choosing where the re
 PROCESS_START_UP = 3.0  # seconds to spawn local processes that load and compile a game (benchmarks/simulate.py)
 
 
-def _pilot(config: Config, seed: int, games: int) -> tuple[Summary, int, float]:
+def _pilot(config: SimulationConfig, seed: int, games: int) -> tuple[Summary, int, float]:
     """The first games of a run, played here for about PILOT_SECONDS: their summary, how many they were
     and the seconds they took."""
     started = time.perf_counter()

@@ -16,7 +16,7 @@ from rulekit.cli import main
 from rulekit.errors import SpecError
 from rulekit.expressions import compile_expression
 from rulekit.pipeline import Spec
-from rulekit.simulation import Config, chunks, merge, play_chunk, simulate
+from rulekit.simulation import SimulationConfig, chunks, merge, play_chunk, simulate
 from tests.helpers import write_spec
 
 distributed = pytest.importorskip("distributed")
@@ -74,7 +74,7 @@ def test_the_summary_is_identical_in_process_on_local_processes_and_on_dask(clie
 
 
 def test_another_seed_gives_another_summary_and_chunks_do_not_matter():
-    config = Config("chocobo", 3, tuple(sorted(rulekit.load("chocobo", 3).options.items())), stats=(("d", "size(deck)"),))
+    config = SimulationConfig("chocobo", 3, tuple(sorted(rulekit.load("chocobo", 3).options.items())), stats=(("d", "size(deck)"),))
     whole = play_chunk(config, 1, 0, 30)
     assert merge([play_chunk(config, 1, a, b) for a, b in chunks(30, 4)], 3) == whole
     assert merge(reversed([play_chunk(config, 1, a, b) for a, b in chunks(30, 7)]), 3) == whole
@@ -94,7 +94,7 @@ def test_a_worker_that_dies_mid_run_loses_no_results(client, tmp_path):
     from rulekit.dask_executor import DaskExecutor
 
     game = rulekit.load("chocobo", 3)
-    config = Config("chocobo", 3, tuple(sorted(game.options.items())), stats=(("d", "size(deck)"),))
+    config = SimulationConfig("chocobo", 3, tuple(sorted(game.options.items())), stats=(("d", "size(deck)"),))
     marker = str(tmp_path / "killed")
     tasks = [(marker if i == 2 else str(tmp_path / "never"), config, 9, a, b) for i, (a, b) in enumerate(chunks(40, 5))]
     open(tmp_path / "never", "w").close()
