@@ -12,12 +12,12 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__, load, resources
 from .checking import PlayBounds, check_spec
 from .errors import RulekitError, SpecError
+from .executors import ProgressBar
 from .pipeline import Spec
 from .report import render_text, to_json, to_sarif
 
@@ -54,29 +54,14 @@ examples:
 """
 
 
-class _Progress:
-    """A progress bar on the terminal's stderr, silent otherwise."""
+class _Progress(ProgressBar):
+    """The executors' progress bar, with a line per spec checked in another process and the method
+    that is running."""
 
     def __init__(self, enabled: bool):
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=Console(stderr=True), transient=True,
-                            disable=not enabled)
-        self.task = None
+        super().__init__(enabled)
         self.lines: dict = {}
         self.enabled = enabled
-
-    def __enter__(self):
-        self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.bar.__exit__(*exc)
-
-    def start(self, label: str, total: int) -> None:
-        self.task = self.bar.add_task(label, total=total)
-
-    def advance(self, steps: int = 1) -> None:
-        self.bar.advance(self.task, steps)
 
     def describe(self, label: str) -> None:
         """What is running now: the spec, the configuration, the method."""

@@ -9,6 +9,29 @@ from rulekit.pipeline import Spec
 
 TINY_RULEBOOK = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
 
+# A complete spec of that rulebook: every sentence accounted for, a draw, a winner.
+TINY_SPEC = """
+game tiny "Tiny"
+rulebook "rulebook.txt" source "tiny.txt"
+players 2 to 3
+unmodelled "Tiny Game." because "Title."
+zone box: set, public, initial
+zone hand per player: set, owner
+card Ace x 1 quote "The player with the Ace wins."
+card Two x 2
+var drawn: int 0..3 = 0
+flow {
+  shuffle box
+  for p in players {
+    random c in box quote "Each player draws one card."
+    move c from box to hand(p)
+    add 1 to drawn
+  }
+  for p in players { if exists(c in hand(p) where c == Ace) { win p } }
+  end game quote "The player with the Ace wins."
+}
+"""
+
 
 def play_random(game, seed: int, max_decisions: int = 5000, on_state=None, auto_chance: bool = True):
     """One seeded random game; `on_state(state)` is called on every state reached."""

@@ -8,31 +8,9 @@ import sys
 import pytest
 
 from rulekit.cli import main
-from tests.helpers import write_spec
+from tests.helpers import TINY_SPEC as TINY, write_spec
 
 FAST = ["--games", "4", "--variant-games", "1"]
-
-TINY = """
-game tiny "Tiny"
-rulebook "rulebook.txt" source "tiny.txt"
-players 2 to 3
-unmodelled "Tiny Game." because "Title."
-zone box: set, public, initial
-zone hand per player: set, owner
-card Ace x 1 quote "The player with the Ace wins."
-card Two x 2
-var drawn: int 0..3 = 0
-flow {
-  shuffle box
-  for p in players {
-    random c in box quote "Each player draws one card."
-    move c from box to hand(p)
-    add 1 to drawn
-  }
-  for p in players { if exists(c in hand(p) where c == Ace) { win p } }
-  end game quote "The player with the Ace wins."
-}
-"""
 
 
 def run(capsys, *argv):

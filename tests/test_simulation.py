@@ -17,33 +17,11 @@ from rulekit.errors import SpecError
 from rulekit.expressions import compile_expression
 from rulekit.pipeline import Spec
 from rulekit.simulation import SimulationConfig, chunks, merge, play_chunk, simulate
-from tests.helpers import write_spec
+from tests.helpers import TINY_SPEC as TINY, write_spec
 
 distributed = pytest.importorskip("distributed")
 
 STATS = {"deck": "size(deck)", "played": "rounds_played", "long_hand": "exists(p in players where size(hand(p)) > 3)"}
-
-TINY = """
-game tiny "Tiny"
-rulebook "rulebook.txt" source "tiny.txt"
-players 2 to 3
-unmodelled "Tiny Game." because "Title."
-zone box: set, public, initial
-zone hand per player: set, owner
-card Ace x 1 quote "The player with the Ace wins."
-card Two x 2
-var drawn: int 0..3 = 0
-flow {
-  shuffle box
-  for p in players {
-    random c in box quote "Each player draws one card."
-    move c from box to hand(p)
-    add 1 to drawn
-  }
-  for p in players { if exists(c in hand(p) where c == Ace) { win p } }
-  end game quote "The player with the Ace wins."
-}
-"""
 
 
 @pytest.fixture(scope="module")
