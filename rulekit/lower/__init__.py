@@ -44,10 +44,8 @@ class Config:
 
     @property
     def key(self) -> tuple:
+        """What tells this configuration apart from the game's others: the player count and the options."""
         return (self.players, tuple(sorted(self.options.items())))
-
-    def kind_index(self, name: str) -> int:
-        return next(i for i, c in enumerate(self.game.components) if c.name == name)
 
 
 def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dict[str, str] | None = None) -> Config:
