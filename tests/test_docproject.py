@@ -115,11 +115,12 @@ def test_docs_from_an_installed_wheel(tmp_path):
     python = env_dir / "bin" / "python"
     purelib = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                   check=True, capture_output=True, text=True).stdout.strip())
-    # this environment's packages after the fresh one's: the wheel's rulekit comes first
-    (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
     wheel = next(wheels.glob("rulekit-*.whl"))
     subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], check=True,
                    capture_output=True)
+    # this environment's packages after the fresh one's: the wheel's rulekit comes first. Borrowed only
+    # after the install, or pip would find this environment's rulekit there and install nothing.
+    (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
     work = tmp_path / "work"
     write_game(work / "mine")
     environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
