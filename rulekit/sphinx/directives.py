@@ -28,6 +28,7 @@ from .english import English, Line, Ref, humanize, language, translation
 from .playbook import how_to_play
 from .nodes import rulekit_details, rulekit_svg
 from .plots import length_plot, outcome_plot, simulate
+from .wording import walk_expr
 
 logger = logging.getLogger(__name__)
 
@@ -484,7 +485,7 @@ class GamePage:
         owners += [(f"the definition of {humanize(d.name)}", d) for d in g.defines]
         owners += [(f"trigger {humanize(getattr(t, 'name', ''))}", t) for t in getattr(g, "triggers", ()) or ()]
         for label, node in owners:
-            for sub in _nodes(node):
+            for sub in walk_expr(node):
                 if isinstance(sub, m.OptionIs):
                     found.setdefault(sub.ambiguity, set()).add(label)
         return found
@@ -619,20 +620,6 @@ def _bound(bound) -> str:
             return "; ".join(f"{k} {shown(x)}" for k, x in v.items())
         return str(v)
     return "; ".join(f"{humanize(str(k))}: {shown(v)}" for k, v in bound.items())
-
-
-def _nodes(node):
-    """Every dataclass node under `node` (model walk for any node type)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (tuple, list)):
-            stack.extend(n)
-        elif dataclasses.is_dataclass(n) and not isinstance(n, type):
-            yield n
-            for f in dataclasses.fields(n):
-                if f.name not in ("span", "quotes"):
-                    stack.append(getattr(n, f.name, None))
 
 
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:/[^\s/:()'\"]+){2,}")  # a path from the root of a machine
