@@ -435,11 +435,11 @@ def test_counts_abstraction_names_what_it_does_not_record():
 
 
 def test_check_reports_counts_abstraction_verdicts_and_never_refutes_with_them():
-    from rulekit.checking import _segment_findings
+    from rulekit.checking.solving import segment_findings
 
     spec = Spec.find("chucky")
     game = spec.model
-    found = {f.id: f for f in _segment_findings(spec, game, game.default_options(), PlayBounds(symbolic_time_limit=60))}
+    found = {f.id: f for f in segment_findings(spec, game, game.default_options(), PlayBounds(symbolic_time_limit=60))}
     assert found["chucky/invariant/fear_capped/z3"].verdict == "proven"
     assert found["chucky/invariant/fear_conserved/z3"].verdict == "proven"
     assert "counts abstraction" in found["chucky/invariant/fear_capped/z3"].message

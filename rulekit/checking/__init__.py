@@ -1,0 +1,128 @@
+"""`rulekit check` for one spec: every method, and one finding per question with its strongest honest verdict.
+
+Methods, cheapest first:
+
+- static: quotes verbatim in the rulebook, coverage, declared ambiguities;
+- Z3 (`verify.smt`): the facts, counts and claims are consistent for every player count, or a minimal
+  unsat core mapped back to its quotes; invariants and dead conditions over the sound abstraction
+  "counts per card kind per zone";
+- seeded random play (a fast pass over every player count and every option), and, when a run of it
+  breaks something, Hypothesis (`verify.strategies`) to shrink the failure to a minimal witness;
+- explicit-state exploration (`verify.explore`), breadth first, so its witnesses are shortest; it
+  decides invariants, deadlocks, reachability and dead actions exactly when it completes, and gives
+  `bounded` verdicts when the state budget, time limit or depth stops it;
+- networkx (`verify.graphs`): play that can go on forever (states from which no end is reachable) in
+  the explored state graph, and the turn-structure graph.
+
+Verdicts: `proven` only from a complete exploration, a Z3 proof, or a witness (a reachability target
+met; a witness is replayed in the engine before it is reported); `refuted` with a witness; `bounded`
+when only a bounded search supports the claim; `unknown` otherwise.
+"""
+from __future__ import annotations
+
+import time
+
+from ..findings import Finding, GameReport
+from ..pipeline import Spec
+from ..verify import information
+from .shared import PlayBounds, options_key
+from .variants import changed_options, option_sets, options_suffix, variant_analysis
+from .static import acknowledge, consistency, locate, static_findings, turn_structure
+from .sampling import random_play
+from .exploring import explore_all
+from .solving import abstraction_proofs, symbolic_findings
+from .judging import judge
+
+
+def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
+               executor=None) -> GameReport:
+    """All findings for one spec; a spec that does not compile raises SpecError. `executor`
+    (`rulekit.executors`) runs the random play; by default, this process does."""
+    bounds = bounds or PlayBounds()
+    game = spec.model
+    report = GameReport(game.name, game.title, spec.display_path,
+                        list(range(game.min_players, game.max_players + 1)), game.default_options())
+    timings = timings if timings is not None else {}
+    clock = _Clock(timings, progress, game.name)
+    with clock("static"):
+        static_findings(spec, game, report)
+    with clock("z3-unsat-core"):
+        consistency(spec, game, report, bounds)
+    variants = option_sets(game)
+    explored_variants = variants if bounds.all_options else variants[:1]
+    with clock("z3-abstraction"):
+        proofs = {options_key(o): abstraction_proofs(spec, game, o, bounds) for o in variants}
+    with clock("random-play"):
+        tallies = random_play(spec, game, variants, bounds, progress, executor)
+    with clock("explicit-state"):
+        explorations = {options_key(o): explore_all(spec, game, o, bounds) for o in explored_variants}
+    with clock("z3-symbolic"):
+        symbolic = {options_key(o): symbolic_findings(spec, game, o, bounds) for o in explored_variants}
+    verdicts = {}
+    fired_by: dict = {}
+    for options in variants:
+        for action in tallies[options_key(options)].fired:
+            fired_by.setdefault(action, []).append(changed_options(options, game))
+    dead_by_default: set[str] = set()
+    for options in variants:
+        k = options_key(options)
+        with clock("graph"):
+            found = judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds, fired_by)
+        found += symbolic.get(k, [])
+        verdicts[k] = found
+        default = options == variants[0]
+        if default:
+            dead_by_default = {f.id for f in found if f.kind == "dead-rule"}
+        suffix = options_suffix(options, game)
+        for f in found:
+            # Under another option, report what breaks; not what a few games merely did not reach, nor
+            # an action that is never taken under the default options either (that finding says it once).
+            if f.kind == "dead-rule" and not default and f.id.removesuffix(suffix) in dead_by_default:
+                continue
+            if default or (f.severity != "info" and f.verdict != "unknown") or f.kind == "termination":
+                report.add(f)
+    if bounds.all_options:
+        variant_analysis(game, variants, verdicts, report)
+    with clock("information-flow"):
+        for f in information.findings(spec, variants, information.Bounds.for_check(bounds.seed, bounds.deep_information), lambda **k: Finding(game=game.name, **k)):
+            report.add(f)
+    with clock("graph"):
+        turn_structure(game, report)
+    acknowledge(game, report)
+    locate(spec, report)
+    report.stats = {**report.stats, "timings": dict(timings), "explored": [
+        {"players": x.players, "options": changed_options(x.options, game), "states": x.states, "transitions": x.transitions,
+         "complete": x.complete, "stopped_by": x.stopped_by, "depth": x.depth, "seconds": round(x.seconds, 3),
+         "symmetry": x.symmetry, "method": getattr(x, "method", "engine")} for xs in explorations.values() for x in xs]}
+    return report
+
+
+METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",
+                "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
+                "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC and k-induction",
+                "graph": "judging the verdicts"}
+
+
+class _Clock:
+    """Times each method; tells the progress display (when there is one) which method is running."""
+
+    def __init__(self, timings: dict, progress=None, game: str = ""):
+        self.timings = timings
+        self.progress = progress if hasattr(progress, "describe") else None
+        self.game = game
+
+    def __call__(self, name: str):
+        clock = self
+
+        class _Span:
+            def __enter__(self):
+                if clock.progress is not None:
+                    clock.progress.describe(f"{clock.game}: {METHOD_NAMES.get(name, name)}")
+                self.t = time.perf_counter()
+
+            def __exit__(self, *exc):
+                clock.timings[name] = clock.timings.get(name, 0.0) + time.perf_counter() - self.t
+        return _Span()
+
+
+__all__ = ["CheckBounds", "METHOD_NAMES", "PlayBounds", "check_spec", "play_sample", "replayed", "setup_error", "witness"]

@@ -1,0 +1,53 @@
+"""Explicit-state exploration of each configuration, by the vectorized explorer where it applies."""
+from __future__ import annotations
+
+
+from .. import model as m
+from ..errors import RuleRuntimeError, SpecError, WitnessError
+from ..pipeline import Spec
+from .shared import PlayBounds
+
+
+def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list:
+    """Per player count: the vectorized explorer where the configuration lies in the symbolic fragment,
+    the engine's explorer otherwise."""
+    from ..verify import Unsupported, vector
+    from ..verify.explore import Limits, explore
+
+    counts = range(game.min_players, game.max_players + 1)
+    share = bounds.explore_budget / len(counts) if bounds.explore_budget > 0 else bounds.time_limit
+    limits = Limits(max_states=bounds.max_states, time_limit=min(bounds.time_limit, share), depth=bounds.depth)
+    out = []
+    if bounds.max_states <= 0:
+        return out
+    for players in counts:
+        try:
+            loaded = spec.engine(players, options)
+        except (RuleRuntimeError, SpecError):
+            continue
+        try:
+            result = vector.explore(loaded, limits)
+            _engine_errors(result)
+        except Unsupported:
+            try:
+                result = explore(loaded, limits)
+            except RuleRuntimeError:
+                continue
+        except RuleRuntimeError:
+            continue
+        result.loaded = loaded
+        out.append(result)
+    return out
+
+
+def _engine_errors(x) -> None:
+    """The engine's own message for each rule the vectorized explorer found refused; it must refuse it."""
+    errors = []
+    for index, action, _ in x.errors:
+        try:
+            x.loaded.replay(x.path(index) + [action])
+        except RuleRuntimeError as exc:
+            errors.append((index, action, str(exc)))
+            continue
+        raise WitnessError(f"rulekit bug: the symbolic relation refuses action {action}, the engine does not")
+    x.errors = errors

@@ -1,0 +1,91 @@
+"""The check's bounds, and the small helpers every method of the check uses."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import statistics
+from ..errors import RuleRuntimeError, SpecError
+from ..pipeline import Spec
+
+
+
+@dataclass
+class PlayBounds:
+    games: int = 100  # per player count, under the default options
+    variant_games: int = 25  # per player count, under each non-default option
+    max_steps: int = 5000  # decisions per game before it counts as not ending
+    seed: int = 0
+    max_states: int = 20_000  # explorer: states per configuration
+    time_limit: float = 3.0  # explorer: seconds per configuration
+    depth: int | None = None  # explorer: steps from the start
+    all_options: bool = False  # explore (and prove) under every option, and compare the verdicts
+    solver_timeout: float = 5.0  # seconds per Z3 query
+    shrink: bool = True  # shrink random-play failures with Hypothesis
+    play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
+    variant_budget: int = 800  # decisions per player count under each non-default option
+    explore_budget: float = 3.0  # explorer: seconds per spec and option set, shared by the player counts
+    bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
+    max_k: int = 3  # Z3 k-induction: the largest k tried
+    symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
+    confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts
+    max_violation_rate: float | None = None  # stop random play once every invariant's bound is below it
+    deep_information: bool = False  # information-flow check: ten times the re-deals of hidden cards
+
+
+CheckBounds = PlayBounds
+
+
+def location_of(span) -> str | None:
+    return str(span) if span is not None else None
+
+
+def setup_error(exc: RuleRuntimeError | SpecError) -> tuple[str, object]:
+    """What stops a configuration from being built, in one line, and where."""
+    if isinstance(exc, SpecError):
+        first = exc.diagnostics[0]
+        return f"{first.code} {first.message}", first.span
+    return str(exc), exc.span
+
+
+def config_of(spec: Spec, players: int, options: dict):
+    """The core IR of one configuration, or None when it cannot be built (random play reports why)."""
+    try:
+        return spec.config(players, options)
+    except SpecError:
+        return None
+
+
+def quote_texts(node) -> list[str]:
+    return [x.text for x in getattr(node, "quotes", ())]
+
+
+def described(prop) -> str:
+    return f": {prop.description}" if getattr(prop, "description", None) else ""
+
+
+def contiguous(counts: list[int]) -> bool:
+    return counts == list(range(counts[0], counts[-1] + 1))
+
+
+def players_text(counts: list[int]) -> str:
+    return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+
+
+def options_key(options: dict) -> tuple:
+    return tuple(sorted(options.items()))
+
+
+def z3_errors() -> tuple:
+    import z3
+
+    return (z3.Z3Exception,)
+
+
+def property_test(prop):
+    """The compiled test of a property, looked up lazily by name in the state's own game."""
+    def test(state):
+        for p, t in state.game.properties(prop.kind):
+            if p.name == prop.name:
+                return t(state)
+        raise KeyError(prop.name)
+    return test

@@ -1,0 +1,234 @@
+"""Z3 over the exact symbolic transition relation (BMC, k-induction, parametric) and over the counts abstraction."""
+from __future__ import annotations
+
+import time
+
+
+from .. import model as m
+from ..findings import Finding
+from ..pipeline import Spec
+from .shared import PlayBounds, config_of, described, location_of, players_text, property_test, quote_texts, z3_errors
+from .variants import changed_options, options_suffix
+from .witnesses import replayed
+
+
+def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
+    """BMC, k-induction and the parametric proof, for each player count, when the configuration lies in
+    the symbolic fragment (`verify.fragment`); one `unknown` finding naming the construct otherwise."""
+    from ..verify import Unsupported, fragment, parametric, symbolic
+    from ..lower import every_count
+    from ..verify.replay import action_ids
+
+    suffix, changed = options_suffix(options, game), changed_options(options, game)
+    counts = list(range(game.min_players, game.max_players + 1))
+    timeout = int(bounds.solver_timeout * 1000)
+    results = {}
+    try:
+        for players in counts:
+            config = config_of(spec, players, options)
+            if config is None:
+                continue
+            system = fragment.build(config)
+            results[players] = (system, symbolic.verify(system, bounds.bmc_depth, bounds.max_k, timeout,
+                                                         bounds.symbolic_time_limit))
+    except Unsupported as exc:
+        if not game.properties:
+            return []
+        return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
+                        "z3-bmc", f"Z3 (BMC, k-induction) left out: the exact symbolic transition relation does not "
+                        f"cover this game (unsupported: {exc}); its ends and deadlocks are judged by exploration and "
+                        "random play, its invariants also by Z3 over the counts abstraction", options=changed),
+                *segment_findings(spec, game, options, bounds)]
+    except z3_errors() as exc:
+        return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
+                        "z3-bmc", f"Z3 failed on the symbolic transition relation ({exc})", options=changed)]
+    if not results:
+        return []
+    where = players_text(counts)
+    found: list[Finding] = []
+    loaded_cache: dict = {}
+
+    def replay(players, path, holds, what):
+        if players not in loaded_cache:
+            loaded_cache[players] = spec.engine(players, options)
+        loaded = loaded_cache[players]
+        ids = action_ids(results[players][0], loaded)
+        return replayed(loaded, [ids[c] for c in path], holds, what)
+
+    depth = min(v.depth for _, v in results.values())
+    bound = {"players": counts, "bmc_depth": depth, "max_k": bounds.max_k}
+    for prop in game.properties:
+        key = (prop.kind, prop.name)
+        answers = {p: v.answers.get(key) for p, (_, v) in results.items()}
+        test = property_test(prop)
+        common = dict(quotes=quote_texts(prop), location=location_of(prop.span), options=changed)
+        if prop.kind == "invariant":
+            fid = f"{game.name}/invariant/{prop.name}/z3{suffix}"
+            bad = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "refuted")
+            ks = {p: v.proven.get(prop.name) for p, (_, v) in results.items()}
+            if bad:
+                d, p = bad[0]
+                steps = replay(p, answers[p].path, lambda s, t=test: not t(s), f"invariant {prop.name}")
+                found.append(Finding(fid, game.name, "invariant", "error", "refuted", "z3-bmc",
+                                     f"{prop.name} is false {d} steps from the start with {p} players (Z3 BMC, a "
+                                     f"shortest witness){described(prop)}", bound=bound, witness=steps, **common))
+            elif all(ks.values()):
+                k = max(k for k, _ in ks.values())
+                lemmas = max(n for _, n in ks.values())
+                found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction",
+                                     f"{prop.name} holds in every reachable state with {where} players: Z3 proves it "
+                                     f"{k}-inductive (with {lemmas} lemma(s) proven alongside){described(prop)}",
+                                     bound={**bound, "k": k}, **common))
+            else:
+                unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
+                proven = sorted(p for p, k in ks.items() if k)
+                text = f"{prop.name} holds in every state within {depth} steps of the start (Z3 BMC, {where} players)"
+                if proven:
+                    text += f"; proven by k-induction with {players_text(proven)} players"
+                if unknown:
+                    text += "; undecided with " + ", ".join(map(str, unknown)) + " players (" + \
+                        answers[unknown[0]].reason + ")"
+                found.append(Finding(fid, game.name, "invariant", "info", "unknown" if unknown and not proven else
+                                     "bounded", "z3-bmc", text + described(prop), bound=bound, **common))
+        else:
+            fid = f"{game.name}/reachability/{prop.name}/z3{suffix}"
+            hits = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "reached")
+            never = [p for p, (_, v) in results.items() if prop.name in v.unreachable]
+            if hits:
+                d, p = hits[0]
+                steps = replay(p, answers[p].path, lambda s, t=test: t(s), f"target {prop.name}")
+                found.append(Finding(fid, game.name, "reachability", "info", "proven", "z3-bmc",
+                                     f"{prop.name} is reached in {d} steps with {p} players (Z3 BMC, a shortest "
+                                     f"witness){described(prop)}", bound=bound, witness=steps, **common))
+            elif len(never) == len(counts):
+                found.append(Finding(fid, game.name, "reachability", "warning", "refuted", "z3-k-induction",
+                                     f"{prop.name} can never be reached with {where} players: its negation is "
+                                     f"inductive (Z3){described(prop)}", bound=bound, **common))
+            else:
+                text = f"{prop.name} is not reached within {depth} steps (Z3 BMC, {where} players)"
+                if never:
+                    text += f"; it can never be reached with {players_text(sorted(never))} players (Z3 induction)"
+                found.append(Finding(fid, game.name, "reachability", "warning", "unknown", "z3-bmc",
+                                     text + described(prop), bound=bound, **common))
+    stuck = sorted((a.depth, p) for p, (_, v) in results.items()
+                   if (a := v.answers.get(("deadlock",))) is not None and a.status == "found")
+    fid = f"{game.name}/deadlock/z3{suffix}"
+    if stuck:
+        d, p = stuck[0]
+        steps = replay(p, results[p][1].answers[("deadlock",)].path, lambda s: s.is_stuck(), "a deadlock")
+        found.append(Finding(fid, game.name, "deadlock", "error", "refuted", "z3-bmc",
+                             f"the game is not over, yet no one has a legal move, {d} steps from the start with "
+                             f"{p} players (Z3 BMC, a shortest witness)", bound=bound, witness=steps, options=changed))
+    elif all(v.stuck_free for _, v in results.values()):
+        k = max(v.stuck_free for _, v in results.values())
+        found.append(Finding(fid, game.name, "deadlock", "info", "proven", "z3-k-induction",
+                             f"no reachable state is stuck with {where} players: Z3 proves \"over, or some action "
+                             f"is legal\" {k}-inductive", bound={**bound, "k": k}, options=changed))
+    else:
+        found.append(Finding(fid, game.name, "deadlock", "info", "bounded", "z3-bmc",
+                             f"no stuck state within {depth} steps of the start (Z3 BMC, {where} players)",
+                             bound=bound, options=changed))
+    try:
+        proofs = parametric.prove(every_count(game, options), timeout)
+    except (Unsupported, *z3_errors()):
+        proofs = {}
+    for prop in game.properties:
+        if prop.name in proofs and proofs[prop.name][0]:
+            found.append(Finding(f"{game.name}/invariant/{prop.name}/z3-parametric{suffix}", game.name, "invariant",
+                                 "info", "proven", "z3-k-induction", f"{prop.name}: {proofs[prop.name][1]}{described(prop)}",
+                                 bound={"players": f">= {game.min_players}", "k": 1}, quotes=quote_texts(prop),
+                                 location=location_of(prop.span), options=changed))
+    return found
+
+
+def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
+    """Each invariant over the counts abstraction (`verify.segments`): proven by k-induction, bounded
+    by BMC (in segments), or unknown with the reason; never refuted, as its traces are not the engine's."""
+
+
+    from ..verify import Unsupported, segments
+
+    suffix, changed = options_suffix(options, game), changed_options(options, game)
+    invariants = [p for p in game.properties if p.kind == "invariant"]
+    counts = list(range(game.min_players, game.max_players + 1))
+    timeout = max(1, int(min(bounds.solver_timeout, 1.0) * 1000))
+    results: dict = {}
+    try:
+        for players in counts:
+            config = config_of(spec, players, options)
+            if config is None:
+                continue
+            system = segments.build(config)
+            # A fifth of the symbolic step's time per configuration: what the abstraction decides it
+            # decides in a fraction of a second, and `rulekit check` must stay fast.
+            deadline = time.perf_counter() + bounds.symbolic_time_limit / 5
+            # Small cones first, each invariant with its share of what is left of the configuration's
+            # time, so that what one leaves unused goes to the harder ones after it.
+            order = segments.by_cost(system)
+            for i, name in enumerate(order):
+                share = (deadline - time.perf_counter()) / (len(order) - i)
+                results.setdefault(name, {})[players] = segments.decide(
+                    system, name, min(bounds.bmc_depth, 8), bounds.max_k, timeout, time.perf_counter() + share)
+    except Unsupported as exc:
+        return [Finding(f"{game.name}/invariant/z3-counts{suffix}", game.name, "invariant", "info", "unknown",
+                        "z3-bmc", f"Z3 over the counts abstraction left out (unsupported: {exc})", options=changed)]
+    except z3_errors() as exc:
+        return [Finding(f"{game.name}/invariant/z3-counts{suffix}", game.name, "invariant", "info", "unknown",
+                        "z3-bmc", f"Z3 failed on the counts abstraction ({exc})", options=changed)]
+    where = players_text(counts)
+    how = ("over the counts abstraction (cards as counts per kind per zone, the control flow forgotten, what the "
+           "state does not record left unknown, cut to the invariant's cone of influence)")
+    found = []
+    for prop in invariants:
+        per = results[prop.name]
+        fid = f"{game.name}/invariant/{prop.name}/z3{suffix}"
+        common = dict(quotes=quote_texts(prop), location=location_of(prop.span), options=changed)
+        if all(v[0] == "proven" for v in per.values()):
+            k = max(v[1] for v in per.values())
+            found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction",
+                                 f"{prop.name} holds in every reachable state with {where} players: Z3 proves it "
+                                 f"{k}-inductive {how}{described(prop)}",
+                                 bound={"players": counts, "k": k, "abstraction": "counts"}, **common))
+            continue
+        undecided = sorted(p for p, v in per.items() if v[0] == "unknown")
+        if not undecided:
+            depth = min(v[1] for v in per.values())
+            proven = sorted(p for p, v in per.items() if v[0] == "proven")
+            text = (f"{prop.name} holds in every state reached through at most {depth} rule segments (Z3 BMC {how}, "
+                    f"{where} players)")
+            if proven:
+                text += f"; proven by k-induction with {players_text(proven)} players"
+            found.append(Finding(fid, game.name, "invariant", "info", "bounded", "z3-bmc", text + described(prop),
+                                 bound={"players": counts, "bmc_depth": depth, "abstraction": "counts"}, **common))
+            continue
+        reason = per[undecided[0]][2]
+        found.append(Finding(fid, game.name, "invariant", "info", "unknown", "z3-bmc",
+                             f"{prop.name}: Z3 {how} could not decide it with {players_text(undecided)} players: "
+                             f"{reason}{described(prop)}", bound={"players": counts, "abstraction": "counts"}, **common))
+    return found
+
+
+_ABSTRACTION_CACHE: dict = {}
+
+
+def abstraction_proofs(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> dict:
+    """Z3 over the counts abstraction; the answer depends only on the options that the declarations,
+    definitions and properties read, so variants that differ elsewhere share one computation."""
+    from ..verify import segments
+
+    read = set()
+    stack = [*game.facts, *game.components, *game.tokens, *game.vars, *game.defines, *game.properties]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, m.OptionIs):
+            read.add(node.ambiguity)
+        stack.extend(m.children(node))
+    key = (id(game), bounds.solver_timeout, tuple(sorted((k, v) for k, v in options.items() if k in read)))
+    cached = _ABSTRACTION_CACHE.get(key)
+    if cached is None or cached[0] is not game:
+        if len(_ABSTRACTION_CACHE) > 256:
+            _ABSTRACTION_CACHE.clear()
+        configs = [config_of(spec, players, options) for players in range(game.min_players, game.max_players + 1)]
+        proofs = {} if None in configs else segments.state_proofs(configs, int(bounds.solver_timeout * 1000))
+        cached = _ABSTRACTION_CACHE[key] = (game, proofs)
+    return cached[1]
