@@ -32,6 +32,7 @@ from .sampling import random_play
 from .exploring import explore_all
 from .solving import abstraction_proofs, symbolic_findings
 from .judging import judge
+from .witnesses import resolved
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
@@ -80,7 +81,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
             if f.kind == "dead-rule" and not default and f.id.removesuffix(suffix) in dead_by_default:
                 continue
             if default or (f.severity != "info" and f.verdict != "unknown") or f.kind == "termination":
-                report.add(f)
+                report.add(resolved(f))
     if bounds.all_options:
         variant_analysis(game, variants, verdicts, report)
     with clock("information-flow"):

@@ -10,7 +10,7 @@ from ..findings import Finding
 from ..report import wording
 from .shared import PlayBounds, described, location_of, property_test, quote_texts
 from .variants import changed_options, options_suffix
-from .witnesses import replayed, rule_at, witness
+from .witnesses import PendingWitness, replayed, rule_at, witness
 from .sampling import Tally
 
 
@@ -83,14 +83,14 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
             reach_bound = {**bound, **(wording.reach_bound(reach) if reach.total else {})}
             if hit is not None:
                 path, x = hit
-                steps = replayed(x.loaded, path, lambda s, t=test: t(s), f"target {prop.name}")
+                steps = PendingWitness(x.loaded, path, lambda s, t=test: t(s), f"target {prop.name}")
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "explicit-state",
-                                     f"{prop.name} is reached in {len(steps)} steps with {x.players} players "
+                                     f"{prop.name} is reached in {len(path)} steps with {x.players} players "
                                      f"(a shortest witness){frequency}{described(prop)}", bound=reach_bound, quotes=quote_texts(prop),
                                      location=location_of(prop.span), witness=steps, options=changed))
             elif prop.name in tally.reached:
                 loaded, history = tally.reached[prop.name]
-                steps = replayed(loaded, history, lambda s, t=test: t(s), f"target {prop.name}")
+                steps = PendingWitness(loaded, history, lambda s, t=test: t(s), f"target {prop.name}")
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "random-play",
                                      f"{prop.name} is reached, with {loaded.num_players()} players{frequency}{described(prop)}",
                                      bound=reach_bound, quotes=quote_texts(prop), location=location_of(prop.span), witness=steps,

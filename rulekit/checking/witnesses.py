@@ -1,6 +1,8 @@
 """Witnesses for people: the steps of a game with their rules, quotes and changes, replayed in the engine."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
 
 from .. import model as m
 from ..engine import Game
@@ -11,13 +13,17 @@ from .shared import location_of
 def witness(state) -> list[dict]:
     """The steps of a game, for people: who did what, under which rule (with its span and quote), and
     what changed. Chance outcomes are listed as chance."""
-    loaded = state.game
-    replay = loaded.new_initial_state(state.seed)
+    return _steps(state.game, state.history, state.seed)[0]
+
+
+def _steps(loaded: Game, history, seed) -> tuple[list[dict], object]:
+    """The steps of `history` for people, and the state they lead to, in one replay."""
+    replay = loaded.new_initial_state(seed)
     rules = rule_of_actions(loaded.model)
     names = ([z[0] for z in loaded.zone_instances()], loaded.variable_names())
     steps = []
     before = _snapshot(replay)
-    for i, action in enumerate(state.history):
+    for i, action in enumerate(history):
         chance = replay.is_chance_node()
         who = "chance" if chance else loaded.player_name(replay.current_player())
         step = {"step": i + 1, "player": who, "action": action, "text": replay.action_to_string(action)}
@@ -32,7 +38,7 @@ def witness(state) -> list[dict]:
         step["changed"] = _changes(loaded, names, before, after)
         before = after
         steps.append(step)
-    return steps
+    return steps, replay
 
 
 def _snapshot(state) -> tuple:
@@ -138,9 +144,31 @@ def rule_of_actions(game: m.Game) -> dict:
 def replayed(loaded: Game, path: list[int], holds, what: str) -> list[dict]:
     """Replay a witness in the engine and check that it shows what it claims; the steps for people."""
     try:
-        state = loaded.replay(path)
+        steps, state = _steps(loaded, path, None)
     except Exception as exc:  # noqa: BLE001 - any failure here is a rulekit bug
         raise WitnessError(f"rulekit bug: the witness for {what} does not replay: {exc}") from exc
     if not holds(state):
         raise WitnessError(f"rulekit bug: the witness for {what} replays, but does not show it")
-    return witness(state)
+    return steps
+
+
+@dataclass
+class PendingWitness:
+    """A witness whose replay is put off until its finding is reported. Under a non-default option most
+    findings are dropped (they say again what the default options said), and replaying a long random game
+    step by step, for people, is among the dearest steps of a check."""
+
+    loaded: Game
+    path: list[int]
+    holds: Callable
+    what: str
+
+    def resolve(self) -> list[dict]:
+        return replayed(self.loaded, self.path, self.holds, self.what)
+
+
+def resolved(finding):
+    """The finding with its witness replayed, if it was put off."""
+    if isinstance(finding.witness, PendingWitness):
+        finding.witness = finding.witness.resolve()
+    return finding
