@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import __version__, load, resources
-from .checking import PlayBounds, check_spec
+from .checking import PlayBounds, check_spec, workload
 from .errors import RulekitError, SpecError
 from .executors import ProgressBar
 from .pipeline import Spec
@@ -322,9 +322,10 @@ def _check(args, out: Console) -> int:
             manager = context.Manager() if progress.enabled else None
             queue = manager.Queue() if manager is not None else None
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-                futures = {pool.submit(_check_one, target, bounds,
-                                       _Relay(queue, spec.path.stem) if queue is not None else None): spec.path.stem
-                           for target, spec in zip(targets, specs)}
+                largest_first = sorted(range(len(specs)), key=lambda i: -workload(specs[i]))
+                submitted = {i: pool.submit(_check_one, targets[i], bounds, _Relay(queue, specs[i].path.stem)
+                                            if queue is not None else None) for i in largest_first}
+                futures = {submitted[i]: specs[i].path.stem for i in largest_first}
                 pending, done = set(futures), []
                 while pending:
                     finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
@@ -335,7 +336,7 @@ def _check(args, out: Console) -> int:
                         progress.relayed(futures[future], "done")
                         progress.advance()
                         progress.describe(f"checking {len(specs)} specs on {jobs} cores (done: {', '.join(done)})")
-                results = [f.result() for f in futures]
+                results = [submitted[i].result() for i in range(len(specs))]
             if manager is not None:
                 manager.shutdown()
         else:

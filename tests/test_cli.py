@@ -149,3 +149,16 @@ def test_a_location_on_line_100_is_not_read_as_an_emoji(tmp_path, capsys):
     code, out, err = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST)
     line = text.split("\n").index('card Two x 2 quote "Not in the rulebook at all."') + 1
     assert line >= 100 and f"tiny.rules:{line}:" in out and "💯" not in out, out
+
+
+def test_the_largest_check_starts_first(tmp_path):
+    """Several specs are checked at once largest first, so the longest check does not start last."""
+    from rulekit.checking import workload
+    from rulekit.pipeline import Spec
+
+
+    small = Spec(write_spec(tmp_path, TINY, name="small"))
+    larger = TINY.replace("players 2 to 3", "players 2 to 5")
+    broken = Spec(write_spec(tmp_path, TINY.replace("flow {", "flow {{"), name="broken"))
+    assert workload(Spec(write_spec(tmp_path, larger, name="larger"))) > workload(small) > 0
+    assert workload(broken) == 0

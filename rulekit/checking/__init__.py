@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 
+from ..errors import RulekitError
 from ..findings import Finding, GameReport
 from ..pipeline import Spec
 from ..verify import information
@@ -98,6 +99,17 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     return report
 
 
+def workload(spec: Spec) -> int:
+    """A rough measure of how long the check of a spec takes, so that when several specs are checked at
+    once the largest starts first: its configurations (option sets times player counts) times its
+    questions. 0 for a spec that does not compile (its check fails at once)."""
+    try:
+        game = spec.model
+    except RulekitError:
+        return 0
+    return len(option_sets(game)) * (game.max_players - game.min_players + 1) * (len(game.properties) + 1)
+
+
 METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",
                 "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
                 "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC and k-induction",
@@ -126,4 +138,4 @@ class _Clock:
         return _Span()
 
 
-__all__ = ["CheckBounds", "METHOD_NAMES", "PlayBounds", "check_spec", "play_sample", "replayed", "setup_error", "witness"]
+__all__ = ["CheckBounds", "METHOD_NAMES", "PlayBounds", "check_spec", "play_sample", "workload", "replayed", "setup_error", "witness"]
