@@ -156,7 +156,6 @@ def test_the_largest_check_starts_first(tmp_path):
     from rulekit.checking import workload
     from rulekit.pipeline import Spec
 
-
     small = Spec(write_spec(tmp_path, TINY, name="small"))
     larger = TINY.replace("players 2 to 3", "players 2 to 5")
     broken = Spec(write_spec(tmp_path, TINY.replace("flow {", "flow {{"), name="broken"))
