@@ -12,15 +12,13 @@ CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
 TERMINAL_PLAYER = -4
 
-_MASK64 = (1 << 64) - 1
-
-
 def splitmix(seed: int, step: int) -> float:
     """A uniform float in [0, 1) from (seed, step): reproducible, and nothing to serialize."""
-    z = (seed * 0x9E3779B97F4A7C15 + (step + 1) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return ((z ^ (z >> 31)) >> 11) / float(1 << 53)
+    # constants as literals, and 2**-53 as a factor (exact): this runs at every chance event
+    z = (seed * 0x9E3779B97F4A7C15 + (step + 1) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return ((z ^ (z >> 31)) >> 11) * 1.1102230246251565e-16
 
 
 def _counts(cards: list[int], lo: int, hi: int) -> dict[int, int]:
