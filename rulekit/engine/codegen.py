@@ -831,7 +831,7 @@ class Codegen:
 _LABEL = re.compile(r"@[A-Za-z0-9_]+@")
 _GOTO = re.compile(r"return (\d+)")
 _BRANCH = re.compile(r"return (\d+) if (.+) else (\d+)")
-FUSE_LINES = 60  # the longest code one function takes in from another, in lines
+FUSE_LINES = 12  # the longest code one function takes in from another, in lines
 
 
 def _fuse(pc: int, blocks: list[list[str]], fused: list[list[str]]) -> list[str]:

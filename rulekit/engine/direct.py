@@ -120,6 +120,19 @@ def resolve(s, zone, top):
     runtime.fix_end(s, zone, kind, top)
 
 
+def draw_top(s, zone, span):
+    """The top card of a zone taken, drawn first if it is undetermined: `resolve` then `take_top`."""
+    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
+    if hi > lo and hi == len(cards):
+        kind = cards[lo + int(splitmix(s.seed, s.t) * (hi - lo))]
+        if (cards.count(kind) if lo == 0 else cards[lo:hi].count(kind)) != hi - lo:
+            s.t += 1
+        del cards[cards.index(kind, lo, hi)]
+        s.hi[zone] = hi - 1
+        return kind
+    return runtime.take_top(s, zone, span)
+
+
 def decide(s, options):
     if not options:
         raise Deadlock
@@ -159,9 +172,10 @@ class DirectCodegen(Codegen):
     def d_Move(self, st):
         if self.is_native(st):
             return self.n_Move(st)
-        top = isinstance(st.selector, core.TopCard)
-        guard = ["_h = s.hi[_z]", "if _h > s.lo[_z] and _h == len(s.z[_z]):"] if top else ["if needs_bottom(s, _z):"]
-        return [f"_z = {self.ex(st.source)}", *guard, f"    resolve(s, _z, {top})", *self.n_Move(st)]
+        lines = self.n_Move(st)
+        if isinstance(st.selector, core.TopCard):  # the card drawn and taken in one go
+            return [line.replace("_k = take_top(", "_k = draw_top(") for line in lines]
+        return [f"_z = {self.ex(st.source)}", "if needs_bottom(s, _z):", "    resolve(s, _z, False)", *lines]
 
     def d_If(self, st):
         lines = []
@@ -276,7 +290,7 @@ class DirectProgram:
         self.source = codegen.source()
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, resolve=resolve, decide=decide, endless=endless,
+        namespace.update(draw_card=draw_card, draw=draw, resolve=resolve, draw_top=draw_top, decide=decide, endless=endless,
                          GameOver=GameOver, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
