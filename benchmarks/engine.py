@@ -133,9 +133,8 @@ def baseline_loop(name: str, players: int):
 
 def measure(name: str, players: int, seconds: float, slices: int) -> dict:
     game = rulekit.load(name, players=players)
-    loops = {"openspiel": Loop(openspiel_loop(game)), "auto_chance": Loop(auto_chance_loop(game))}
-    if hasattr(game, "playouts"):
-        loops["batch"] = Loop(batch_loop(game))
+    loops = {"openspiel": Loop(openspiel_loop(game)), "auto_chance": Loop(auto_chance_loop(game)),
+             "batch": Loop(batch_loop(game))}
     base = baseline_loop(name, players)
     if base is not None:
         loops["baseline"] = Loop(base)
@@ -146,9 +145,9 @@ def measure(name: str, players: int, seconds: float, slices: int) -> dict:
     baseline = loops["baseline"].rate if "baseline" in loops else None
     row["baseline"] = baseline
     for key in LOOPS:
-        rate = loops[key].rate if key in loops else None
+        rate = loops[key].rate
         row[key] = rate
-        row[f"{key}_ratio"] = rate / baseline if rate is not None and baseline else None
+        row[f"{key}_ratio"] = rate / baseline if baseline else None
     return row
 
 

@@ -47,8 +47,9 @@ class Instr:
     """One instruction: its Python lines, and what the block builder needs to know of its control flow.
 
     `goes_on`: it ends by going to the next instruction and leaves early only to suspend (a chance or
-    trigger guard, re-entered at its own pc, which it leaves in the frame: see OWN_PC). `then`: where its last line goes unconditionally (`NEXT` or a label), if anywhere. `jump`: it is
-    nothing but that unconditional jump. `branch`: it is nothing but a two-way jump.
+    trigger guard, re-entered at its own pc, which it leaves in the frame: see OWN_PC). `then`: where
+    its last line goes unconditionally (`NEXT` or a label), if anywhere. `jump`: it is nothing but
+    that unconditional jump. `branch`: it is nothing but a two-way jump.
     """
 
     lines: list[str]
