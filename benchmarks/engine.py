@@ -1,20 +1,24 @@
-"""Random-play speed of the reference engine, per game and player count.
+"""Random-play speed of the reference engine against hand-written engines, per game and player count.
 
-    python benchmarks/engine.py [--seconds S] [GAME ...]
+    python benchmarks/engine.py [GAME[:PLAYERS] ...] [--seconds S] [--slices K] [--json]
 
-Each figure is the best of --repeat runs (timing noise on a shared machine only ever slows a run).
-Prints, for each bundled game and player count:
-  * decisions/s: player decisions per second, chance drawn inside the engine (auto_chance);
-  * steps/s: every applied action per second, chance nodes included, with chance
-    outcomes sampled by the caller from chance_outcomes() as an OpenSpiel loop does;
-  * games/s in both modes;
-  * where a hand-written baseline of the game exists (benchmarks/baseline_*.py), its
-    decisions/s, measured in the same process, and the ratio rulekit / baseline.
+For each game and player count, player decisions per second, uniformly random play, in three loops:
+
+  * OpenSpiel loop: the caller samples every chance outcome from `chance_outcomes()` and applies it;
+  * auto_chance: `new_initial_state(seed=..., auto_chance=True)`, chance drawn inside the engine,
+    the caller picks each decision from `legal_actions()`;
+  * batch: `game.playouts(n, seed=...)`, the whole loop inside the engine;
+
+each with its ratio to the hand-written engine of the game (benchmarks/baseline_<game>.py) where one
+exists. Every loop, the baseline included, runs in this process in K interleaved slices of S/K seconds
+each, so that a change of machine load touches all of them alike. Without GAME: every bundled game
+at every player count.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import random
 import sys
 import time
@@ -30,78 +34,163 @@ sys.path.insert(0, str(HERE))
 import rulekit  # noqa: E402
 from rulekit import resources  # noqa: E402
 
+LOOPS = ("openspiel", "auto_chance", "batch")
+BATCH = 16  # games per playouts() call
 
-def _auto(game, seconds: float) -> tuple[float, float]:
+
+class Loop:
+    """One way of playing, run slice by slice: decisions made and time spent, summed over slices."""
+
+    def __init__(self, run):
+        self.run = run  # run(seconds) -> decisions made, in whole games, taking at least `seconds`
+        self.decisions = 0
+        self.elapsed = 0.0
+
+    def slice(self, seconds: float) -> None:
+        start = time.perf_counter()
+        self.decisions += self.run(seconds)
+        self.elapsed += time.perf_counter() - start
+
+    @property
+    def rate(self) -> float:
+        return self.decisions / self.elapsed if self.elapsed else 0.0
+
+
+def openspiel_loop(game):
     rng = random.Random(0)
-    decisions = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state(seed=games, auto_chance=True)
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            decisions += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return decisions / elapsed, games / elapsed
+    games = 0
+
+    def run(seconds: float) -> int:
+        nonlocal games
+        decisions = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+                else:
+                    state.apply_action(rng.choice(state.legal_actions()))
+                    decisions += 1
+            games += 1
+        return decisions
+
+    return run
 
 
-def _explicit(game, seconds: float) -> tuple[float, float]:
+def auto_chance_loop(game):
     rng = random.Random(0)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                actions = [a for a, _ in outcomes]
-                action = rng.choices(actions, weights=[p for _, p in outcomes])[0]
-            else:
-                action = rng.choice(state.legal_actions())
-            state.apply_action(action)
-            steps += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return steps / elapsed, games / elapsed
+    games = 0
+
+    def run(seconds: float) -> int:
+        nonlocal games
+        decisions = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            state = game.new_initial_state(seed=games, auto_chance=True)
+            while not state.is_terminal():
+                state.apply_action(rng.choice(state.legal_actions()))
+                decisions += 1
+            games += 1
+        return decisions
+
+    return run
 
 
-def _baseline(name: str, players: int, seconds: float) -> tuple[float] | None:
+def batch_loop(game):
+    games = 0
+
+    def run(seconds: float) -> int:
+        nonlocal games
+        decisions = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            result = game.playouts(BATCH, seed=games)
+            decisions += sum(result.lengths)
+            games += BATCH
+        return decisions
+
+    return run
+
+
+def baseline_loop(name: str, players: int):
     try:
         module = importlib.import_module(f"baseline_{name}")
     except ImportError:
         return None
     rng = random.Random(0)
-    decisions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        made, _ = module.play(players, rng)
-        decisions += made
-    return (decisions / (time.perf_counter() - start),)
+
+    def run(seconds: float) -> int:
+        decisions = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            decisions += module.play(players, rng)[0]
+        return decisions
+
+    return run
+
+
+def measure(name: str, players: int, seconds: float, slices: int) -> dict:
+    game = rulekit.load(name, players=players)
+    loops = {"openspiel": Loop(openspiel_loop(game)), "auto_chance": Loop(auto_chance_loop(game)),
+             "batch": Loop(batch_loop(game))}
+    base = baseline_loop(name, players)
+    if base is not None:
+        loops["baseline"] = Loop(base)
+    for _ in range(slices):
+        for loop in loops.values():
+            loop.slice(seconds / slices)
+    row = {"game": name, "players": players}
+    baseline = loops["baseline"].rate if "baseline" in loops else None
+    row["baseline"] = baseline
+    for key in LOOPS:
+        rate = loops[key].rate
+        row[key] = rate
+        row[f"{key}_ratio"] = rate / baseline if baseline else None
+    return row
+
+
+def targets(args) -> list[tuple[str, int]]:
+    out = []
+    for given in args.games or resources.bundled_games():
+        name, _, count = given.partition(":")
+        model = rulekit.Spec.find(name).model
+        counts = [int(count)] if count else range(model.min_players, model.max_players + 1)
+        out += [(name, players) for players in counts]
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("games", nargs="*", help="games to measure (default: every bundled game)")
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per run (default: 1)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept (default: 3)")
+    parser.add_argument("games", nargs="*", metavar="GAME[:PLAYERS]",
+                        help="games to measure, optionally at one player count (default: every bundled game, "
+                             "every player count)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per loop and configuration (default: 3)")
+    parser.add_argument("--slices", type=int, default=6, help="interleaved slices the time is cut into (default: 6)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     args = parser.parse_args()
-    table = Table(title="rulekit engine: random play on this machine")
-    for column in ("game", "players", "decisions/s", "games/s", "steps/s (chance nodes)", "games/s (chance nodes)",
-                   "baseline decisions/s", "rulekit / baseline"):
-        table.add_column(column, justify="right" if column not in ("game",) else "left")
-    for name in args.games or resources.bundled_games():
-        model = rulekit.Spec.find(name).model
-        for players in range(model.min_players, model.max_players + 1):
-            game = rulekit.load(name, players=players)
-            best = lambda run: max((run() for _ in range(args.repeat)), key=lambda r: r[0] if r else 0)  # noqa: E731
-            decisions, games_auto = best(lambda: _auto(game, args.seconds))
-            steps, games_explicit = best(lambda: _explicit(game, args.seconds))
-            base = best(lambda: _baseline(name, players, args.seconds))
-            base = base[0] if base else None
-            table.add_row(name, str(players), f"{decisions:,.0f}", f"{games_auto:,.0f}", f"{steps:,.0f}",
-                          f"{games_explicit:,.0f}", f"{base:,.0f}" if base else "-",
-                          f"{decisions / base:.2f}" if base else "-")
-    Console(width=max(Console().width, 150)).print(table)
+    rows = [measure(name, players, args.seconds, max(1, args.slices)) for name, players in targets(args)]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title="rulekit engine: decisions/s in uniformly random play on this machine "
+                        "(ratio to the hand-written engine)")
+    table.add_column("game")
+    table.add_column("players", justify="right")
+    table.add_column("hand-written", justify="right")
+    for key in LOOPS:
+        table.add_column(key.replace("_", " ") if key != "openspiel" else "OpenSpiel loop", justify="right")
+
+    def cell(rate, ratio) -> str:
+        if rate is None:
+            return "-"
+        return f"{rate:,.0f}" + (f" ({ratio:.2f})" if ratio is not None else "")
+
+    for row in rows:
+        table.add_row(row["game"], str(row["players"]), cell(row["baseline"], None),
+                      *(cell(row[key], row[f"{key}_ratio"]) for key in LOOPS))
+    Console(width=max(Console().width, 120)).print(table)
 
 
 if __name__ == "__main__":

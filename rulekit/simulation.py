@@ -145,9 +145,35 @@ def play_chunk(config: SimulationConfig, seed: int, start: int, stop: int) -> Su
         summary.stats[name] = Counter()
         if config.each_round and rounds_in_spec:
             summary.round_stats[name] = Counter()
+    if not stats:  # returns, lengths and ends only: the engine plays the whole chunk itself
+        played = game.playouts(seeds=[game_seed(seed, index) for index in range(start, stop)], max_steps=config.max_steps)
+        _count_playouts(summary, played, start, rounds_in_spec)
+        return summary
     for index in range(start, stop):
         _play_one(game, stats, config, seed, index, summary, rounds_in_spec)
     return summary
+
+
+PLAYOUT_ENDS = {"cut": "cut off"}  # the engine's name of an end -> this summary's
+
+
+def _count_playouts(summary: Summary, played, start: int, rounds_in_spec: bool) -> None:
+    """Add games `start`, ... of `played` (`Game.playouts`) to the summary, as `_play_one` counts them."""
+    for i, end in enumerate(played.ends):
+        summary.games += 1
+        summary.ends[PLAYOUT_ENDS.get(end, end)] += 1
+        if end == "rule error":
+            error = (start + i, str(played.errors[i]))
+            if summary.first_error is None or error < summary.first_error:
+                summary.first_error = error
+        if end not in ("won", "no winner"):
+            continue
+        for p in played.winners[i]:
+            summary.wins[p] += 1
+        summary.length[played.steps[i]] += 1
+        summary.decisions[played.lengths[i]] += 1
+        if rounds_in_spec:
+            summary.rounds[played.rounds[i]] += 1
 
 
 def _play_one(game, stats, config: SimulationConfig, run_seed: int, index: int, summary: Summary, rounds_in_spec: bool) -> None:

@@ -59,6 +59,15 @@ def test_another_seed_gives_another_summary_and_chunks_do_not_matter():
     assert play_chunk(config, 2, 0, 30) != whole
 
 
+def test_without_statistics_the_engine_plays_the_chunk_and_counts_the_same():
+    options = tuple(sorted(rulekit.load("chocobo", 4).options.items()))
+    bare = play_chunk(SimulationConfig("chocobo", 4, options, max_steps=60), 3, 0, 25)  # Game.playouts
+    stepped = play_chunk(SimulationConfig("chocobo", 4, options, max_steps=60, stats=(("d", "size(deck)"),)), 3, 0, 25)
+    for field in ("games", "ends", "wins", "length", "decisions", "rounds", "first_error"):
+        assert getattr(bare, field) == getattr(stepped, field), field
+    assert bare.ends["cut off"] and bare.ends["won"]  # both ends are compared
+
+
 def chunk_that_kills_its_worker_once(marker: str, *args):
     """A chunk whose first run kills the worker process running it (as a crash or an OOM kill would)."""
     if not os.path.exists(marker):

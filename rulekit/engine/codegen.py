@@ -5,6 +5,9 @@ act on state `s` and the current frame `fr` (a list: fr[0] is the program
 counter, fr[1:] the locals) and return the next pc, or one of the negative
 signals below. Control lives in data (frames, pc, contexts), so a state clones
 and serializes as plain lists. Expressions become Python expressions inline.
+
+The functions are fused (see `Codegen.assemble`): each runs on through the code that follows it,
+so that the stretch between two decisions is a few calls, not one per statement.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from . import runtime, subsets
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
 AGGREGATES = {"max": (True, False), "min": (False, False), "argmax": (True, True), "argmin": (False, True)}
+OWN_PC = "@PC@"  # in an instruction's lines: its own pc, which a signal leaves in the frame to resume at
 INLINE_DEPTH = 3  # definitions inlined into their callers, this many levels deep
 LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as endless
 
@@ -43,14 +47,13 @@ class Instr:
     """One instruction: its Python lines, and what the block builder needs to know of its control flow.
 
     `goes_on`: it ends by going to the next instruction and leaves early only to suspend (a chance or
-    trigger guard, re-entered at its own pc). `stays`: it neither suspends nor switches frames.
-    `then`: where its last line goes unconditionally (`NEXT` or a label), if anywhere. `jump`: it is
-    nothing but that unconditional jump. `branch`: it is nothing but a two-way jump.
+    trigger guard, re-entered at its own pc, which it leaves in the frame: see OWN_PC). `then`: where
+    its last line goes unconditionally (`NEXT` or a label), if anywhere. `jump`: it is nothing but
+    that unconditional jump. `branch`: it is nothing but a two-way jump.
     """
 
     lines: list[str]
     goes_on: bool = True
-    stays: bool = True
     then: str | None = "NEXT"
     jump: bool = False
     branch: bool = False
@@ -169,6 +172,10 @@ class Codegen:
         return f"(not {self.ex(e.operand)})" if e.op == "not" else f"(-{self.ex(e.operand)})"
 
     def x_Binary(self, e):
+        if (e.op in (">", "!=", "==") and isinstance(e.left, core.Size) and isinstance(e.right, m.Const)
+                and e.right.value == 0 and e.right.type != m.CARD):  # a zone's emptiness, without len()
+            cards = self.ex(e.left.of) if e.left.of.type == m.CARDS else f"s.z[{self.ex(e.left.of)}]"
+            return f"(not {cards})" if e.op == "==" else f"(not not {cards})"
         op = {"/": "//"}.get(e.op, e.op)
         return f"({self.ex(e.left)} {op} {self.ex(e.right)})"
 
@@ -261,7 +268,8 @@ class Codegen:
         if e.kind != "the":
             raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
         what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
-        return f"the(next(({var} for {var} in {src}{guard}), None), {what}, {self.span_const(e.span)})"
+        first = f"iter({src})" if not guard else f"({var} for {var} in {src}{guard})"
+        return f"the(next({first}, None), {what}, {self.span_const(e.span)})"
 
     def span_const(self, span) -> str:
         return self.const(f"S{len(self.consts)}", span)
@@ -273,9 +281,9 @@ class Codegen:
     def place(self, label: str) -> None:
         self.labels[label] = len(self.instrs)
 
-    def instr(self, *lines: str, goes_on: bool = True, stays: bool = True, then: str | None = "NEXT",
+    def instr(self, *lines: str, goes_on: bool = True, then: str | None = "NEXT",
               branch: bool = False) -> int:
-        self.instrs.append(Instr(list(lines), goes_on, stays, then, False, branch))
+        self.instrs.append(Instr(list(lines), goes_on, then, False, branch))
         self.origins.append(self.compiling[-1] if self.compiling else None)
         return len(self.instrs) - 1
 
@@ -291,7 +299,7 @@ class Codegen:
         """Native statements as one instruction; an `end` among them returns its signal from it."""
         ends = any(isinstance(x, m.End) for x in m.walk(run))
         self.compiling_stmt(run[0])
-        self.instr(*self.n_block(run), "return NEXT", goes_on=not ends, stays=not ends)
+        self.instr(*self.n_block(run), "return NEXT", goes_on=not ends)
         self.compiling.pop()
 
     def hidden_slot(self) -> int:
@@ -452,7 +460,7 @@ class Codegen:
 
     def n_End(self, st):
         if st.what == "game":
-            return ["s.over = True", "return HALT"]
+            return ["s.over = True", f"fr[0] = {OWN_PC}", "return HALT"]
         return [f"return s.end_context({st.what!r}, {self.span_const(st.span)})"]
 
     def n_Let(self, st):
@@ -512,10 +520,10 @@ class Codegen:
 
     def s_Move(self, st):
         top = isinstance(st.selector, core.TopCard)
-        self.instr(f"_z = {self.ex(st.source)}",
-                   f"if needs_{'top' if top else 'bottom'}(s, _z):",
-                   f"    return s.chance_resolve(_z, {top}, NEXT)  # may suspend",
-                   "return NEXT", stays=False)
+        guard = ["_h = s.hi[_z]", "if _h > s.lo[_z] and _h == len(s.z[_z]):"] if top else ["if needs_bottom(s, _z):"]
+        self.instr(f"_z = {self.ex(st.source)}", *guard,
+                   f"    _r = s.chance_resolve(_z, {top})", "    if _r < 0:  # waits for the draw",
+                   f"        fr[0] = {OWN_PC}", "        return _r", "return NEXT")
         self.instr(*self.n_Move(st), "return NEXT")
 
     def s_If(self, st):
@@ -562,15 +570,26 @@ class Codegen:
         proc = self.procs[st.procedure]
         args = "".join(self.ex(a) + ", " for a in st.args)
         self.instr("fr[0] = NEXT", f"s.fr.append([@P_{_py_name(proc.name)}@, {args}*PAD_{_py_name(proc.name)}])",
-                   "return FRAMES", goes_on=False, stays=False, then=None)
+                   "return FRAMES", goes_on=False, then=None)
 
     def s_Choose(self, st):
+        labels = [self.label() for _ in st.actions]
+        lines = self.choice_options(st, lambda ai, slots, values: f"({labels[ai]}, ({slots}), ({values}))")
+        lines += [f"fr[0] = {OWN_PC}", f"return s.decide({self.ex(st.by)}, _o)"]
+        self.instr(*lines, goes_on=False, then=None)
+        end = self.label()
+        for label, action in zip(labels, st.actions):
+            self.place(label)
+            self.block(action.body)
+            self.jump(end)
+        self.place(end)
+
+    def choice_options(self, st: m.Choose, entry) -> list[str]:
+        """Lines that fill the dict `_o` with the legal actions of a decision: action id ->
+        `entry(action index, "slot, ..." of its binders, "value, ..." of their Python variables)`."""
         lines = ["_o = {}"]
-        bodies = []
         for ai, action in enumerate(st.actions):
             base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
-            label = self.label()
-            bodies.append((label, action))
             depth = 0
             ids, values = [], []
             radix = 1
@@ -598,18 +617,11 @@ class Codegen:
             aid = " + ".join([str(base)] + ids[::-1])
             slots = "".join(f"{b.slot}, " for b in action.binders)
             vals = "".join(f"{v}, " for v in values)
-            lines.append("    " * depth + f"_o[{aid}] = ({label}, ({slots}), ({vals}))")
-        lines.append(f"return s.decide({self.ex(st.by)}, _o)")
-        self.instr(*lines, goes_on=False, stays=False, then=None)
+            lines.append("    " * depth + f"_o[{aid}] = {entry(ai, slots, vals)}")
         for action in st.actions:
             for b in action.binders:
                 self.env.pop(b.slot, None)
-        end = self.label()
-        for label, action in bodies:
-            self.place(label)
-            self.block(action.body)
-            self.jump(end)
-        self.place(end)
+        return lines
 
     def domain_desc(self, it: core.Domain) -> str:
         if isinstance(it, (core.CardsIn, core.CardsInEvery)):
@@ -637,10 +649,23 @@ class Codegen:
 
     def s_Random(self, st):
         b = st.binder
-        if isinstance(b.iter, core.CardsIn) and b.cond is None and st.weight is None:
+        if self.draws_card(st):
             self.instr(f"_r = s.chance_card({self.ex(b.iter.zone)}, {b.slot + 1}, {self.span_const(st.span)}, NEXT)",
-                       "if _r < 0:", "    return _r  # may suspend", "return NEXT", stays=False)
+                       "if _r < 0:  # waits for the outcome", f"    fr[0] = {OWN_PC}", "    return _r", "return NEXT")
             return
+        self.instr(*self.chance_weights(st),
+                   f"_r = s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)",
+                   "if _r < 0:  # waits for the outcome", f"    fr[0] = {OWN_PC}", "    return _r", "return NEXT")
+
+    @staticmethod
+    def draws_card(st: m.Random) -> bool:
+        """A `random` statement that draws a card of a zone blindly, each card equally likely."""
+        b = st.binder
+        return isinstance(b.iter, core.CardsIn) and b.cond is None and st.weight is None
+
+    def chance_weights(self, st: m.Random) -> list[str]:
+        """Lines that fill the dict `_w` with the outcomes of a `random` statement and their weights."""
+        b = st.binder
         var = f"_L{b.slot}"
         self.env[b.slot] = var
         distinct = not isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
@@ -651,21 +676,20 @@ class Codegen:
                      "    if _n:", f"        _w[{var}] = _w.get({var}, 0) + _n"]
         if b.cond is not None:
             count = [f"    if {self.ex(b.cond)}:", *("    " + line for line in count)]
-        self.instr("_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}:", *count,
-                   f"_r = s.chance_random(_w, {b.slot + 1}, {self.span_const(st.span)}, {self.domain_desc(b.iter)!r}, NEXT)",
-                   "if _r < 0:", "    return _r  # may suspend", "return NEXT", stays=False)
+        lines = ["_w = {}", f"for {var} in {self.iter_src(b.iter, distinct)}:", *count]
         self.env.pop(b.slot, None)
+        return lines
 
     def s_CheckTriggers(self, st):
         # Like a chance guard: when a trigger fires, its frame runs and this instruction runs again,
         # until no armed trigger's condition holds.
-        self.instr("if s.check_triggers():", "    return TRIGGER  # may suspend", "return NEXT", stays=False)
+        self.instr("if s.check_triggers():", f"    fr[0] = {OWN_PC}", "    return TRIGGER", "return NEXT")
 
     def s_End(self, st):
         if st.what == "game":
-            self.instr("s.over = True", "return HALT", goes_on=False, stays=False, then=None)
+            self.instr("s.over = True", f"fr[0] = {OWN_PC}", "return HALT", goes_on=False, then=None)
         else:
-            self.instr(f"return s.end_context({st.what!r}, {self.span_const(st.span)})", goes_on=False, stays=False,
+            self.instr(f"return s.end_context({st.what!r}, {self.span_const(st.span)})", goes_on=False,
                        then=None)
 
     def s_Rounds(self, st):
@@ -706,7 +730,7 @@ class Codegen:
         self.labels[f"@P_{_py_name(proc.name)}@"] = len(self.instrs)
         self.compiling_stmt(proc)
         self.block(proc.body)
-        self.instr("s.fr.pop()", "return FRAMES", goes_on=False, stays=False, then=None)
+        self.instr("s.fr.pop()", "return FRAMES", goes_on=False, then=None)
         self.compiling.pop()
         self.consts[f"PAD_{_py_name(proc.name)}"] = [None] * (self.frame_size - len(proc.params))
 
@@ -748,7 +772,20 @@ class Codegen:
             self.procedure(proc)
             triggers.append((i, entry, trig.once, self.frame_size))
         out.append("TRIGGERS = (" + "".join(f"(TRIG{i}, {entry}, {once}, {size}), " for i, entry, once, size in triggers) + ")")
-        labels = re.compile(r"@[A-Za-z0-9_]+@")
+        out += self.assemble()
+        return "\n".join(out) + "\n", self.consts, flow_size
+
+    # ---- assembly: instructions into Python functions
+    def assemble(self) -> list[str]:
+        """The functions `i<pc>`, one per instruction, each running from its instruction as far as it can.
+
+        First each function holds its basic block: its instruction and the ones after it that no jump
+        enters, up to one that does not go on (a jump, a decision, an end). Then `fuse` lets each go on,
+        instead of returning a pc to the engine's loop, into the code of the function that pc names.
+        Every signal that stops the run (a decision, a chance event, a trigger, the end) leaves its own
+        pc in the frame first, so an instruction may sit anywhere inside a function.
+        """
+        instrs, n = self.instrs, len(self.instrs)
 
         def target(pc: int, then: str) -> int:
             return pc + 1 if then == "NEXT" else self.labels[then]
@@ -756,36 +793,68 @@ class Codegen:
         def thread(pc: int) -> int:
             """Where control really goes: past instructions that only jump."""
             seen = set()
-            while pc < len(self.instrs) and pc not in seen and self.instrs[pc].jump:
+            while pc < n and pc not in seen and instrs[pc].jump:
                 seen.add(pc)
-                pc = target(pc, self.instrs[pc].then)
+                pc = target(pc, instrs[pc].then)
             return pc
 
         def text(line: str, at: int) -> str:
-            return labels.sub(lambda mt: str(self.labels[mt.group(0)]), line.replace("NEXT", str(thread(at + 1))))
+            line = line.replace(OWN_PC, str(at)).replace("NEXT", str(thread(at + 1)))
+            return _LABEL.sub(lambda mt: str(self.labels[mt.group(0)]), line)
 
         self.labels = {label: thread(pc) for label, pc in self.labels.items()}
         targets = set(self.labels.values())
-        for pc in range(len(self.instrs)):
-            # A basic block: this instruction and the straight-line ones after it that no jump enters,
-            # ending at a jump at most. An instruction that suspends or switches frames reads its own
-            # pc from the frame, so it always starts a function of its own.
+        blocks = []
+        for pc in range(n):
             end = pc
-            while (self.instrs[end].goes_on and end + 1 < len(self.instrs) and end + 1 not in targets
-                   and self.instrs[end + 1].stays):
+            while instrs[end].goes_on and end + 1 < n and end + 1 not in targets:
                 end += 1
-            out.append(f"def i{pc}(s, fr):")
             body = []
             for at in range(pc, end + 1):
-                lines = self.instrs[at].lines[:-1] if at < end else self.instrs[at].lines
+                lines = instrs[at].lines[:-1] if at < end else instrs[at].lines
                 body += [text(line, at) for line in lines]
-            last = self.instrs[end]
+            last = instrs[end]
             if last.then is not None:  # a block that ends by going to a two-way jump takes that jump itself
                 to = thread(target(end, last.then)) if last.then != "NEXT" else thread(end + 1)
-                if to < len(self.instrs) and self.instrs[to].branch:
-                    body[-1] = text(self.instrs[to].lines[0], to)
-            out += ["    " + line for line in body]
-        return "\n".join(out) + "\n", self.consts, flow_size
+                if to < n and instrs[to].branch:
+                    body[-1] = text(instrs[to].lines[0], to)
+            blocks.append(body)
+        fused: list[list[str]] = [[] for _ in range(n)]
+        for pc in reversed(range(n)):  # a function fuses the ones after it, which are done by then
+            fused[pc] = _fuse(pc, blocks, fused)
+        out = []
+        for pc in range(n):
+            out.append(f"def i{pc}(s, fr):")
+            out += self.indent(fused[pc])
+        return out
+
+
+_LABEL = re.compile(r"@[A-Za-z0-9_]+@")
+_GOTO = re.compile(r"return (\d+)")
+_BRANCH = re.compile(r"return (\d+) if (.+) else (\d+)")
+FUSE_LINES = 12  # the longest code one function takes in from another, in lines
+
+
+def _fuse(pc: int, blocks: list[list[str]], fused: list[list[str]]) -> list[str]:
+    """The basic block at `pc`, going on into the code of the pc it returns (or of both pcs of a
+    two-way jump) instead of returning it, where that code is short. A later pc brings its own fused
+    code; an earlier one (a loop going round) only its basic block, so fusing always ends."""
+
+    def then(to: int) -> list[str]:
+        code = fused[to] if to > pc else blocks[to]
+        return list(code) if len(code) <= FUSE_LINES else [f"return {to}"]
+
+    body = blocks[pc]
+    goto = _GOTO.fullmatch(body[-1])
+    if goto:
+        return body[:-1] + then(int(goto.group(1)))
+    branch = _BRANCH.fullmatch(body[-1])
+    if branch:
+        yes, cond, no = int(branch.group(1)), branch.group(2), int(branch.group(3))
+        if cond in ("0", "1"):  # an option folded to a constant
+            return body[:-1] + then(yes if cond == "1" else no)
+        return body[:-1] + [f"if {cond}:"] + ["    " + line for line in then(yes)] + then(no)
+    return body
 
 
 def _mentions(e, slot: int) -> bool:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from functools import cached_property
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
@@ -10,6 +11,8 @@ from . import runtime, subsets
 from .knowledge import knowledge
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .decisions import decision_prefixes
+from .direct import DirectProgram, direct_program
+from .playouts import DEFAULT_MAX_STEPS, Playouts, playouts
 from .state import State
 
 STATE_FORMAT = "rulekit-state"
@@ -144,6 +147,20 @@ class Game:
         engine (and recorded in the history), so the caller only ever sees player decisions.
         `on_round`, a function of the state, is called each time a round of a `rounds` loop begins."""
         return State(self, seed, auto_chance, on_round)
+
+    def playouts(self, n: int | None = None, seed: int = 0, policy=None, max_steps: int = DEFAULT_MAX_STEPS,
+                 seeds=None) -> Playouts:
+        """`n` seeded games to the end, the loop inside the engine: returns, lengths and end kinds
+        (see `rulekit.engine.playouts`). Game `i` is the game of seed `seed + i` (or `seeds[i]`) played
+        with chance drawn inside and, without `policy`, each decision `random.Random(its seed).choice`
+        of the legal actions; `policy(state)` returns the action to take instead."""
+        return playouts(self, n, seed, policy, max_steps, seeds)
+
+    @cached_property
+    def whole_games(self) -> DirectProgram | None:
+        """This configuration compiled for whole games (see `rulekit.engine.direct`), compiled on first
+        use; None where that compiler does not cover the rules."""
+        return direct_program(self)
 
     def replay(self, history, seed: int | None = None, auto_chance: bool = False) -> State:
         """The state reached by `history` (chance outcomes included) from the start."""

@@ -22,17 +22,9 @@ def fail(message, span=None):
     raise RuleRuntimeError(message, span)
 
 
-def needs_top(s, z) -> bool:
-    """True when the top card of zone z is still undetermined."""
-    return s.hi[z] > s.lo[z] and s.hi[z] == len(s.z[z])
-
-
 def needs_bottom(s, z) -> bool:
+    """True when the bottom card of zone z is still undetermined (the top's test is inlined)."""
     return s.hi[z] > s.lo[z] and s.lo[z] == 0
-
-
-def block_counts(s, z) -> dict[int, int]:
-    return Counter(s.z[z][s.lo[z]:s.hi[z]])
 
 
 def fix_end(s, z, kind: int, top: bool) -> None:
@@ -232,6 +224,6 @@ def check_range(value, low, high, name, span):
     return value
 
 
-__all_helpers__ = ("fail", "needs_top", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
+__all_helpers__ = ("fail", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
                    "take_all", "put", "put_many", "move_many", "shuffle", "the", "best", "check_range", "insort", "adjacent", "orthogonal",
                    "subsets_every", "subsets_summing", "bag_index", "take_bag")

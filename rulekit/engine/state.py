@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import runtime
@@ -13,15 +12,21 @@ CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
 TERMINAL_PLAYER = -4
 
-_MASK64 = (1 << 64) - 1
-
-
 def splitmix(seed: int, step: int) -> float:
     """A uniform float in [0, 1) from (seed, step): reproducible, and nothing to serialize."""
-    z = (seed * 0x9E3779B97F4A7C15 + (step + 1) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return ((z ^ (z >> 31)) >> 11) / float(1 << 53)
+    # constants as literals, and 2**-53 as a factor (exact): this runs at every chance event
+    z = (seed * 0x9E3779B97F4A7C15 + (step + 1) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return ((z ^ (z >> 31)) >> 11) * 1.1102230246251565e-16
+
+
+def _counts(cards: list[int], lo: int, hi: int) -> dict[int, int]:
+    """Copies of each kind among cards[lo:hi]."""
+    counts: dict[int, int] = {}
+    for k in cards[lo:hi]:
+        counts[k] = counts.get(k, 0) + 1
+    return counts
 
 
 class State:
@@ -64,33 +69,29 @@ class State:
 
     # ---- the virtual machine: signals from compiled instructions
     def _run(self) -> None:
+        """Run the compiled code until a decision, a chance event or the end. An instruction returns
+        the next pc of its frame, or a signal; one that stops (SUSPEND, HALT) or starts a trigger
+        has left its own pc in its frame, one that switches frames has set theirs."""
         code, frames = self.code, self.fr
         fr = frames[-1]
         pc = fr[0]
-        budget = STEP_LIMIT
-        while True:
-            budget -= 1
-            if not budget:
-                span, rule = self.game.program.origin(pc)
-                where = f"; it was running {'rule ' + rule if rule and rule != 'flow' else 'the flow'}"
-                raise RuleRuntimeError(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
-                                       f"event (an endless loop?){where if rule else ''}", span)
+        for _ in range(STEP_LIMIT):
             r = code[pc](self, fr)
             if r >= 0:
                 pc = r
-            elif r == FRAMES:
+            elif r == FRAMES or r == TRIGGER:
                 if not frames:
                     self.over = True
                     break
                 fr = frames[-1]
                 pc = fr[0]
-            elif r == TRIGGER:  # a trigger's frame was pushed; then this instruction runs again
-                fr[0] = pc
-                fr = frames[-1]
-                pc = fr[0]
             else:
-                fr[0] = pc
                 break
+        else:
+            span, rule = self.game.program.origin(pc)
+            where = f"; it was running {'rule ' + rule if rule and rule != 'flow' else 'the flow'}"
+            raise RuleRuntimeError(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
+                                   f"event (an endless loop?){where if rule else ''}", span)
         if self.over:
             self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
 
@@ -143,24 +144,23 @@ class State:
                 self.history.append(kind)
             self.fr[-1][slot] = kind
             return next_pc
-        return self.chance_random(Counter(cards), slot, span, "card", next_pc)
+        return self.chance_random(_counts(cards, 0, len(cards)), slot, span, "card", next_pc)
 
-    def chance_resolve(self, zone: int, top: bool, next_pc: int) -> int:
+    def chance_resolve(self, zone: int, top: bool) -> int:
+        """The top (or bottom) card of a zone's undetermined block is drawn: 0 when that is done at
+        once (auto_chance, or a block of one kind), SUSPEND when the caller must give it."""
+        cards, lo, hi = self.z[zone], self.lo[zone], self.hi[zone]
         if self.auto:
             # Sampling a position of the block is sampling a kind weighted by its copies.
-            cards, lo, hi = self.z[zone], self.lo[zone], self.hi[zone]
             kind = cards[lo + int(splitmix(self.seed, len(self.history)) * (hi - lo))]
-            if cards[lo:hi].count(kind) != hi - lo:  # a block of one kind is no chance event
-                self.history.append(kind)
+            if cards[lo:hi].count(kind) != hi - lo:
+                self.history.append(kind)  # a block of one kind is no chance event
             runtime.fix_end(self, zone, kind, top)
-            return next_pc
-        counts = runtime.block_counts(self, zone)
+            return 0
+        counts = _counts(cards, lo, hi)
         if len(counts) == 1:
-            runtime.fix_end(self, zone, next(iter(counts)), top)
-            return next_pc
-        if self.auto:
-            runtime.fix_end(self, zone, self._roll(counts), top)
-            return next_pc
+            runtime.fix_end(self, zone, cards[lo], top)
+            return 0
         self._set_chance(counts, ("fix", zone, top))
         return SUSPEND
 
@@ -262,6 +262,29 @@ class State:
         except RuleRuntimeError:
             self._restore(self.history[:before])
             raise
+
+    def play_on(self, choose, max_steps: int) -> int:
+        """Take decisions picked by `choose` until the end, a deadlock or `max_steps` decisions; the
+        number taken. For a state whose chance is drawn inside (auto_chance): `choose` gets the sorted
+        legal actions (a list it must not change) and returns one of them. Each decision has the same
+        effect as `apply_action`, without its check (the action is legal) and without its undo: a rule
+        error propagates and leaves the state where it happened."""
+        if not self.auto:
+            raise ValueError("play_on needs a state whose chance is drawn inside: new_initial_state(seed=..., auto_chance=True)")
+        made = 0
+        history, log = self.history, self.log
+        while made < max_steps and not self.over and self.legal:
+            action = choose(self.legal)
+            history.append(action)
+            log.append(("act", self.to_move, action))
+            pc, slots, values = self.pending[action]
+            fr = self.fr[-1]
+            for slot, value in zip(slots, values):
+                fr[slot + 1] = value
+            fr[0] = pc
+            self._run()
+            made += 1
+        return made
 
     def _restore(self, history: list[int]) -> None:
         fresh = self.game.replay(history, self.seed, self.auto)

@@ -1,0 +1,328 @@
+"""A second compilation of a configuration, for playing whole games fast: the flow as Python code.
+
+The engine (`codegen`) compiles the rules into instructions whose control lives in data (frames, pcs,
+contexts), so that a state can stop at any decision, be cloned, observed and serialized. A playout
+needs none of that: it runs one game from start to end. Here every construct becomes its Python
+counterpart: a procedure a function, `rounds` and `turns` loops, `end turn` and `end round`
+exceptions, a decision a call that picks the action and a branch on it, chance drawn in place. The
+statements that need no decision are compiled by the engine's own code generator, and chance,
+decisions and triggers follow the engine's rules step for step (the same seed gives the same draws),
+so a playout here is the game the engine plays with the same seed and the same picks; a test holds
+the two to that. What this compiler does not know makes it refuse the configuration
+(`Unsupported`), and a game that meets a rule error, or anything it cannot be sure of, is played
+again by the engine, whose outcome then stands.
+"""
+from __future__ import annotations
+
+from ..errors import RuleRuntimeError
+from ..lower import core
+from . import runtime
+from .codegen import LOOP_LIMIT, Codegen
+from .state import splitmix
+
+WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
+
+
+def py_name(name: str) -> str:
+    """A rule language name as a Python identifier, as the engine's code generator spells it."""
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+
+
+class Unsupported(Exception):
+    """The configuration uses a construct this compiler does not know: the engine plays it."""
+
+
+class Unsure(Exception):
+    """A game went where the engine alone decides (an endless loop, say): the engine replays it."""
+
+
+class GameOver(Exception):
+    pass
+
+
+class Deadlock(Exception):
+    pass
+
+
+class Cut(Exception):
+    pass
+
+
+class EndOfTurn(Exception):
+    pass
+
+
+class EndOfRound(Exception):
+    pass
+
+
+ENDS = {"turn": EndOfTurn, "round": EndOfRound}
+
+
+class Playout:
+    """The state of one game played here: the engine's state without its control data."""
+
+    __slots__ = ("z", "lo", "hi", "v", "cur", "winners", "over", "end", "log", "seed", "t", "made", "max_steps",
+                 "pick", "rounds", "armed", "is_set", "zone_names", "kind_names")
+
+    def __init__(self, game, seed: int, max_steps: int, pick):
+        self.z = [list(cards) for cards in game.initial_zones]
+        self.lo = [0] * len(self.z)
+        self.hi = [0] * len(self.z)
+        self.v = list(game.initial_values)
+        self.cur = 0
+        self.winners: set[int] = set()
+        self.over = False
+        self.end = CUT  # how the game ended: won, no winner, deadlock or cut
+        self.log: list[tuple] = []  # what the native statements record; nobody reads it here
+        self.seed = seed
+        self.t = 0  # the length of the engine's history: decisions and chance outcomes so far
+        self.made = 0
+        self.max_steps = max_steps
+        self.pick = pick
+        self.rounds = 0
+        self.armed = [True] * len(game.triggers)
+        self.is_set = game.zone_is_set
+        self.zone_names = game.layout.zone_names
+        self.kind_names = game.kind_names
+
+
+# ---- what the compiled code calls: the engine's chance and decisions (see State), without suspending
+def draw_card(s, zone, span):
+    cards = s.z[zone]
+    if not cards:
+        raise RuleRuntimeError("a random card is drawn from an empty zone", span)
+    kind = cards[int(splitmix(s.seed, s.t) * len(cards))]
+    if cards.count(kind) != len(cards):
+        s.t += 1
+    return kind
+
+
+def draw(s, weights, span):
+    if len(weights) == 1:
+        return next(iter(weights))
+    if not weights:
+        raise RuleRuntimeError("a random choice has nothing to choose from", span)
+    u = splitmix(s.seed, s.t) * sum(weights.values())
+    for outcome in sorted(weights):
+        u -= weights[outcome]
+        if u < 0:
+            break
+    s.t += 1
+    return outcome
+
+
+def resolve(s, zone, top):
+    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
+    kind = cards[lo + int(splitmix(s.seed, s.t) * (hi - lo))]
+    if cards[lo:hi].count(kind) != hi - lo:
+        s.t += 1
+    runtime.fix_end(s, zone, kind, top)
+
+
+def draw_top(s, zone, span):
+    """The top card of a zone taken, drawn first if it is undetermined: `resolve` then `take_top`."""
+    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
+    if hi > lo and hi == len(cards):
+        kind = cards[lo + int(splitmix(s.seed, s.t) * (hi - lo))]
+        if (cards.count(kind) if lo == 0 else cards[lo:hi].count(kind)) != hi - lo:
+            s.t += 1
+        del cards[cards.index(kind, lo, hi)]
+        s.hi[zone] = hi - 1
+        return kind
+    return runtime.take_top(s, zone, span)
+
+
+def decide(s, options):
+    if not options:
+        raise Deadlock
+    if s.made >= s.max_steps:
+        raise Cut
+    s.made += 1
+    s.t += 1
+    return options[s.pick(sorted(options))]
+
+
+def endless(span):
+    raise Unsure(span)
+
+
+class DirectCodegen(Codegen):
+    """Python source of whole games for one configuration; `consts`: the engine's constants, which
+    this code shares (its own are numbered after them)."""
+
+    def __init__(self, config, consts: dict):
+        super().__init__(config)
+        self.consts.update(consts)
+        self.has_triggers = bool(config.game.triggers)
+
+    def block_lines(self, stmts) -> list[str]:
+        lines = []
+        for st in stmts:
+            kind = type(st).__name__
+            method = getattr(self, "d_" + kind, None) or getattr(self, "n_" + kind, None)
+            if method is None:
+                raise Unsupported(kind)
+            lines += method(st)
+        return lines or ["pass"]
+
+    def d_Rule(self, st):
+        return self.block_lines(st.body)
+
+    def d_Move(self, st):
+        if self.is_native(st):
+            return self.n_Move(st)
+        lines = self.n_Move(st)
+        if isinstance(st.selector, core.TopCard):  # the card drawn and taken in one go
+            return [line.replace("_k = take_top(", "_k = draw_top(") for line in lines]
+        return [f"_z = {self.ex(st.source)}", "if needs_bottom(s, _z):", "    resolve(s, _z, False)", *lines]
+
+    def d_If(self, st):
+        lines = []
+        for i, (cond, body) in enumerate(st.branches):
+            lines.append(f"{'if' if i == 0 else 'elif'} {self.ex(cond)}:")
+            lines += self.indent(self.block_lines(body))
+        if st.orelse:
+            lines.append("else:")
+            lines += self.indent(self.block_lines(st.orelse))
+        return lines
+
+    def d_For(self, st):
+        return [f"for fr[{st.binder.slot + 1}] in tuple({self.iter_src(st.binder.iter, distinct=True)}):",
+                *self.indent(self.block_lines(st.body))]
+
+    def d_Loop(self, st):
+        # The engine stops a run that goes on too long without a decision; a loop that goes round
+        # this often is left to the engine to judge.
+        guard = f"_g{next(self.label_count)}"
+        head = "while True:" if st.cond is None else f"while {self.ex(st.cond)}:"
+        return [f"{guard} = 0", head, f"    {guard} += 1", f"    if {guard} > {LOOP_LIMIT}:",
+                f"        endless({self.span_const(st.span)})", *self.indent(self.block_lines(st.body))]
+
+    def d_Do(self, st):
+        if self.native_procedure(st.procedure):
+            return self.n_Do(st)
+        return [f"Q_{py_name(st.procedure)}(s{''.join(', ' + self.ex(a) for a in st.args)})"]
+
+    def d_Choose(self, st):
+        options = self.choice_options(st, lambda ai, slots, values: f"({ai}, ({values}))")
+        by = f"_p = {self.ex(st.by)}"  # evaluated, as the engine does, though nobody needs it here
+        if self.has_triggers:  # a trigger fires before the decision, which is then offered anew
+            lines = ["while True:", *self.indent(options), f"    {by}", "    if not fire(s):", "        break"]
+        else:
+            lines = [*options, by]
+        lines.append("_k, _v = decide(s, _o)")
+        for ai, action in enumerate(st.actions):
+            lines.append(f"{'if' if ai == 0 else 'elif'} _k == {ai}:")
+            if action.binders:
+                lines.append("    " + "".join(f"fr[{b.slot + 1}], " for b in action.binders) + "= _v")
+            lines += self.indent(self.block_lines(action.body))
+        return lines
+
+    def d_Random(self, st):
+        b = st.binder
+        if self.draws_card(st):
+            return [f"fr[{b.slot + 1}] = draw_card(s, {self.ex(b.iter.zone)}, {self.span_const(st.span)})"]
+        return [*self.chance_weights(st), f"fr[{b.slot + 1}] = draw(s, _w, {self.span_const(st.span)})"]
+
+    def d_CheckTriggers(self, st):
+        return ["while fire(s):", "    pass"] if self.has_triggers else []
+
+    def d_End(self, st):
+        if st.what == "game":
+            return ["s.over = True", "raise GameOver"]
+        if st.what not in ENDS:
+            raise Unsupported(f"end {st.what}")
+        return [f"raise {ENDS[st.what].__name__}"]
+
+    n_End = d_End
+
+    def d_Rounds(self, st):
+        return ["while True:", "    s.rounds += 1", "    try:", *self.indent(self.indent(self.block_lines(st.body))),
+                "    except EndOfRound:", "        pass"]
+
+    def d_Turns(self, st):
+        lines = [f"s.cur = {self.ex(st.start)}", "while True:", "    try:",
+                 *self.indent(self.indent(self.block_lines(st.body))), "    except EndOfTurn:", "        pass"]
+        if st.then:
+            lines += ["    try:", *self.indent(self.indent(self.block_lines(st.then))), "    except EndOfTurn:",
+                      "        pass"]
+        return lines + [f"    s.cur = (s.cur + {self.direction}) % {self.n}"]
+
+    def function(self, name: str, params, nlocals: int, body) -> list[str]:
+        args = "".join(f", _a{p.slot}" for p in params)
+        frame = ", ".join(["0"] + [f"_a{p.slot}" for p in params] + ["None"] * (nlocals - len(params)))
+        self.env = {}
+        return [f"def {name}(s{args}):", f"    fr = [{frame}]", *self.indent(self.block_lines(body))]
+
+    def source(self) -> str:
+        g = self.g
+        out = ["# generated by rulekit (whole games) from " + g.spec_path]
+        out += self.function("FLOW", (), g.flow.nlocals, g.flow.body)
+        for p in g.procedures:
+            if not self.native_procedure(p.name):
+                out += self.function(f"Q_{py_name(p.name)}", p.params, p.nlocals, p.body)
+        fired = []
+        for i, trig in enumerate(g.triggers):
+            out += self.function(f"TQ{i}", (), trig.nlocals, trig.body)
+            fired.append(f"(TRIG{i}, TQ{i}, {trig.once}), ")
+        out += [f"DIRECT_TRIGGERS = ({''.join(fired)})",
+                # the engine's State._fire_trigger, the trigger's body run at once
+                "def fire(s):",
+                "    armed = s.armed",
+                "    for i, (holds, body, once) in enumerate(DIRECT_TRIGGERS):",
+                "        if armed[i]:",
+                "            if holds(s):",
+                "                armed[i] = False",
+                "                body(s)",
+                "                return True",
+                "        elif not once and not holds(s):",
+                "            armed[i] = True",
+                "    return False"]
+        return "\n".join(out) + "\n"
+
+
+class DirectProgram:
+    """The whole-game code of one loaded game."""
+
+    def __init__(self, game):
+        codegen = DirectCodegen(game.config, game.program.ns)
+        self.source = codegen.source()
+        namespace = dict(game.program.ns)
+        namespace.update(codegen.consts)
+        namespace.update(draw_card=draw_card, draw=draw, resolve=resolve, draw_top=draw_top, decide=decide, endless=endless,
+                         GameOver=GameOver, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
+        try:
+            code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
+        except (SyntaxError, RecursionError) as exc:  # Python's own limits, such as 20 nested blocks
+            raise Unsupported(str(exc)) from None
+        exec(code, namespace)  # noqa: S102
+        self.flow = namespace["FLOW"]
+        self.game = game
+
+    def play(self, seed: int, max_steps: int, pick) -> Playout | None:
+        """One game, decisions by `pick` (of the sorted legal actions); None when the engine must play
+        it instead (a rule error, or a loop left to the engine to judge)."""
+        s = Playout(self.game, seed, max_steps, pick)
+        try:
+            self.flow(s)
+            s.over = True  # the flow ran out
+        except GameOver:
+            s.over = True
+        except Deadlock:
+            s.end = DEADLOCK
+        except Cut:
+            pass
+        except Exception:  # noqa: BLE001 - a rule error, an `end turn` outside turns, ...: the engine's to say
+            return None
+        if s.over:
+            s.end = WON if s.winners else NO_WINNER
+        return s
+
+
+def direct_program(game) -> DirectProgram | None:
+    """The whole-game code of a loaded game, or None where this compiler does not cover its rules."""
+    try:
+        return DirectProgram(game)
+    except Unsupported:
+        return None
