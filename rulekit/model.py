@@ -632,6 +632,11 @@ class Property:
     expr: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    under: tuple = ()  # (ambiguity, option) pairs: the property is claimed only under these options
+
+    def applies(self, options: dict) -> bool:
+        """Whether the property is claimed under this choice of options."""
+        return all(options.get(name) == option for name, option in self.under)
 
 
 @dataclass(frozen=True, slots=True)

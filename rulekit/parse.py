@@ -58,6 +58,10 @@ class Phrase(Text):
     """A declaration's English (`phrase "... {x} ..."`): told apart from a label or a quote by its type."""
 
 
+class _Under(list):
+    """The `under OPTION=VALUE, ...` of a property: (ambiguity name, option name) pairs."""
+
+
 class _Bookkeeping(Text):
     """The `bookkeeping` marker of a variable or a procedure."""
 
@@ -363,7 +367,15 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def _property(self, kind, meta, c):
         name, *rest = c
         description = rest.pop(0).text if isinstance(rest[0], Text) else None
-        return self._node(kind, meta, name=name, description=description, expr=rest[0], quotes=rest[1:])
+        under = rest.pop(0) if isinstance(rest[0], _Under) else _Under()
+        return self._node(kind, meta, name=name, description=description, under=list(under), expr=rest[0],
+                          quotes=rest[1:])
+
+    def under(self, meta, c):
+        return _Under(c)
+
+    def option_value(self, meta, c):
+        return (c[0], c[1])
 
     def expect_decl(self, meta, c):
         return self._node("expect", meta, name=c[0], finding=c[1].text, reason=c[2].text, quotes=c[3:])

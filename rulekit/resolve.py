@@ -341,7 +341,27 @@ class Resolver:
         self.fn = _Function()
         e = self.expect(self.expr(node.expr), m.BOOL, node.expr.span, f"the {node.kind} '{node.name.text}'")
         self.fn = None
-        return m.Property(node.kind, node.name.text, node.description, e, node.span, self.quotes(node))
+        return m.Property(node.kind, node.name.text, node.description, e, node.span, self.quotes(node),
+                          self.option_values(node.get("under", ())))
+
+    def option_values(self, pairs) -> tuple:
+        """`AMBIGUITY=OPTION, ...` resolved against the declared ambiguities: each name once."""
+        out: dict[str, str] = {}
+        for amb_name, option in pairs:
+            amb = self.ambiguities.get(amb_name.text)
+            if amb is None:
+                self.unknown(amb_name, "ambiguity", self.ambiguities)
+                continue
+            if option.text not in amb.option_names():
+                close = difflib.get_close_matches(option.text, amb.option_names(), n=1)
+                self.error("E201", f"ambiguity '{amb.name}' has no option '{option.text}'; its options are: "
+                           + ", ".join(amb.option_names()), option.span, f"did you mean '{close[0]}'?" if close else None)
+                continue
+            if amb.name in out:
+                self.error("E205", f"ambiguity '{amb.name}' is given an option twice", amb_name.span)
+                continue
+            out[amb.name] = option.text
+        return tuple(sorted(out.items()))
 
     def _params(self, params) -> tuple[m.Param, ...]:
         out = []
