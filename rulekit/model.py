@@ -640,6 +640,21 @@ class Property:
 
 
 @dataclass(frozen=True, slots=True)
+class Example:
+    """A rulebook example: from the start of a game of `players` under `under`, the steps (decisions
+    and chance outcomes, as the engine names them) lead to a state where `expr` holds."""
+
+    name: str
+    description: str | None
+    players: int
+    under: tuple  # (ambiguity, option) pairs
+    steps: tuple  # (text, span) per step
+    expr: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
 class Expected:
     """A finding that `rulekit check` reports but that does not fail the run."""
 
@@ -677,6 +692,7 @@ class Game:
     random_points: int
     properties: tuple[Property, ...] = ()
     expected: tuple[Expected, ...] = ()
+    examples: tuple[Example, ...] = ()
     boards: tuple[BoardDecl, ...] = ()
     triggers: tuple[Trigger, ...] = ()
     spec_path: str = field(default="", compare=False)

@@ -62,6 +62,10 @@ class _Under(list):
     """The `under OPTION=VALUE, ...` of a property: (ambiguity name, option name) pairs."""
 
 
+class _Steps(list):
+    """The `do "STEP", ...` of an example: its steps as written (Text, with their spans)."""
+
+
 class _Bookkeeping(Text):
     """The `bookkeeping` marker of a variable or a procedure."""
 
@@ -370,6 +374,21 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         under = rest.pop(0) if isinstance(rest[0], _Under) else _Under()
         return self._node(kind, meta, name=name, description=description, under=list(under), expr=rest[0],
                           quotes=rest[1:])
+
+    def example_decl(self, meta, c):
+        name, *rest = c
+        description = rest.pop(0).text if isinstance(rest[0], Text) else None
+        players = rest.pop(0)
+        under = rest.pop(0) if isinstance(rest[0], _Under) else _Under()
+        steps = rest.pop(0) if isinstance(rest[0], _Steps) else _Steps()
+        return self._node("example", meta, name=name, description=description, players=players, under=list(under),
+                          steps=list(steps), expr=rest[0], quotes=rest[1:])
+
+    def example_steps(self, meta, c):
+        return _Steps(step for group in c for step in group)
+
+    def example_step(self, meta, c):
+        return [c[0]] * (c[1] if len(c) > 1 else 1)
 
     def under(self, meta, c):
         return _Under(c)

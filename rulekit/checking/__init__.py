@@ -28,6 +28,7 @@ from ..verify import information
 from .shared import PlayBounds, options_key
 from .variants import changed_options, option_sets, options_suffix
 from .impact import option_impact
+from .examples import example_findings
 from .static import acknowledge, consistency, locate, static_findings, turn_structure
 from .sampling import random_play
 from .exploring import explore_all
@@ -47,6 +48,9 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     clock = _Clock(timings, progress, game.name)
     with clock("static"):
         static_findings(spec, game, report)
+    with clock("examples"):
+        for f in example_findings(spec, game):
+            report.add(f)
     with clock("z3-unsat-core"):
         consistency(spec, game, report, bounds)
     variants = option_sets(game, pairs=bounds.all_options)
@@ -105,7 +109,8 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
 METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",
                 "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
                 "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC and k-induction",
-                "graph": "judging the verdicts", "option-impact": "what each option changes"}
+                "graph": "judging the verdicts", "option-impact": "what each option changes",
+                "examples": "replaying the rulebook's examples"}
 
 
 class _Clock:
