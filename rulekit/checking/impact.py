@@ -43,19 +43,20 @@ def option_impact(spec, game: m.Game, variants: list[dict], tallies: dict, verdi
     """One `option-impact` finding per option set other than the default."""
     default = variants[0]
     base = tallies[options_key(default)]
-    out = []
+    out, cache = [], {}  # what every option set shares: the spec's option tests, the default games replayed
     for options in variants[1:]:
         changed = changed_options(options, game)
         out.append(_impact(spec, game, default, options, changed, base, tallies[options_key(options)],
-                           verdicts[options_key(default)], verdicts[options_key(options)], bounds))
+                           verdicts[options_key(default)], verdicts[options_key(options)], bounds, cache))
     return out
 
 
 def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, base_found, my_found,
-            bounds: PlayBounds) -> Finding:
+            bounds: PlayBounds, cache: dict) -> Finding:
     label = ", ".join(f"{k}={v}" for k, v in sorted(changed.items()))
     fid = f"{game.name}/option-impact/{'/'.join(f'{k}={v}' for k, v in sorted(changed.items()))}"
-    untested = [name for name, option in changed.items() if inert(game, name, default[name], option)]
+    untested = [name for name, option in changed.items() if inert(cache.setdefault("tests", tested(game)), name,
+                                                                   default[name], option)]
     common = dict(options=changed, quotes=_quotes(game, changed), location=_location(game, changed))
     if untested and len(untested) == len(changed):
         tests = "; ".join(f"no `{name} is ...` test tells {changed[name]} from {default[name]}" for name in untested)
@@ -70,7 +71,7 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
     for s in stats:
         s["significant"] = s.get("adjusted_p_value") is not None and s["adjusted_p_value"] < alpha
     significant = [s for s in stats if s["significant"]]
-    divergence = coupled_replay(spec, base, default, options)
+    divergence = coupled_replay(spec, base, default, options, cache)
     games = {"default": base.played, "option": mine.played}
     bound = {"class": None, "games": games, "confidence": bounds.confidence, "verdict_changes": exact,
              "statistics": stats, "legal_moves": divergence and {k: v for k, v in divergence.items() if k != "steps"},
@@ -88,8 +89,8 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
                        acknowledged_by=next(iter(sorted(changed))), **common)
     if divergence is not None:
         bound["class"] = "legal-moves"
-        message = (f"this option changes only which moves are legal: {divergence['text']}; no verdict and no outcome "
-                   f"statistic changes significantly ({base.played} games under the default options, {mine.played} "
+        message = (f"this option changes only which moves are legal (or the odds of chance), not the outcomes: "
+                   f"{divergence['text']}; no verdict and no outcome statistic changes significantly ({base.played} games under the default options, {mine.played} "
                    f"under this one)")
         return Finding(fid, game.name, "option-impact", "info", "proven", "random-play", message, bound=bound,
                        witness=divergence["steps"], acknowledged_by=next(iter(sorted(changed))), **common)
@@ -105,13 +106,16 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
 
 # ---- the spec itself -------------------------------------------------------------------------------
 
-def inert(game: m.Game, ambiguity: str, default: str, option: str) -> bool:
-    """Whether no `ambiguity is X` test of the rules (properties aside) is true under one of the two
-    options and false under the other: then both fold to the same game."""
-    for node in _nodes([getattr(game, f.name) for f in dataclasses.fields(game) if f.name not in ("properties", "expected")]):
-        if isinstance(node, m.OptionIs) and node.ambiguity == ambiguity and (node.option == default) != (node.option == option):
-            return False
-    return True
+def tested(game: m.Game) -> set[tuple[str, str]]:
+    """Every (ambiguity, option) that an `ambiguity is option` test of the rules names (the checks aside)."""
+    roots = [getattr(game, f.name) for f in dataclasses.fields(game) if f.name not in ("properties", "expected", "examples")]
+    return {(x.ambiguity, x.option) for x in _nodes(roots) if isinstance(x, m.OptionIs)}
+
+
+def inert(tests: set, ambiguity: str, default: str, option: str) -> bool:
+    """Whether no test of `tests` (see `tested`) is true under one of the two options and false under
+    the other: then both fold to the same game."""
+    return not any(name == ambiguity and (o == default) != (o == option) for name, o in tests)
 
 
 def _nodes(roots):
@@ -322,55 +326,90 @@ def _p(p: float) -> str:
 
 # ---- coupled play ----------------------------------------------------------------------------------
 
-def coupled_replay(spec, base: Tally, default: dict, options: dict) -> dict | None:
+def coupled_replay(spec, base: Tally, default: dict, options: dict, replays: dict | None = None) -> dict | None:
     """The first state, along the default options' kept random games replayed under `options`, whose
-    legal moves, chance outcomes or end differ; None when every kept game replays alike."""
+    legal moves, chance outcomes or end differ; None when every kept game replays alike. `replays`
+    keeps each default game's positions, for the next option set."""
+    replays = {} if replays is None else replays
     for players, histories in sorted(base.traces.items()):
         try:
             a_game, b_game = spec.engine(players, default), spec.engine(players, options)
         except (RuleRuntimeError, SpecError):
             continue
-        for history in histories:
-            found = first_difference(a_game, b_game, history)
+        for i, history in enumerate(histories):
+            key = ("positions", players, i)
+            if key not in replays:
+                replays[key] = positions(a_game, history)
+            found = first_difference(a_game, b_game, history, replays[key])
             if found is not None:
                 return {"players": players, **found}
     return None
 
 
-def first_difference(a_game, b_game, history: list[int]) -> dict | None:
-    """Replays `history` (the first game's action ids) in both games, matching actions by name."""
-    a, b = a_game.new_initial_state(), b_game.new_initial_state()
-    for step, action in enumerate([*history, None]):
-        here, there = _position(a), _position(b)
+def positions(game, history: list[int]) -> list[tuple]:
+    """The position before each step of `history`, and after the last, with the name of each step."""
+    state, names, out = game.new_initial_state(), _Names(), []
+    for action in history:
+        out.append((_position(state, names), names(state, action)))
+        state.apply_action(action)
+    out.append((_position(state, names), None))
+    return out
+
+
+def first_difference(a_game, b_game, history: list[int], known: list[tuple] | None = None) -> dict | None:
+    """Replays `history` (the first game's action ids) in both games, matching actions by name;
+    `known`: the first game's positions along it (see `positions`)."""
+    known = known if known is not None else positions(a_game, history)
+    b = b_game.new_initial_state()
+    names_b = _Names()
+    for step, (here, name) in enumerate(known):
+        there = _position(b, names_b)
         if here != there:
             return {"step": step, "default": _shown(here), "option": _shown(there),
-                    "text": f"{_when(step)} with {a_game.num_players()} players, {_difference(here, there)}",
+                    "text": f"{_when(step)} with {_players(a_game.num_players())}, {_difference(here, there)}",
                     "steps": witness(b) if step else []}
-        if action is None:
+        if name is None:
             return None
-        name = a.action_to_string(action)
-        a.apply_action(action)
         try:
-            b.apply_action(next(x for x in b.legal if b.action_to_string(x) == name))
+            b.apply_action(next(x for x in b.legal if names_b(b, x) == name))
         except RuleRuntimeError as exc:
             return {"step": step + 1, "default": "the rules go on", "option": str(exc),
-                    "text": f"after {step + 1} steps with {a_game.num_players()} players, the rules go on under the "
+                    "text": f"after {step + 1} steps with {_players(a_game.num_players())}, the rules go on under the "
                             f"default options but fail under this one ({exc})", "steps": witness(b)}
     return None
+
+
+def _players(n: int) -> str:
+    return f"{n} player{'s' if n != 1 else ''}"
 
 
 def _when(step: int) -> str:
     return "at the start" if step == 0 else f"after {step} step{'s' if step > 1 else ''}"
 
 
-def _position(s) -> tuple:
+class _Names:
+    """A decision's name depends on its id alone (the game's action table): each is worked out once."""
+
+    def __init__(self):
+        self.known: dict[int, str] = {}
+
+    def __call__(self, state, action: int) -> str:
+        if state.chance is not None:
+            return state.action_to_string(action)
+        name = self.known.get(action)
+        if name is None:
+            name = self.known[action] = state.action_to_string(action)
+        return name
+
+
+def _position(s, names: _Names) -> tuple:
     if s.is_terminal():
         return ("over", tuple(sorted(s.winners)))
     if s.chance is not None:
         return ("chance", tuple(sorted((s.action_to_string(x), round(p, 9)) for x, p in s.chance)))
     if not s.legal:
         return ("stuck",)
-    return ("decide", s.current_player(), tuple(sorted(s.action_to_string(x) for x in s.legal)))
+    return ("decide", s.current_player(), tuple(sorted(names(s, x) for x in s.legal)))
 
 
 def _shown(position: tuple):
@@ -395,6 +434,8 @@ def _difference(here: tuple, there: tuple) -> str:
         return "; ".join(p for p in parts if p)
     if here[0] == there[0] == "chance":
         return "the chance outcomes or their odds differ"
+    if here[0] == there[0] == "over":
+        return "the game ends with other winners"
     words = {"over": "the game is over", "chance": "chance decides", "stuck": "no one can move",
              "decide": "a player decides"}
     return f"{words[there[0]]} where under the default options {words[here[0]]}"

@@ -40,6 +40,7 @@ class Tally:
 
 
 TRACES = 2  # games per player count whose histories are kept, for replay under another option
+DEEP_TRACES = 10  # the same with --all-options
 
 
 @dataclass
@@ -82,8 +83,10 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
             for i, options in enumerate(variants) for players in counts]
     local = executor is None or isinstance(executor, executors.InProcess)
     where = spec if local else str(spec.path.resolve())  # a worker loads the spec from its path
+    traces = DEEP_TRACES if deep else TRACES
     tasks = [(where, players, options, games, budget, bounds.max_steps, bounds.seed, bounds.confidence,
-              bounds.max_violation_rate) for options, players, games, budget in plan]
+              bounds.max_violation_rate, traces if i < len(counts) else 0)
+             for i, (options, players, games, budget) in enumerate(plan)]
     if hasattr(progress, "describe"):
         progress.describe(f"{game.name}: random play, {len(plan)} configuration(s)")
     results = executors.run(executor or executors.InProcess(), play_sample, tasks, game.name,
@@ -114,15 +117,17 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
         for n, outcome in part.outcomes.items():
             tally.outcome(n).add(outcome)
         for n, histories in part.traces.items():
-            tally.traces.setdefault(n, []).extend(histories[:TRACES - len(tally.traces.get(n, []))])
+            tally.traces.setdefault(n, []).extend(histories[:traces - len(tally.traces.get(n, []))])
     return tallies
 
 
 def play_sample(spec: Spec | str, players: int, options: dict, games: int, budget: int, max_steps: int,
-                seed: int, confidence: float = 0.95, max_violation_rate: float | None = None) -> Tally:
+                seed: int, confidence: float = 0.95, max_violation_rate: float | None = None,
+                traces: int = TRACES) -> Tally:
     """Seeded random games of one configuration, until `games` or `budget` decisions (or, with
     `max_violation_rate`, until the sample is enough: see `_enough_games`); what they saw, with each
-    witness as (True, history) instead of the game it replays in, so the tally travels."""
+    witness as (True, history) instead of the game it replays in, so the tally travels, and the
+    histories of the first `traces` games that end."""
     spec = Spec.find(spec) if isinstance(spec, str) else spec
     tally = Tally()
     try:
@@ -136,7 +141,7 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     for g in range(games):
         if g and (tally.steps >= budget or enough(tally, g)):  # the games so far are the bound the verdicts state
             break
-        _play_one(loaded, bounds, seed + g, tally)
+        _play_one(loaded, bounds, seed + g, tally, traces)
     tally.broken = {k: (True, h) for k, (_, h) in tally.broken.items()}
     tally.reached = {k: (True, h) for k, (_, h) in tally.reached.items()}
     tally.deadlocks = [(True, h) for _, h in tally.deadlocks]
@@ -154,7 +159,7 @@ def _enough_games(game: m.Game, options: dict, bounds: PlayBounds):
     return lambda tally, played: played >= needed and all(t in tally.reached for t in targets)
 
 
-def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None:
+def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces: int = TRACES) -> None:
     rng = random.Random(seed)
     tally.played += 1
     players = loaded.num_players()
@@ -168,9 +173,9 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None
     state = None
 
     def keep_trace():
-        traces = tally.traces.setdefault(players, [])
-        if len(traces) < TRACES and state is not None:
-            traces.append(list(state.history))
+        kept = tally.traces.setdefault(players, [])
+        if len(kept) < traces and state is not None:
+            kept.append(list(state.history))
 
     try:
         state = loaded.new_initial_state(seed=seed, auto_chance=True)
