@@ -77,10 +77,16 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
     from .. import executors
 
     counts = range(game.min_players, game.max_players + 1)
-    deep = bounds.all_options  # every option set as deep as the default: option impact compares like with like
-    plan = [(options, players, bounds.games if i == 0 or deep else bounds.variant_games,
-             bounds.play_budget if i == 0 or deep else bounds.variant_budget)
-            for i, options in enumerate(variants) for players in counts]
+    # With --all-options each single option is played as deeply as the default options (option impact
+    # then compares like with like); pairs of options at the variants' depth.
+    deep = bounds.all_options
+    base = variants[0]
+
+    def depth(i, options):
+        single = sum(options[k] != base[k] for k in base) <= 1
+        return (bounds.games, bounds.play_budget) if i == 0 or (deep and single) else \
+            (bounds.variant_games, bounds.variant_budget)
+    plan = [(options, players, *depth(i, options)) for i, options in enumerate(variants) for players in counts]
     local = executor is None or isinstance(executor, executors.InProcess)
     where = spec if local else str(spec.path.resolve())  # a worker loads the spec from its path
     traces = DEEP_TRACES if deep else TRACES
