@@ -2,6 +2,8 @@
 set, and the states at which properties are judged (docs/language.rst, "What a state is")."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rulekit.checking import PlayBounds, check_spec
@@ -122,3 +124,21 @@ def test_mistakes_in_examples_and_options_are_located(tmp_path, checks, code, wh
         Spec(path).model
     first = caught.value.diagnostics[0]
     assert first.code == code and str(first.span).endswith(where), (first.code, str(first.span))
+
+
+def test_the_report_names_a_failing_example_and_an_option_without_effect(tmp_path, capsys):
+    from rulekit.cli import main
+
+    path = write_spec(tmp_path, SPEC.replace("pace is fast and ", "pace is fast and false and "), name="moment",
+                      checks='checks moment\nexample ex players 2\n  do "go", "go"\n  expect true\n')
+    code = main(["check", str(path), "--games", "4", "--variant-games", "4"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "rulebook examples that the rules do not play out" in out
+    assert 'error[example]: example ex: step 2 "go" cannot occur here' in out
+    assert "options that change nothing observable" in out and "[under pace=fast]" in out
+    code = main(["check", str(path), "--games", "4", "--variant-games", "4", "--format", "json"])
+    findings = json.loads(capsys.readouterr().out)["games"][0]["findings"]
+    impact = next(f for f in findings if f["kind"] == "option-impact")
+    assert impact["bound"]["class"] == "nothing" and impact["options"] == {"pace": "fast"}
+    assert {"statistics", "verdict_changes", "games", "legal_moves", "replayed"} <= set(impact["bound"])
