@@ -54,7 +54,8 @@ def _check(spec: Spec, game: m.Game, example: m.Example) -> Finding:
     if not holds:
         return failed(f"after its {len(example.steps)} steps the game does not end as the rulebook says: the "
                       "expectation is false", example.expr.span, state)
+    players = f"{example.players} player{'s' if example.players != 1 else ''}"
     return Finding(fid, game.name, "example", "info", "proven", "replay",
                    f"example {example.name} plays out as the rulebook says, in {len(example.steps)} steps with "
-                   f"{example.players} player{'s' if example.players != 1 else ''}" + (f": {example.description}" if example.description else ""),
+                   f"{players}" + (f": {example.description}" if example.description else ""),
                    location=location_of(example.span), witness=witness(state) if state.history else None, **common)

@@ -53,7 +53,6 @@ def option_impact(spec, game: m.Game, variants: list[dict], tallies: dict, verdi
 
 def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, base_found, my_found,
             bounds: PlayBounds, cache: dict) -> Finding:
-    label = ", ".join(f"{k}={v}" for k, v in sorted(changed.items()))
     fid = f"{game.name}/option-impact/{'/'.join(f'{k}={v}' for k, v in sorted(changed.items()))}"
     untested = [name for name, option in changed.items() if inert(cache.setdefault("tests", tested(game)), name,
                                                                    default[name], option)]
@@ -90,8 +89,8 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
     if divergence is not None:
         bound["class"] = "legal-moves"
         message = (f"this option changes only which moves are legal (or the odds of chance), not the outcomes: "
-                   f"{divergence['text']}; no verdict and no outcome statistic changes significantly ({base.played} games under the default options, {mine.played} "
-                   f"under this one)")
+                   f"{divergence['text']}; no verdict and no outcome statistic changes significantly "
+                   f"({base.played} games under the default options, {mine.played} under this one)")
         return Finding(fid, game.name, "option-impact", "info", "proven", "random-play", message, bound=bound,
                        witness=divergence["steps"], acknowledged_by=next(iter(sorted(changed))), **common)
     bound["class"] = "nothing"
@@ -108,7 +107,8 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
 
 def tested(game: m.Game) -> set[tuple[str, str]]:
     """Every (ambiguity, option) that an `ambiguity is option` test of the rules names (the checks aside)."""
-    roots = [getattr(game, f.name) for f in dataclasses.fields(game) if f.name not in ("properties", "expected", "examples")]
+    roots = [getattr(game, f.name) for f in dataclasses.fields(game)
+             if f.name not in ("properties", "expected", "examples")]
     return {(x.ambiguity, x.option) for x in _nodes(roots) if isinstance(x, m.OptionIs)}
 
 
