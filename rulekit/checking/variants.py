@@ -3,8 +3,6 @@ from __future__ import annotations
 
 
 from .. import model as m
-from ..findings import Finding, GameReport
-from .shared import options_key
 
 
 def option_sets(game: m.Game, pairs: bool = False) -> list[dict[str, str]]:
