@@ -331,12 +331,18 @@ def coupled_replay(spec, base: Tally, default: dict, options: dict, replays: dic
     legal moves, chance outcomes or end differ; None when every kept game replays alike. `replays`
     keeps each default game's positions, for the next option set."""
     replays = {} if replays is None else replays
-    for players, histories in sorted(base.traces.items()):
+    games = {}
+    for players in sorted(base.traces):
         try:
-            a_game, b_game = spec.engine(players, default), spec.engine(players, options)
+            games[players] = spec.engine(players, default), spec.engine(players, options)
         except (RuleRuntimeError, SpecError):
             continue
-        for i, history in enumerate(histories):
+    # the first game of every player count first: an option that changes play shows it soonest
+    for i in range(max((len(h) for h in base.traces.values()), default=0)):
+        for players, (a_game, b_game) in games.items():
+            if i >= len(base.traces[players]):
+                continue
+            history = base.traces[players][i]
             key = ("positions", players, i)
             if key not in replays:
                 replays[key] = positions(a_game, history)

@@ -39,7 +39,7 @@ class Tally:
         return statistics.Sample(dict(self.games_by_players), dict(self.reach_by_players.get(target, {})), confidence)
 
 
-TRACES = 1  # games per player count whose histories are kept, for replay under another option
+TRACES = 3  # games per player count whose histories are kept, for replay under another option
 DEEP_TRACES = 10  # the same with --all-options
 
 
