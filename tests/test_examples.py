@@ -137,6 +137,7 @@ def test_the_report_names_a_failing_example_and_an_option_without_effect(tmp_pat
     assert "rulebook examples that the rules do not play out" in out
     assert 'error[example]: example ex: step 2 "go" cannot occur here' in out
     assert "options that change nothing observable" in out and "[under pace=fast]" in out
+    assert "0 of 1 rulebook examples play out" in out
     code = main(["check", str(path), "--games", "4", "--variant-games", "4", "--format", "json"])
     findings = json.loads(capsys.readouterr().out)["games"][0]["findings"]
     impact = next(f for f in findings if f["kind"] == "option-impact")
