@@ -53,8 +53,9 @@ def option_impact(spec, game: m.Game, variants: list[dict], tallies: dict, verdi
 def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, base_found, my_found,
             bounds: PlayBounds, cache: dict) -> Finding:
     fid = f"{game.name}/option-impact/{'/'.join(f'{k}={v}' for k, v in sorted(changed.items()))}"
-    untested = [name for name, option in changed.items() if inert(cache.setdefault("tests", tested(game)), name,
-                                                                   default[name], option)]
+    if "tests" not in cache:
+        cache["tests"] = tested(game)
+    untested = [name for name, option in changed.items() if inert(cache["tests"], name, default[name], option)]
     common = dict(options=changed, quotes=_quotes(game, changed), location=_location(game, changed))
     if untested and len(untested) == len(changed):
         tests = "; ".join(f"no `{name} is ...` test tells {changed[name]} from {default[name]}" for name in untested)
