@@ -177,7 +177,8 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"Z3 over the symbolic transition relation: seconds per configuration; what is left "
                    f"undecided is unknown or bounded (default: {PlayBounds.symbolic_time_limit:g})")
     c.add_argument("--all-options", action="store_true",
-                   help="explore under every option of every ambiguity and report which options change which verdicts")
+                   help="explore and prove under every option of every ambiguity, play each option as deeply as the "
+                   "default options and every two options together, and measure what each changes (option-impact)")
     c.add_argument("--deep-information", action="store_true",
                    help="information-flow check: ten times the games and re-deals of hidden cards, followed "
                    "three times longer (slower, finds rarer leaks)")

@@ -4,14 +4,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 KINDS = ("contradiction", "invariant", "reachability", "deadlock", "termination", "dead-rule", "coverage",
-         "quote", "ambiguity", "runtime", "stale-expect", "information-flow")
+         "quote", "ambiguity", "runtime", "stale-expect", "information-flow", "option-impact", "example")
 SEVERITIES = ("error", "warning", "info")
 VERDICTS = ("proven", "refuted", "bounded", "unknown")
 METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "z3-abstraction", "hypothesis", "graph", "static",
-           "random-play", "explicit-state")
+           "random-play", "explicit-state", "replay")
 
 # Kinds whose refutation breaks the rules themselves: they fail a run unless acknowledged.
-FAILING_KINDS = ("contradiction", "invariant", "deadlock", "quote", "runtime")
+FAILING_KINDS = ("contradiction", "invariant", "deadlock", "quote", "runtime", "example")
 
 
 @dataclass

@@ -632,6 +632,26 @@ class Property:
     expr: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    under: tuple = ()  # (ambiguity, option) pairs: the property is claimed only under these options
+
+    def applies(self, options: dict) -> bool:
+        """Whether the property is claimed under this choice of options."""
+        return all(options.get(name) == option for name, option in self.under)
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A rulebook example: from the start of a game of `players` under `under`, the steps (decisions
+    and chance outcomes, as the engine names them) lead to a state where `expr` holds."""
+
+    name: str
+    description: str | None
+    players: int
+    under: tuple  # (ambiguity, option) pairs
+    steps: tuple  # (text, span) per step
+    expr: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
 
 
 @dataclass(frozen=True, slots=True)
@@ -672,6 +692,7 @@ class Game:
     random_points: int
     properties: tuple[Property, ...] = ()
     expected: tuple[Expected, ...] = ()
+    examples: tuple[Example, ...] = ()
     boards: tuple[BoardDecl, ...] = ()
     triggers: tuple[Trigger, ...] = ()
     spec_path: str = field(default="", compare=False)

@@ -58,6 +58,14 @@ class Phrase(Text):
     """A declaration's English (`phrase "... {x} ..."`): told apart from a label or a quote by its type."""
 
 
+class _Under(list):
+    """The `under OPTION=VALUE, ...` of a property: (ambiguity name, option name) pairs."""
+
+
+class _Steps(list):
+    """The `do "STEP", ...` of an example: its steps as written (Text, with their spans)."""
+
+
 class _Bookkeeping(Text):
     """The `bookkeeping` marker of a variable or a procedure."""
 
@@ -363,7 +371,30 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def _property(self, kind, meta, c):
         name, *rest = c
         description = rest.pop(0).text if isinstance(rest[0], Text) else None
-        return self._node(kind, meta, name=name, description=description, expr=rest[0], quotes=rest[1:])
+        under = rest.pop(0) if isinstance(rest[0], _Under) else _Under()
+        return self._node(kind, meta, name=name, description=description, under=list(under), expr=rest[0],
+                          quotes=rest[1:])
+
+    def example_decl(self, meta, c):
+        name, *rest = c
+        description = rest.pop(0).text if isinstance(rest[0], Text) else None
+        players = rest.pop(0)
+        under = rest.pop(0) if isinstance(rest[0], _Under) else _Under()
+        steps = rest.pop(0) if isinstance(rest[0], _Steps) else _Steps()
+        return self._node("example", meta, name=name, description=description, players=players, under=list(under),
+                          steps=list(steps), expr=rest[0], quotes=rest[1:])
+
+    def example_steps(self, meta, c):
+        return _Steps(step for group in c for step in group)
+
+    def example_step(self, meta, c):
+        return [c[0]] * (c[1] if len(c) > 1 else 1)
+
+    def under(self, meta, c):
+        return _Under(c)
+
+    def option_value(self, meta, c):
+        return (c[0], c[1])
 
     def expect_decl(self, meta, c):
         return self._node("expect", meta, name=c[0], finding=c[1].text, reason=c[2].text, quotes=c[3:])

@@ -74,7 +74,8 @@ def quote_uses(game: m.Game) -> list[QuoteUse]:
     for group, items in (("enum", game.enums), ("component", game.components), ("fact", game.facts),
                          ("claim", game.claims), ("token", game.tokens), ("zone", game.zones), ("var", game.vars),
                          ("define", game.defines), ("procedure", game.procedures), ("ambiguity", game.ambiguities),
-                         ("property", game.properties), ("board", game.boards), ("trigger", game.triggers)):
+                         ("property", game.properties), ("board", game.boards), ("trigger", game.triggers),
+                         ("example", game.examples)):
         for item in items:
             add(item.quotes, f"{group} {item.name}")
     for u in game.unmodelled:

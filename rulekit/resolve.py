@@ -149,6 +149,7 @@ class Resolver:
         g, rb, pl = header["game"][0], header["rulebook"][0], header["players"][0]
         if not 1 <= pl.low <= pl.high:
             self.error("E207", f"player counts {pl.low} to {pl.high} are not a range of at least one player", pl.span)
+        examples = self._examples([i for i in items if i.kind == "example"], pl.low, pl.high)
         payoff = (header["payoff"][0].win, header["payoff"][0].lose) if header["payoff"] else (1, -1)
         order = header["order"][0].direction if header["order"] else "clockwise"
         game_quotes = (self.quotes(g, "game") + self.quotes(pl, "players")
@@ -160,7 +161,7 @@ class Resolver:
             enums=enums, attrs=attrs, components=components, facts=facts, claims=claims, tokens=tokens,
             zones=zones, vars=variables, defines=defines, procedures=procedures, flow=flow,
             ambiguities=ambiguities, unmodelled=unmodelled, choice_points=self.choice_points,
-            random_points=self.random_points, properties=properties, expected=expected,
+            random_points=self.random_points, properties=properties, expected=expected, examples=examples,
             boards=boards, triggers=triggers,
             spec_path=path, quotes=game_quotes)
 
@@ -341,7 +342,43 @@ class Resolver:
         self.fn = _Function()
         e = self.expect(self.expr(node.expr), m.BOOL, node.expr.span, f"the {node.kind} '{node.name.text}'")
         self.fn = None
-        return m.Property(node.kind, node.name.text, node.description, e, node.span, self.quotes(node))
+        return m.Property(node.kind, node.name.text, node.description, e, node.span, self.quotes(node),
+                          self.option_values(node.get("under", ())))
+
+    def _examples(self, nodes, low: int, high: int) -> tuple:
+        out, seen = [], set()
+        for node in nodes:
+            if node.name.text in seen:
+                self.error("E200", f"example '{node.name.text}' is already declared", node.name.span)
+            seen.add(node.name.text)
+            if not low <= node.players <= high:
+                self.error("E207", f"example '{node.name.text}' is for {node.players} players; the game is for "
+                           f"{low} to {high}", node.span)
+            self.fn = _Function()
+            e = self.expect(self.expr(node.expr), m.BOOL, node.expr.span, f"the example '{node.name.text}'")
+            self.fn = None
+            out.append(m.Example(node.name.text, node.description, node.players, self.option_values(node.under),
+                                 tuple((step.text, step.span) for step in node.steps), e, node.span, self.quotes(node)))
+        return tuple(out)
+
+    def option_values(self, pairs) -> tuple:
+        """`AMBIGUITY=OPTION, ...` resolved against the declared ambiguities: each name once."""
+        out: dict[str, str] = {}
+        for amb_name, option in pairs:
+            amb = self.ambiguities.get(amb_name.text)
+            if amb is None:
+                self.unknown(amb_name, "ambiguity", self.ambiguities)
+                continue
+            if option.text not in amb.option_names():
+                close = difflib.get_close_matches(option.text, amb.option_names(), n=1)
+                self.error("E201", f"ambiguity '{amb.name}' has no option '{option.text}'; its options are: "
+                           + ", ".join(amb.option_names()), option.span, f"did you mean '{close[0]}'?" if close else None)
+                continue
+            if amb.name in out:
+                self.error("E205", f"ambiguity '{amb.name}' is given an option twice", amb_name.span)
+                continue
+            out[amb.name] = option.text
+        return tuple(sorted(out.items()))
 
     def _params(self, params) -> tuple[m.Param, ...]:
         out = []

@@ -151,5 +151,7 @@ def test_cli_all_options_and_sarif(tmp_path, capsys):
     code = main(["check", "chocobo", "--games", "2", "--variant-games", "0", "--max-states", "100",
                  "--symbolic-time-limit", "0", "--all-options", "--format", "json"])
     findings = json.loads(capsys.readouterr().out)["games"][0]["findings"]
-    variants = [f for f in findings if f["id"].endswith("/variant")]
-    assert code == 0 and len(variants) == 7
+    impacts = [f for f in findings if f["kind"] == "option-impact"]
+    assert code == 0 and len([f for f in impacts if len(f["options"]) == 1]) == 7
+    assert [f for f in impacts if len(f["options"]) == 2]  # --all-options: pairs of options too
+    assert all(f["bound"]["class"] in ("outcomes", "legal-moves", "nothing") for f in impacts)

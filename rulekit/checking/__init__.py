@@ -27,7 +27,9 @@ from ..findings import Finding, GameReport
 from ..pipeline import Spec
 from ..verify import information
 from .shared import PlayBounds, options_key
-from .variants import changed_options, option_sets, options_suffix, variant_analysis
+from .variants import changed_options, option_sets, options_suffix
+from .impact import option_impact
+from .examples import example_findings
 from .static import acknowledge, consistency, locate, static_findings, turn_structure
 from .sampling import random_play
 from .exploring import explore_all
@@ -48,12 +50,16 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     clock = _Clock(timings, progress, game.name)
     with clock("static"):
         static_findings(spec, game, report)
+    with clock("examples"):
+        for f in example_findings(spec, game):
+            report.add(f)
     with clock("z3-unsat-core"):
         consistency(spec, game, report, bounds)
-    variants = option_sets(game)
-    explored_variants = variants if bounds.all_options else variants[:1]
+    variants = option_sets(game, pairs=bounds.all_options)
+    singles = option_sets(game)
+    explored_variants = singles if bounds.all_options else variants[:1]
     with clock("z3-abstraction"):
-        proofs = {options_key(o): abstraction_proofs(spec, game, o, bounds) for o in variants}
+        proofs = {options_key(o): abstraction_proofs(spec, game, o, bounds) for o in singles}
     with clock("random-play"):
         tallies = random_play(spec, game, variants, bounds, progress, executor)
     with clock("explicit-state"):
@@ -66,6 +72,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
         for action in tallies[options_key(options)].fired:
             fired_by.setdefault(action, []).append(changed_options(options, game))
     dead_by_default: set[str] = set()
+    by_name = {p.name: p for p in game.properties}
     for options in variants:
         k = options_key(options)
         with clock("graph"):
@@ -81,10 +88,12 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
             # an action that is never taken under the default options either (that finding says it once).
             if f.kind == "dead-rule" and not default and f.id.removesuffix(suffix) in dead_by_default:
                 continue
-            if default or (f.severity != "info" and f.verdict != "unknown") or f.kind == "termination":
+            claimed_here = f.subject in by_name and bool(by_name[f.subject].under)
+            if default or (f.severity != "info" and f.verdict != "unknown") or f.kind == "termination" or claimed_here:
                 report.add(resolved(f))
-    if bounds.all_options:
-        variant_analysis(game, variants, verdicts, report)
+    with clock("option-impact"):
+        for f in option_impact(spec, game, variants, tallies, verdicts, bounds):
+            report.add(f)
     with clock("information-flow"):
         for f in information.findings(spec, variants, information.Bounds.for_check(bounds.seed, bounds.deep_information), lambda **k: Finding(game=game.name, **k)):
             report.add(f)
@@ -113,7 +122,8 @@ def workload(spec: Spec) -> int:
 METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",
                 "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
                 "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC and k-induction",
-                "graph": "judging the verdicts"}
+                "graph": "judging the verdicts", "option-impact": "what each option changes",
+                "examples": "replaying the rulebook's examples"}
 
 
 class _Clock:

@@ -39,7 +39,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
     found: list[Finding] = []
     by_name = {p.name: p for p in game.properties}
 
-    for prop in game.properties:
+    for prop in (p for p in game.properties if p.applies(options)):
         fid = f"{game.name}/{'invariant' if prop.kind == 'invariant' else 'reachability'}/{prop.name}{suffix}"
         if prop.kind == "invariant":
             hit = next(((x, x.violated[prop.name]) for x in explored if prop.name in x.violated), None)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import model as m
@@ -26,10 +27,47 @@ class Tally:
     fired: set = field(default_factory=set)
     games_by_players: dict = field(default_factory=dict)  # players -> games played
     reach_by_players: dict = field(default_factory=dict)  # target name -> {players: games that reached it}
+    broken_by_players: dict = field(default_factory=dict)  # invariant name -> {players: games that broke it}
+    outcomes: dict = field(default_factory=dict)  # players -> Outcomes of the games played
+    traces: dict = field(default_factory=dict)  # players -> the histories of the first TRACES games
+
+    def outcome(self, players: int) -> "Outcomes":
+        return self.outcomes.setdefault(players, Outcomes(players))
 
     def sample(self, target: str | None, confidence: float) -> statistics.Sample:
         """The games per player count, and (for a target) in how many it was reached."""
         return statistics.Sample(dict(self.games_by_players), dict(self.reach_by_players.get(target, {})), confidence)
+
+
+TRACES = 3  # games per player count whose histories are kept, for replay under another option
+DEEP_TRACES = 10  # the same with --all-options
+
+
+@dataclass
+class Outcomes:
+    """How the random games of one player count ended: what option impact compares between option sets."""
+
+    players: int
+    ends: Counter = field(default_factory=Counter)  # simulation.ENDS -> games ("invariant broken" games count too)
+    wins: list = field(default_factory=list)  # per seat: finished games that seat won
+    lengths: list = field(default_factory=list)  # decisions of each finished game
+
+    def __post_init__(self):
+        if not self.wins:
+            self.wins = [0] * self.players
+
+    @property
+    def games(self) -> int:
+        return sum(self.ends.values())
+
+    @property
+    def finished(self) -> int:
+        return self.ends["won"] + self.ends["no winner"]
+
+    def add(self, other: "Outcomes") -> None:
+        self.ends.update(other.ends)
+        self.wins = [a + b for a, b in zip(self.wins, other.wins)]
+        self.lengths += other.lengths
 
 
 def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBounds, progress, executor=None) -> dict:
@@ -39,13 +77,22 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
     from .. import executors
 
     counts = range(game.min_players, game.max_players + 1)
-    plan = [(options, players, bounds.games if i == 0 else bounds.variant_games,
-             bounds.play_budget if i == 0 else bounds.variant_budget)
-            for i, options in enumerate(variants) for players in counts]
+    # With --all-options each single option is played as deeply as the default options (option impact
+    # then compares like with like); pairs of options at the variants' depth.
+    deep = bounds.all_options
+    base = variants[0]
+
+    def depth(i, options):
+        single = sum(options[k] != base[k] for k in base) <= 1
+        return (bounds.games, bounds.play_budget) if i == 0 or (deep and single) else \
+            (bounds.variant_games, bounds.variant_budget)
+    plan = [(options, players, *depth(i, options)) for i, options in enumerate(variants) for players in counts]
     local = executor is None or isinstance(executor, executors.InProcess)
     where = spec if local else str(spec.path.resolve())  # a worker loads the spec from its path
+    traces = DEEP_TRACES if deep else TRACES
     tasks = [(where, players, options, games, budget, bounds.max_steps, bounds.seed, bounds.confidence,
-              bounds.max_violation_rate) for options, players, games, budget in plan]
+              bounds.max_violation_rate, traces if i < len(counts) else 0)
+             for i, (options, players, games, budget) in enumerate(plan)]
     if hasattr(progress, "describe"):
         progress.describe(f"{game.name}: random play, {len(plan)} configuration(s)")
     results = executors.run(executor or executors.InProcess(), play_sample, tasks, game.name,
@@ -67,18 +114,26 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
         tally.fired |= part.fired
         for n, games in part.games_by_players.items():
             tally.games_by_players[n] = tally.games_by_players.get(n, 0) + games
-        for target, by_players in part.reach_by_players.items():
-            into = tally.reach_by_players.setdefault(target, {})
-            for n, games in by_players.items():
-                into[n] = into.get(n, 0) + games
+        for mine, theirs in ((tally.reach_by_players, part.reach_by_players),
+                             (tally.broken_by_players, part.broken_by_players)):
+            for name, by_players in theirs.items():
+                into = mine.setdefault(name, {})
+                for n, games in by_players.items():
+                    into[n] = into.get(n, 0) + games
+        for n, outcome in part.outcomes.items():
+            tally.outcome(n).add(outcome)
+        for n, histories in part.traces.items():
+            tally.traces.setdefault(n, []).extend(histories[:traces - len(tally.traces.get(n, []))])
     return tallies
 
 
 def play_sample(spec: Spec | str, players: int, options: dict, games: int, budget: int, max_steps: int,
-                seed: int, confidence: float = 0.95, max_violation_rate: float | None = None) -> Tally:
+                seed: int, confidence: float = 0.95, max_violation_rate: float | None = None,
+                traces: int = TRACES) -> Tally:
     """Seeded random games of one configuration, until `games` or `budget` decisions (or, with
     `max_violation_rate`, until the sample is enough: see `_enough_games`); what they saw, with each
-    witness as (True, history) instead of the game it replays in, so the tally travels."""
+    witness as (True, history) instead of the game it replays in, so the tally travels, and the
+    histories of the first `traces` games that end."""
     spec = Spec.find(spec) if isinstance(spec, str) else spec
     tally = Tally()
     try:
@@ -88,11 +143,11 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
         tally.errors[f"the set-up cannot be built with {players} players: {message}"] = (None, [], span)
         return tally
     bounds = PlayBounds(max_steps=max_steps, confidence=confidence, max_violation_rate=max_violation_rate)
-    enough = _enough_games(spec.model, bounds)
+    enough = _enough_games(spec.model, options, bounds)
     for g in range(games):
         if g and (tally.steps >= budget or enough(tally, g)):  # the games so far are the bound the verdicts state
             break
-        _play_one(loaded, bounds, seed + g, tally)
+        _play_one(loaded, bounds, seed + g, tally, traces)
     tally.broken = {k: (True, h) for k, (_, h) in tally.broken.items()}
     tally.reached = {k: (True, h) for k, (_, h) in tally.reached.items()}
     tally.deadlocks = [(True, h) for _, h in tally.deadlocks]
@@ -100,34 +155,47 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     return tally
 
 
-def _enough_games(game: m.Game, bounds: PlayBounds):
+def _enough_games(game: m.Game, options: dict, bounds: PlayBounds):
     """Sequential stopping: with `max_violation_rate` set, a player count needs no more games once every
     target has been reached and the bound on every invariant not yet broken is below that rate."""
     if not bounds.max_violation_rate:
         return lambda tally, played: False
     needed = statistics.trials_needed(bounds.max_violation_rate, bounds.confidence)
-    targets = [p.name for p in game.properties if p.kind == "reachable"]
+    targets = [p.name for p in game.properties if p.kind == "reachable" and p.applies(options)]
     return lambda tally, played: played >= needed and all(t in tally.reached for t in targets)
 
 
-def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None:
+def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces: int = TRACES) -> None:
     rng = random.Random(seed)
     tally.played += 1
     players = loaded.num_players()
     tally.games_by_players[players] = tally.games_by_players.get(players, 0) + 1
+    outcome = tally.outcome(players)
     reached_here: set = set()
+    broken_here: set = set()
     table = loaded.action_table
     invariants, targets = loaded.properties("invariant"), loaded.properties("reachable")
     decisions = 0
     state = None
+
+    def keep_trace():
+        kept = tally.traces.setdefault(players, [])
+        if len(kept) < traces and state is not None:
+            kept.append(list(state.history))
+
     try:
         state = loaded.new_initial_state(seed=seed, auto_chance=True)
         while True:
             tally.steps += 1
             for prop, test in invariants:
-                if not test(state):
+                if prop.name not in broken_here and not test(state):
+                    broken_here.add(prop.name)
+                    counts = tally.broken_by_players.setdefault(prop.name, {})
+                    counts[players] = counts.get(players, 0) + 1
                     tally.broken.setdefault(prop.name, (loaded, list(state.history)))
-                    return
+            if broken_here:  # play stops where the rules broke: the rest of the game says nothing more
+                outcome.ends["invariant broken"] += 1
+                return
             for prop, test in targets:
                 if prop.name not in reached_here and test(state):
                     reached_here.add(prop.name)
@@ -135,16 +203,25 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None
                     counts[players] = counts.get(players, 0) + 1
                     tally.reached.setdefault(prop.name, (loaded, list(state.history)))
             if state.is_terminal():
+                outcome.ends["won" if state.winners else "no winner"] += 1
+                for p in state.winners:
+                    outcome.wins[p] += 1
+                outcome.lengths.append(decisions)
+                keep_trace()
                 return
             if state.is_stuck():
                 tally.deadlocks.append((loaded, list(state.history)))
+                outcome.ends["deadlock"] += 1
+                keep_trace()
                 return
             if decisions >= bounds.max_steps:
                 tally.unfinished += 1
+                outcome.ends["cut off"] += 1
                 return
             action = rng.choice(state.legal)
             tally.fired.add(table[action][:2])
             state.apply_action(action)
             decisions += 1
     except RuleRuntimeError as exc:  # the set-up itself may fail: then the history is empty
+        outcome.ends["rule error"] += 1
         tally.errors.setdefault(str(exc), (loaded, list(state.history) if state is not None else [], exc.span))

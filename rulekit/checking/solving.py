@@ -57,7 +57,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
 
     depth = min(v.depth for _, v in results.values())
     bound = {"players": counts, "bmc_depth": depth, "max_k": bounds.max_k}
-    for prop in game.properties:
+    for prop in (p for p in game.properties if p.applies(options)):
         key = (prop.kind, prop.name)
         answers = {p: v.answers.get(key) for p, (_, v) in results.items()}
         test = property_test(prop)
@@ -132,7 +132,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
         proofs = parametric.prove(every_count(game, options), timeout)
     except (Unsupported, *z3_errors()):
         proofs = {}
-    for prop in game.properties:
+    for prop in (p for p in game.properties if p.applies(options)):
         if prop.name in proofs and proofs[prop.name][0]:
             found.append(Finding(f"{game.name}/invariant/{prop.name}/z3-parametric{suffix}", game.name, "invariant",
                                  "info", "proven", "z3-k-induction", f"{prop.name}: {proofs[prop.name][1]}{described(prop)}",
@@ -149,7 +149,7 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
     from ..verify import Unsupported, segments
 
     suffix, changed = options_suffix(options, game), changed_options(options, game)
-    invariants = [p for p in game.properties if p.kind == "invariant"]
+    invariants = [p for p in game.properties if p.kind == "invariant" and p.applies(options)]
     counts = list(range(game.min_players, game.max_players + 1))
     timeout = max(1, int(min(bounds.solver_timeout, 1.0) * 1000))
     results: dict = {}

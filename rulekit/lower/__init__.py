@@ -12,6 +12,8 @@ with file, line, column and a caret. `Spec.config` caches one per configuration.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
@@ -57,6 +59,8 @@ def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dic
     options = {**model.default_options(), **options}
     folder = fold_facts(model, players, options, sink)
     game = core.typed(folder.expr(model))
+    # a property claimed under other options is not this configuration's claim
+    game = dataclasses.replace(game, properties=tuple(p for p in game.properties if p.applies(options)))
     boards = {}
     for b in game.boards:
         rows = folder.value(b.rows, f"the number of rows of board '{b.name}'")

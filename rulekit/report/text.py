@@ -222,6 +222,10 @@ def game_summary(r: GameReport) -> str:
     targets = [best for _, best, _ in rows if best.kind == "reachability"]
     if targets:
         parts.append(f"{sum(1 for f in targets if f.verdict == 'proven')} of {len(targets)} targets reached")
+    examples = [f for f in r.findings if f.kind == "example"]
+    if examples:
+        parts.append(f"{sum(1 for f in examples if f.verdict == 'proven')} of {len(examples)} rulebook examples "
+                     "play out")
     ambiguities = [f for f in r.findings if f.kind == "ambiguity" and f.id.count("/") == 2]
     parts.append(f"{len(ambiguities)} ambiguities declared")
     errors = sum(1 for f in r.findings if f.fails)

@@ -23,6 +23,8 @@ PROBLEM_TITLES = {
     "ambiguity": "options that change verdicts",
     "stale-expect": "expectations that match no finding",
     "information-flow": "information a player gets that the rules keep from them",
+    "option-impact": "options that change nothing observable",
+    "example": "rulebook examples that the rules do not play out",
 }
 
 HINTS = {
@@ -37,6 +39,10 @@ HINTS = {
     "dead-rule": "a rule, action or definition that never applies usually has a condition that can never hold",
     "runtime": "the rule at this line failed in the state the witness ends in",
     "stale-expect": "remove the `expect`, or correct the finding id it names",
+    "option-impact": "make the option change the rule it is about, or remove it; acknowledge it with `expect` "
+                     "when the rulebook's readings play the same",
+    "example": "the example's steps, from its set-up, must be legal and end as it says: fix the rule it "
+               "exercises, or declare the ambiguity where the rulebook's example contradicts its rules",
     "information-flow": "make what is offered, who moves or what is shown independent of the cards this seat cannot "
                         "see, or acknowledge a leak the rulebook implies with `expect ... quote`",
 }

@@ -224,6 +224,8 @@ def explore(loaded, limits: Limits | None = None) -> Exploration:
     frontier = deque([(root, 0, 0)])
 
     def visit(s: State, index: int) -> None:
+        if s.chance is not None:  # not a state of the game (docs/language.rst): no property is judged here
+            return
         for prop, test in invariants:
             if prop.name not in out.violated:
                 try:
