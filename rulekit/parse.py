@@ -320,8 +320,12 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         phrase, bookkeeping, c = _extras(c)
         name, *rest = c
         params = rest.pop(0) if rest and isinstance(rest[0], Params) else []
+        result = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) and rest[0][0] == "result" else None
         return self._node("procedure", meta, name=name, params=params, quotes=rest[:-1], body=rest[-1],
-                          phrase=phrase, bookkeeping=bookkeeping)
+                          phrase=phrase, bookkeeping=bookkeeping, result=result)
+
+    def result(self, meta, c):
+        return ("result", c[0])
 
     def flow_decl(self, meta, c):
         return self._node("flow", meta, quotes=c[:-1], body=c[-1])
@@ -426,6 +430,15 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def return_tokens(self, meta, c):
         return self._node("return_tokens", meta, amount=c[0], token=c[1], player=c[2])
 
+    def pass_tokens(self, meta, c):
+        return self._node("pass_tokens", meta, amount=c[0], token=c[1], source=c[2], dest=c[3])
+
+    def reverse_stmt(self, meta, c):
+        return self._node("reverse", meta)
+
+    def return_value(self, meta, c):
+        return self._node("return_value", meta, value=c[0])
+
     def if_stmt(self, meta, c):
         branches = [(c[i], c[i + 1]) for i in range(0, len(c) - 1, 2)]
         orelse = c[-1] if len(c) % 2 == 1 else Block()
@@ -485,7 +498,9 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("binder", meta, var=c[0], iter=c[1], cond=c[2] if len(c) > 2 else None)
 
     def reveal_stmt(self, meta, c):
-        return self._node("reveal", meta, zone=c[0], to=c[1])
+        if len(c) == 3:  # one card of a zone
+            return self._node("reveal", meta, zone=c[1], card=c[0], to=c[2])
+        return self._node("reveal", meta, zone=c[0], card=None, to=c[1])
 
     def announce_stmt(self, meta, c):
         return self._node("announce", meta, value=c[0], by=c[1])
@@ -589,6 +604,15 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
 
     def all_players(self, meta, c):
         return self._node("players", meta)
+
+    def no_player(self, meta, c):
+        return self._node("no_player", meta)
+
+    def top_of(self, meta, c):
+        return self._node("end_card", meta, zone=c[0], top=True)
+
+    def bottom_of(self, meta, c):
+        return self._node("end_card", meta, zone=c[0], top=False)
 
     def set_lit(self, meta, c):
         return self._node("set", meta, items=c)
