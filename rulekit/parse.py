@@ -605,15 +605,6 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def all_players(self, meta, c):
         return self._node("players", meta)
 
-    def no_player(self, meta, c):
-        return self._node("no_player", meta)
-
-    def top_of(self, meta, c):
-        return self._node("end_card", meta, zone=c[0], top=True)
-
-    def bottom_of(self, meta, c):
-        return self._node("end_card", meta, zone=c[0], top=False)
-
     def set_lit(self, meta, c):
         return self._node("set", meta, items=c)
 

@@ -738,18 +738,15 @@ class Resolver:
     def e_bool(self, n, span, static):
         return m.Const(int(n.value), m.BOOL, None, span)
 
-    def e_no_player(self, n, span, static):
-        return m.Const(m.NO_PLAYER, m.PLAYER, "none", span)
-
-    def e_end_card(self, n, span, static):
-        word = "top" if n.top else "bottom"
+    def _stack_end(self, word: str, arg: Node, span, static):
+        """`top(Z)` or `bottom(Z)`: the last or the first card of a stack."""
         if self._stateful(span, static, word):
             return _error(span)
-        zone = self.zone_expr(n.zone)
+        zone = self.zone_expr(arg)
         decl = self.decls.get(getattr(zone, "zone", None))
         if decl is not None and decl.shape != "stack":
             self.error("E202", f"{word}(...) reads a stack, and '{decl.name.text}' is a set (it has no order): "
-                       f"use the(c in {decl.name.text} where ...) to name a card of it", n.zone.span)
+                       f"use the(c in {decl.name.text} where ...) to name a card of it", arg.span)
             return _error(span)
         return m.Builtin(word, (zone,), m.CARD, None, span)
 
@@ -794,7 +791,9 @@ class Resolver:
                 return self._function_call(n.name, [], span, static)
             self.error("E202", f"'{text}' is {_article(decl.kind)} {decl.kind}, not a value", span)
             return _error(span)
-        self.unknown(n.name, "name", list(self.decls) + list(self.enum_members) + ["current", "player_count"]
+        if text == "none":  # no player; a spec's own `none` (an enum member, say) comes first
+            return m.Const(m.NO_PLAYER, m.PLAYER, "none", span)
+        self.unknown(n.name, "name", list(self.decls) + list(self.enum_members) + ["current", "player_count", "none"]
                      + ([x for s in self.fn.scopes for x in s] if self.fn else []))
         return _error(span)
 
@@ -844,6 +843,8 @@ class Resolver:
                     return _error(span)
                 self.expect(b, a.type, args[1].span, f"the second position of '{text}'")
                 return m.Builtin(text, (a, b), m.BOOL, a.type.enum, span)
+            if text in ("top", "bottom"):
+                return self._stack_end(text, args[0], span, static)
             if text == "supply":
                 if args[0].kind != "name":
                     self.error("E202", "supply(...) takes a token name", span)

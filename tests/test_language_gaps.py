@@ -112,6 +112,18 @@ def test_mistakes_with_the_new_constructs_are_spec_errors(body, extra, code, wor
     assert first.span is not None and first.span.line > 1
 
 
+def test_top_bottom_none_and_reverse_stay_free_as_names():
+    """The new words are no keywords where a name may stand: specs that used them still compile."""
+    game = compile_text(PLAIN + """
+enum Mark { none, some }
+token top x 3
+var reverse: int 0..9 = 0
+var mark: Mark = none
+flow { let top = 3  let bottom = top + 1  set reverse = bottom  set mark = none  take 1 top by current  end game }
+""")
+    assert [s.value.type for s in m.walk(game.flow.body) if isinstance(s, m.Assign)] == [m.INT, m.enum_type("Mark")]
+
+
 def test_every_spec_that_compiled_before_still_has_no_new_keywords_in_its_way():
     """`reverse`, `none` and the result type of a procedure are new words; the bundled specs compile."""
     for name in ("chocobo", "chucky", "chuche", "cranky", "chicken"):
