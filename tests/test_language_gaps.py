@@ -370,3 +370,77 @@ flow {
     assert segments.decide(system, "coins_conserved", 4, 3, 5000, deadline)[0] == "proven"
     assert segments.decide(system, "last_is_a", 4, 3, 5000, deadline)[0] != "proven", "top(deck) can be a B"
     assert segments.decide(system, "seen_small", 4, 3, 5000, deadline)[0] != "proven", "a function's value is unknown"
+
+
+def test_a_function_called_in_an_expression_is_not_a_dead_rule():
+    from rulekit.verify import graphs
+
+    game = compile_text(spec("set seen = richest_holding(1)"))
+    unreachable = graphs.turn_structure(game)["unreachable"]
+    assert "procedure richest_holding" not in unreachable and "procedure tally" in unreachable
+
+
+REVERSE_RULEBOOK = """Reverse Game.
+Each player takes two coins.
+On your turn, grab a coin, rob a player or reverse the order of play.
+Look at the top card when you reverse.
+The first player with four coins wins.
+"""
+
+REVERSE_SPEC = """
+game rev "Reverse Game"
+rulebook "rulebook.txt" source "made up"
+players 2 to 3
+unmodelled "Reverse Game." because "Title."
+token Coin x 12 cap 4
+zone box: set, public, initial
+zone deck: stack, hidden
+zone pile: stack, public
+card Up x 2
+card Down x 2
+var victim: player = none
+var last: card = Up
+procedure richest: int {
+  let most = 0
+  for p in players { if Coin(p) > most { set most = Coin(p) } }
+  return most
+}
+flow {
+  for p in players { take 2 Coin by p quote "Each player takes two coins." }
+  move all from box to deck
+  shuffle deck
+  turns from seat(0) {
+    choose by current {
+      action grab "Grab a coin." { take 1 Coin by current }
+      action rob(q in players where q != current) "Rob." { set victim = q  move 1 Coin from victim to current  set victim = none }
+      action turn "Reverse." quote "On your turn, grab a coin, rob a player or reverse the order of play." {
+        reverse order
+        if size(deck) > 0 {
+          reveal top(deck) to current quote "Look at the top card when you reverse."
+          set last = top(deck)
+          move top from deck to pile
+        }
+      }
+    }
+    if richest == 4 { win current  end game quote "The first player with four coins wins." }
+  }
+}
+invariant conserved: sum(p in players: Coin(p)) + supply(Coin) == 12
+invariant no_victim_between_turns: victim == none
+"""
+
+
+def test_rulekit_check_on_a_spec_with_the_new_constructs(tmp_path):
+    from rulekit.checking import PlayBounds, check_spec
+    from rulekit.pipeline import Spec
+    from tests.helpers import write_spec
+
+    path = write_spec(tmp_path, REVERSE_SPEC, name="rev", rulebook=REVERSE_RULEBOOK)
+    report = check_spec(Spec(path), PlayBounds(games=10, variant_games=2, max_states=5000, time_limit=2.0,
+                                              shrink=False))
+    assert not [f for f in report.findings if f.severity == "error"], [f.message for f in report.findings]
+    assert not [f for f in report.findings if f.kind == "dead-rule" and f.severity == "warning"]
+    conserved = [f.verdict for f in report.findings if f.kind == "invariant" and "/conserved" in f.id]
+    assert "proven" in conserved and "refuted" not in conserved, conserved
+    unsupported = [f for f in report.findings if "reverse order" in f.message]
+    assert unsupported and all(f.verdict == "unknown" for f in unsupported), "the exact fragment says unknown"
