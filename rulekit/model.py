@@ -718,6 +718,9 @@ class Game:
     triggers: tuple[Trigger, ...] = ()
     spec_path: str = field(default="", compare=False)
     quotes: tuple = _quotes()
+    # The constructs the spec uses that change how backends compile it (`NO_PLAYER_USED`, ...): found by
+    # the resolver once, so that no backend walks the whole model to learn it.
+    uses: frozenset = field(default=frozenset(), compare=False)
 
     def ambiguity(self, name: str) -> Ambiguity:
         return next(a for a in self.ambiguities if a.name == name)
@@ -785,6 +788,10 @@ def nodes(root):
 NO_PLAYER = -1  # the value of `none`, the "no player" of a player-valued variable
 
 
+# What `Game.uses` may hold.
+NO_PLAYER_USED, REVERSE_USED, STACK_END_USED = "none", "reverse order", "top/bottom"
+
+
 def is_no_player(e) -> bool:
     """Whether an expression is the literal `none`."""
     return isinstance(e, Const) and e.type == PLAYER and e.name == "none"
@@ -792,9 +799,14 @@ def is_no_player(e) -> bool:
 
 def uses_no_player(game: Game) -> bool:
     """Whether the game ever says `none`: then a player value may be no player at all."""
-    return any(is_no_player(x) for x in nodes(game))
+    return NO_PLAYER_USED in game.uses
 
 
 def reverses_order(game: Game) -> bool:
     """Whether the order of play can turn around during the game (`reverse order`)."""
-    return any(isinstance(x, Reverse) for x in nodes(game))
+    return REVERSE_USED in game.uses
+
+
+def reads_stack_ends(game: Game) -> bool:
+    """Whether the game reads `top(Z)` or `bottom(Z)` as a value."""
+    return STACK_END_USED in game.uses

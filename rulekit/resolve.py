@@ -61,6 +61,7 @@ class Resolver:
         self.loop_depth = 0
         self.choice_points = 0
         self.random_points = 0
+        self.uses: set[str] = set()  # see `Game.uses`
 
     # ---- helpers
     def error(self, code, message, span, hint=None):
@@ -165,7 +166,7 @@ class Resolver:
             ambiguities=ambiguities, unmodelled=unmodelled, choice_points=self.choice_points,
             random_points=self.random_points, properties=properties, expected=expected,
             boards=boards, triggers=triggers,
-            spec_path=path, quotes=game_quotes)
+            spec_path=path, quotes=game_quotes, uses=frozenset(self.uses))
 
     # ---- pass 1: names and signatures
     def _collect(self, items):
@@ -525,6 +526,7 @@ class Resolver:
         return m.TokenPass(token, amount, source, dest, span, q) if token else None
 
     def s_reverse(self, n, span, q):
+        self.uses.add(m.REVERSE_USED)
         return m.Reverse(span, q)
 
     def s_return_value(self, n, span, q):
@@ -748,6 +750,7 @@ class Resolver:
             self.error("E202", f"{word}(...) reads a stack, and '{decl.name.text}' is a set (it has no order): "
                        f"use the(c in {decl.name.text} where ...) to name a card of it", arg.span)
             return _error(span)
+        self.uses.add(m.STACK_END_USED)
         return m.Builtin(word, (zone,), m.CARD, None, span)
 
     def e_name(self, n, span, static):
@@ -792,6 +795,7 @@ class Resolver:
             self.error("E202", f"'{text}' is {_article(decl.kind)} {decl.kind}, not a value", span)
             return _error(span)
         if text == "none":  # no player; a spec's own `none` (an enum member, say) comes first
+            self.uses.add(m.NO_PLAYER_USED)
             return m.Const(m.NO_PLAYER, m.PLAYER, "none", span)
         self.unknown(n.name, "name", list(self.decls) + list(self.enum_members) + ["current", "player_count", "none"]
                      + ([x for s in self.fn.scopes for x in s] if self.fn else []))

@@ -80,7 +80,7 @@ class Codegen:
         self._native_procs: dict[str, bool] = {}
         self.direction = 1 if game.order == "clockwise" else -1
         self.order_slot = config.layout.order_slot  # where the direction lives when `reverse order` can turn it
-        self.reads_ends = any(isinstance(x, core.StackEnd) for x in m.nodes(game))  # top(Z) or bottom(Z)
+        self.reads_ends = m.reads_stack_ends(game)  # top(Z) or bottom(Z)
         self.no_player = m.uses_no_player(game)  # then a player value may be `none`, checked where a seat is needed
         self.instrs: list[Instr] = []
         self.origins: list[tuple | None] = []  # beside each instruction: (statement span, rule or procedure)

@@ -220,7 +220,7 @@ class _Abstract(Builder):
         it calls (anywhere in it, to be safe)."""
         if not hasattr(self, "_end_memo"):
             self._end_memo = {}
-            self._has_ends = any(isinstance(x, core.StackEnd) for x in m.nodes(self.g))
+            self._has_ends = m.reads_stack_ends(self.g)
         if not self._has_ends:
             return False
         for x in m.nodes(s):
