@@ -435,6 +435,9 @@ class English(Sentences):
     def comparison(self, e: m.Binary) -> list[Part] | None:
         """Comparisons that English says better than "X is more than Y"."""
         left, right, op = e.left, e.right, e.op
+        if op in ("==", "!=") and (m.is_no_player(right) or m.is_no_player(left)):
+            other = left if m.is_no_player(right) else right
+            return [*self.expr(other, 9), " is nobody" if op == "==" else " is somebody"]
         number = right.value if isinstance(right, m.Const) and right.name is None else None
         if isinstance(right, m.FactRef):
             fact = self.facts.get(right.fact)
