@@ -691,6 +691,20 @@ def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     return "E101", f"unexpected {got}"
 
 
+def _misspelt_keyword(err: UnexpectedInput) -> Token | None:
+    """The name just before the error when it is a misspelling of the one keyword expected there."""
+    import difflib
+
+    history = getattr(err, "token_history", None) or []
+    expected = set(getattr(err, "expected", None) or ())
+    if not isinstance(err, UnexpectedToken) or len(expected) != 1 or not history or history[-1].type != "NAME":
+        return None
+    keyword = next((t.pattern.value for t in parser().terminals if t.name in expected and t.pattern.type == "str"), None)
+    if keyword is None or not difflib.get_close_matches(str(history[-1]), [keyword], n=1, cutoff=0.6):
+        return None
+    return history[-1]
+
+
 def parse(text: str, file: str = "<spec>") -> Node:
     """Parse spec text into a syntax tree; raise :class:`SpecError` on a syntax error."""
     sink = DiagnosticSink(file, text)
@@ -701,6 +715,10 @@ def parse(text: str, file: str = "<spec>") -> Node:
         line, column = max(1, err.line if err.line != -1 else text.count("\n") + 1), max(1, err.column if err.column != -1 else 1)
         width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
         hint = hints.expected_hint(err, text, parser())
+        typo = _misspelt_keyword(err)
+        if typo is not None:  # `move c frm box`: `frm` reads as a token name of `move N TOKEN from`
+            line, column, width = typo.line, typo.column, len(typo)
+            message = f"unexpected {str(typo)!r}"
         sink.error(code, message, Span(file, line, column, line, column + width), hint)
         sink.raise_if_any()
     syntax = _ToSyntax(file, sink).transform(tree)
