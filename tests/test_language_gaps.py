@@ -444,3 +444,49 @@ def test_rulekit_check_on_a_spec_with_the_new_constructs(tmp_path):
     assert "proven" in conserved and "refuted" not in conserved, conserved
     unsupported = [f for f in report.findings if "reverse order" in f.message]
     assert unsupported and all(f.verdict == "unknown" for f in unsupported), "the exact fragment says unknown"
+
+
+SHOW = """
+game show "Show"
+rulebook "rulebook.txt" source "s.txt"
+players 2 to 2
+card Gem x 2
+card Rock x 1
+zone pool: set, public, initial
+zone hand per player: set, owner
+var boasts: int 0..9 = 0
+flow {
+  loop {
+    choose by current {
+      action grab(c in pool) "Grab a card." { move c from pool to hand(current) }
+      action boast "Show a Gem." { reveal Gem in hand(current) to all  add 1 to boasts }
+    }
+  }
+}
+"""
+
+
+def test_the_exact_fragment_refuses_a_reveal_of_a_card_that_is_not_there(tmp_path):
+    game = load_text(tmp_path, SHOW, players=2)
+    system = fragment.build(configure(game.model, 2))
+    ids = replay.action_ids(system, game)
+    command_of = {a: c for c, a in enumerate(ids)}
+    refusals = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = game.new_initial_state(seed=seed)
+        for _ in range(12):
+            if state.is_terminal():
+                break
+            action = rng.choice(state.legal_actions())
+            values = replay.abstract(system, game, state)
+            ok, refused, after = replay.step(system, values, command_of[action])
+            assert ok
+            try:
+                state.apply_action(action)
+            except RuleRuntimeError:
+                assert refused, "the engine refused a reveal the symbolic relation allows"
+                refusals += 1
+                continue
+            assert not refused and after == replay.abstract(system, game, state)
+    assert refusals > 0, "no reveal of a missing card was tried: the test would prove nothing"
