@@ -112,7 +112,7 @@ class ZoneRef(Expr):
 @dataclass(frozen=True, slots=True)
 class Builtin(Expr):
     """current, player_count, size(zone), next(p), previous(p), seat(n), supply(token), held(token, p),
-    min, max, abs."""
+    min, max, abs, top(zone) and bottom(zone) (the last and the first card of a stack)."""
 
     name: str
     args: tuple[Expr, ...]
@@ -209,6 +209,16 @@ class Quant(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class ProcedureCall(Expr):
+    """The value of a function: a procedure with a result type, called in an expression."""
+
+    procedure: str
+    args: tuple[Expr, ...]
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class DefineCall(Expr):
     define: str
     args: tuple[Expr, ...]
@@ -270,6 +280,36 @@ class TokenMove(Stmt):
     amount: Expr
     player: Expr
     to_player: bool
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class TokenPass(Stmt):
+    """Tokens handed from player `source` to player `dest` (a steal): as many as asked, at most what
+    the source holds and what the destination's cap leaves room for."""
+
+    token: str
+    amount: Expr
+    source: Expr
+    dest: Expr
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Reverse(Stmt):
+    """The order of play turns around: `next`, `previous`, the turns and `players from` follow it."""
+
+    span: Span | None = _span()
+    quotes: tuple = _quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class Return(Stmt):
+    """The value of a function (a procedure with a result type): the call ends here."""
+
+    value: Expr
     span: Span | None = _span()
     quotes: tuple = _quotes()
 
@@ -366,6 +406,7 @@ class Reveal(Stmt):
     to: Expr | None  # None: everyone
     span: Span | None = _span()
     quotes: tuple = _quotes()
+    card: Expr | None = None  # one card of the zone, or None: the whole zone
 
 
 @dataclass(frozen=True, slots=True)
@@ -575,6 +616,7 @@ class Procedure:
     quotes: tuple = _quotes()
     phrase: str | None = _phrase()
     bookkeeping: bool = _bookkeeping()
+    result: Type | None = None  # a function: it computes a value of this type and changes nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -697,6 +739,9 @@ class Game:
     triggers: tuple[Trigger, ...] = ()
     spec_path: str = field(default="", compare=False)
     quotes: tuple = _quotes()
+    # The constructs the spec uses that change how backends compile it (`NO_PLAYER_USED`, ...): found by
+    # the resolver once, so that no backend walks the whole model to learn it.
+    uses: frozenset = field(default=frozenset(), compare=False)
 
     def ambiguity(self, name: str) -> Ambiguity:
         return next(a for a in self.ambiguities if a.name == name)
@@ -748,3 +793,41 @@ def walk(stmts, actions: bool = False):
             yield from walk(st.then, actions)
         elif isinstance(getattr(st, "body", None), tuple):
             yield from walk(st.body, actions)
+
+
+def nodes(root):
+    """Every model node below `root` (itself included), depth first, without recursion."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (Type, Span)):
+            continue
+        yield node
+        stack.extend(reversed(list(children(node))))
+
+
+NO_PLAYER = -1  # the value of `none`, the "no player" of a player-valued variable
+
+
+# What `Game.uses` may hold.
+NO_PLAYER_USED, REVERSE_USED, STACK_END_USED = "none", "reverse order", "top/bottom"
+
+
+def is_no_player(e) -> bool:
+    """Whether an expression is the literal `none`."""
+    return isinstance(e, Const) and e.type == PLAYER and e.name == "none"
+
+
+def uses_no_player(game: Game) -> bool:
+    """Whether the game ever says `none`: then a player value may be no player at all."""
+    return NO_PLAYER_USED in game.uses
+
+
+def reverses_order(game: Game) -> bool:
+    """Whether the order of play can turn around during the game (`reverse order`)."""
+    return REVERSE_USED in game.uses
+
+
+def reads_stack_ends(game: Game) -> bool:
+    """Whether the game reads `top(Z)` or `bottom(Z)` as a value."""
+    return STACK_END_USED in game.uses

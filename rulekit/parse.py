@@ -328,8 +328,12 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         phrase, bookkeeping, c = _extras(c)
         name, *rest = c
         params = rest.pop(0) if rest and isinstance(rest[0], Params) else []
+        result = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) and rest[0][0] == "result" else None
         return self._node("procedure", meta, name=name, params=params, quotes=rest[:-1], body=rest[-1],
-                          phrase=phrase, bookkeeping=bookkeeping)
+                          phrase=phrase, bookkeeping=bookkeeping, result=result)
+
+    def result(self, meta, c):
+        return ("result", c[0])
 
     def flow_decl(self, meta, c):
         return self._node("flow", meta, quotes=c[:-1], body=c[-1])
@@ -457,6 +461,15 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
     def return_tokens(self, meta, c):
         return self._node("return_tokens", meta, amount=c[0], token=c[1], player=c[2])
 
+    def pass_tokens(self, meta, c):
+        return self._node("pass_tokens", meta, amount=c[0], token=c[1], source=c[2], dest=c[3])
+
+    def reverse_stmt(self, meta, c):
+        return self._node("reverse", meta)
+
+    def return_value(self, meta, c):
+        return self._node("return_value", meta, value=c[0])
+
     def if_stmt(self, meta, c):
         branches = [(c[i], c[i + 1]) for i in range(0, len(c) - 1, 2)]
         orelse = c[-1] if len(c) % 2 == 1 else Block()
@@ -516,7 +529,9 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("binder", meta, var=c[0], iter=c[1], cond=c[2] if len(c) > 2 else None)
 
     def reveal_stmt(self, meta, c):
-        return self._node("reveal", meta, zone=c[0], to=c[1])
+        if len(c) == 3:  # one card of a zone
+            return self._node("reveal", meta, zone=c[1], card=c[0], to=c[2])
+        return self._node("reveal", meta, zone=c[0], card=None, to=c[1])
 
     def announce_stmt(self, meta, c):
         return self._node("announce", meta, value=c[0], by=c[1])
@@ -707,6 +722,20 @@ def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     return "E101", f"unexpected {got}"
 
 
+def _misspelt_keyword(err: UnexpectedInput) -> Token | None:
+    """The name just before the error when it is a misspelling of the one keyword expected there."""
+    import difflib
+
+    history = getattr(err, "token_history", None) or []
+    expected = set(getattr(err, "expected", None) or ())
+    if not isinstance(err, UnexpectedToken) or len(expected) != 1 or not history or history[-1].type != "NAME":
+        return None
+    keyword = next((t.pattern.value for t in parser().terminals if t.name in expected and t.pattern.type == "str"), None)
+    if keyword is None or not difflib.get_close_matches(str(history[-1]), [keyword], n=1, cutoff=0.6):
+        return None
+    return history[-1]
+
+
 def parse(text: str, file: str = "<spec>") -> Node:
     """Parse spec text into a syntax tree; raise :class:`SpecError` on a syntax error."""
     sink = DiagnosticSink(file, text)
@@ -717,6 +746,10 @@ def parse(text: str, file: str = "<spec>") -> Node:
         line, column = max(1, err.line if err.line != -1 else text.count("\n") + 1), max(1, err.column if err.column != -1 else 1)
         width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
         hint = hints.expected_hint(err, text, parser())
+        typo = _misspelt_keyword(err)
+        if typo is not None:  # `move c frm box`: `frm` reads as a token name of `move N TOKEN from`
+            line, column, width = typo.line, typo.column, len(typo)
+            message = f"unexpected {str(typo)!r}"
         sink.error(code, message, Span(file, line, column, line, column + width), hint)
         sink.raise_if_any()
     syntax = _ToSyntax(file, sink).transform(tree)

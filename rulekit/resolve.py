@@ -53,12 +53,15 @@ class Resolver:
         self.attr_types: dict[str, m.Type] = {}
         self.define_sigs: dict[str, tuple[list[m.Type], m.Type]] = {}
         self.proc_sigs: dict[str, list[m.Type]] = {}
+        self.proc_results: dict[str, m.Type | None] = {}  # a function's result type; None for a procedure
+        self.function: m.Type | None = None  # the result type of the function being resolved
         self.ambiguities: dict[str, m.Ambiguity] = {}
         self.fn: _Function | None = None
         self.boards: dict[str, Node] = {}
         self.loop_depth = 0
         self.choice_points = 0
         self.random_points = 0
+        self.uses: set[str] = set()  # see `Game.uses`
 
     # ---- helpers
     def error(self, code, message, span, hint=None):
@@ -138,6 +141,7 @@ class Resolver:
         defines = tuple(self._define(i) for i in items if i.kind == "define")
         claims = tuple(self._claim(i) for i in items if i.kind == "claim")
         procedures = tuple(self._procedure(i) for i in items if i.kind == "procedure")
+        self._function_calls(procedures)
         flow_node = header["flow"][0]
         flow = self._procedure(Node("procedure", flow_node.span, dict(
             name=Name("flow", flow_node.span), params=[], quotes=flow_node.quotes, body=flow_node.body)))
@@ -163,7 +167,7 @@ class Resolver:
             ambiguities=ambiguities, unmodelled=unmodelled, choice_points=self.choice_points,
             random_points=self.random_points, properties=properties, expected=expected, examples=examples,
             boards=boards, triggers=triggers,
-            spec_path=path, quotes=game_quotes)
+            spec_path=path, quotes=game_quotes, uses=frozenset(self.uses))
 
     # ---- pass 1: names and signatures
     def _collect(self, items):
@@ -195,6 +199,8 @@ class Resolver:
                 self.define_sigs[item.name.text] = ([self._type(p.type) for p in item.params], self._type(item.type))
             elif item.kind == "procedure":
                 self.proc_sigs[item.name.text] = [self._type(p.type) for p in item.params]
+                result = item.get("result")
+                self.proc_results[item.name.text] = self._type(result) if result is not None else None
         for item in items:
             if item.kind == "component":
                 for attr_name, value in item.attrs:
@@ -401,11 +407,34 @@ class Resolver:
     def _procedure(self, node):
         self.fn = _Function()
         params = self._params(node.params)
+        self.function = self.proc_results.get(node.name.text) if node.get("result") is not None else None
         body = self.block(node.body)
         p = m.Procedure(node.name.text, params, body, self.fn.nlocals, node.span, self.quotes(node),
-                        self.phrase(node, [x.name for x in params]), bool(node.get("bookkeeping")))
+                        self.phrase(node, [x.name for x in params]), bool(node.get("bookkeeping")), self.function)
+        self.function = None
         self.fn = None
         return p
+
+    # A function computes a value: only these statements may stand in its body.
+    FUNCTION_STATEMENTS = ("let", "assign", "add", "subtract", "if", "for", "loop", "while", "break", "return_value",
+                           "rule")
+
+    def _function_calls(self, procedures) -> None:
+        """A function that calls itself, directly or through others, is E204: it could run forever."""
+        functions = {p.name: p for p in procedures if p.result is not None}
+        calls = {name: {x.procedure for st in m.walk(p.body) for x in m.nodes(st) if isinstance(x, m.ProcedureCall)}
+                 for name, p in functions.items()}
+        for name, p in functions.items():
+            seen, todo = set(), list(calls[name])
+            while todo:
+                callee = todo.pop()
+                if callee == name:
+                    self.error("E204", f"function '{name}' calls itself: a function cannot recurse; use a loop "
+                               "(for, while) in its body", p.span)
+                    break
+                if callee not in seen and callee in calls:
+                    seen.add(callee)
+                    todo.extend(calls[callee])
 
     # ---- statements
     def block(self, stmts) -> tuple[m.Stmt, ...]:
@@ -415,8 +444,23 @@ class Resolver:
         return out
 
     def stmt(self, n: Node) -> m.Stmt | None:
+        if self.function is not None and n.kind not in self.FUNCTION_STATEMENTS:
+            self.error("E204", f"'{_keyword(n.kind)}' changes the game, and a function (a procedure with a result "
+                       "type) only computes its value: let, set/add/subtract of its own values, if, for, loop, "
+                       "while, break and return may stand in it", n.span)
+            return None
         handler = getattr(self, "s_" + n.kind)
         return handler(n, n.span, self.quotes(n))
+
+    def real_player(self, e: m.Expr, span, what: str) -> m.Expr:
+        """A player expression where a real player is needed: `none` there is E207."""
+        self.expect(e, m.PLAYER, span, what)
+        if m.is_no_player(e):
+            self.error("E207", f"{what} must be a real player, not 'none' (no player)", span)
+        return e
+
+    def player_arg(self, n: Node, what: str) -> m.Expr:
+        return self.real_player(self.expr(n), n.span, what)
 
     def zone_expr(self, n: Node) -> m.Expr:
         return self.expect(self.expr(n), m.ZONE, n.span, "a zone")
@@ -455,17 +499,41 @@ class Resolver:
             if lv.index is None:
                 self.error("E203", f"'{lv.name.text}' is per player: name the player, as in {lv.name.text}(p)", lv.span)
             else:
-                player = self.expect(self.expr(lv.index), m.PLAYER, lv.index.span, "the player")
+                player = self.player_arg(lv.index, "the player")
         elif lv.index is not None:
             self.error("E203", f"'{lv.name.text}' is not per player", lv.span)
         return lv.name.text, player, self._type(decl.type)
 
+    def _function_local(self, lv: Node):
+        """In a function, `set`/`add`/`subtract` may change one of its own values (a parameter or a `let`)."""
+        if self.function is None:
+            return None
+        local = self.fn.lookup(lv.name.text) if lv.index is None else None
+        if local is None:
+            self.error("E204", f"a function (a procedure with a result type) changes nothing: it cannot set "
+                       f"'{lv.name.text}'; only its own values (its parameters and its `let`s) can change", lv.span)
+        return local
+
     def s_assign(self, n, span, q):
+        local = self._function_local(n.target)
+        if local is not None:
+            value = self.expect(self.expr(n.value), local.type, n.value.span, "the new value")
+            return m.Let(local.slot, local.name, value, span, q)
+        if self.function is not None:
+            return None
         var, player, t = self._lvalue(n.target)
         value = self.expect(self.expr(n.value), t, n.value.span, "the new value")
         return m.Assign(var, player, "=", value, span, q) if var else None
 
     def s_add(self, n, span, q, op="+"):
+        local = self._function_local(n.target)
+        if local is not None:
+            self.expect(m.Const(0, local.type), m.INT, n.target.span, f"'{local.name}'")
+            amount = self.expect(self.expr(n.amount), m.INT, n.amount.span, "the amount")
+            old = m.Local(local.slot, local.name, local.type, n.target.span)
+            return m.Let(local.slot, local.name, m.Binary(op, old, amount, m.INT, span), span, q)
+        if self.function is not None:
+            return None
         var, player, t = self._lvalue(n.target)
         self.expect(m.Const(0, t), m.INT, n.target.span, f"'{n.target.name.text}'")
         amount = self.expect(self.expr(n.amount), m.INT, n.amount.span, "the amount")
@@ -484,8 +552,27 @@ class Resolver:
     def s_take(self, n, span, q, to_player=True):
         token = self._token_name(n.token)
         amount = self.expect(self.expr(n.amount), m.INT, n.amount.span, "the number of tokens")
-        player = self.expect(self.expr(n.player), m.PLAYER, n.player.span, "the player")
+        player = self.player_arg(n.player, "the player")
         return m.TokenMove(token, amount, player, to_player, span, q) if token else None
+
+    def s_pass_tokens(self, n, span, q):
+        token = self._token_name(n.token)
+        amount = self.expect(self.expr(n.amount), m.INT, n.amount.span, "the number of tokens")
+        source = self.player_arg(n.source, "the player who gives the tokens")
+        dest = self.player_arg(n.dest, "the player who receives the tokens")
+        return m.TokenPass(token, amount, source, dest, span, q) if token else None
+
+    def s_reverse(self, n, span, q):
+        self.uses.add(m.REVERSE_USED)
+        return m.Reverse(span, q)
+
+    def s_return_value(self, n, span, q):
+        if self.function is None:
+            self.error("E204", "'return VALUE' gives the value of a function (a procedure with a result type, as in "
+                       "`procedure best(p: player): int { ... }`); to give tokens back write `return N TOKEN by P`",
+                       span)
+            return None
+        return m.Return(self.expect(self.expr(n.value), self.function, n.value.span, "the value returned"), span, q)
 
     def s_return_tokens(self, n, span, q):
         return self.s_take(n, span, q, to_player=False)
@@ -539,6 +626,10 @@ class Resolver:
         if name not in self.proc_sigs:
             self.unknown(n.name, "procedure", self.proc_sigs)
             return None
+        if self.proc_results.get(name) is not None:
+            self.error("E204", f"'{name}' is a function (it returns a value and changes nothing): use its value in "
+                       f"an expression, as in `let x = {name}(...)`", n.name.span)
+            return None
         args = self._args(n.args, self.proc_sigs[name], n.name, span)
         return m.Do(name, args, span, q)
 
@@ -550,7 +641,7 @@ class Resolver:
                      for i, (a, t) in enumerate(zip(arg_nodes, types)))
 
     def s_choose(self, n, span, q):
-        by = self.expect(self.expr(n.by), m.PLAYER, n.by.span, "the player who chooses")
+        by = self.player_arg(n.by, "the player who chooses")
         point = self.choice_points
         self.choice_points += 1
         actions = []
@@ -571,7 +662,7 @@ class Resolver:
         return m.Choose(point, by, tuple(actions), span, q)
 
     def s_pick(self, n, span, q):
-        by = self.expect(self.expr(n.by), m.PLAYER, n.by.span, "the player who chooses")
+        by = self.player_arg(n.by, "the player who chooses")
         point = self.choice_points
         self.choice_points += 1
         binder = self.binder(n.binder)  # bound in the enclosing scope: the choice is used after it
@@ -589,23 +680,31 @@ class Resolver:
         return m.Random(point, binder, span, q, weight)
 
     def s_reveal(self, n, span, q):
-        zone = self.zone_expr(n.zone)
-        to = None if n.to.kind == "everyone" else self.expect(self.expr(n.to), m.PLAYER, n.to.span, "the player")
-        return m.Reveal(zone, to, span, q)
+        to = None if n.to.kind == "everyone" else self.player_arg(n.to, "the player")
+        if n.get("card") is not None:  # reveal CARD in ZONE
+            card = self.expect(self.expr(n.card), m.CARD, n.card.span, "the card shown")
+            return m.Reveal(self.zone_expr(n.zone), to, span, q, card)
+        shown = self.expr(n.zone)
+        if isinstance(shown, m.Builtin) and shown.name in ("top", "bottom"):  # reveal top(ZONE): its zone is known
+            return m.Reveal(shown.args[0], to, span, q, shown)
+        if getattr(shown, "type", None) == m.CARD:
+            self.error("E202", "a card is shown from a zone: say which, as in `reveal c in hand(p) to all`", n.zone.span)
+            return None
+        return m.Reveal(self.expect(shown, m.ZONE, n.zone.span, "a zone"), to, span, q)
 
     def s_announce(self, n, span, q):
         value = self.expr(n.value)
         if value.type.kind not in ("int", "bool", "player", "card", "enum", "pos", "error"):
             self.error("E202", f"only a value can be announced (a number, a truth value, a player, a card or an "
                        f"enum member), not {_article(str(value.type))} {value.type}", n.value.span)
-        by = self.expect(self.expr(n.by), m.PLAYER, n.by.span, "the player who announces")
+        by = self.player_arg(n.by, "the player who announces")
         return m.Announce(value, by, span, q)
 
     def s_check_triggers(self, n, span, q):
         return m.CheckTriggers(span, q)
 
     def s_win(self, n, span, q):
-        who = None if n.target.kind == "everyone" else self.expect(self.expr(n.target), m.PLAYER, n.target.span, "the winner")
+        who = None if n.target.kind == "everyone" else self.player_arg(n.target, "the winner")
         return m.Win(who, span, q)
 
     def s_end(self, n, span, q):
@@ -622,7 +721,7 @@ class Resolver:
         return m.Rounds(self.block(n.body), span, q)
 
     def s_turns(self, n, span, q):
-        start = self.expect(self.expr(n.start), m.PLAYER, n.start.span, "the first player")
+        start = self.player_arg(n.start, "the first player")
         return m.Turns(start, self.block(n.body), self.block(n.then), span, q)
 
     def s_rule(self, n, span, q):
@@ -635,7 +734,7 @@ class Resolver:
             high = self.expect(self.expr(n.high), m.INT, n.high.span, "the upper bound")
             return m.Iter("range", m.INT, low=low, high=high)
         if n.kind == "iter_players":
-            return m.Iter("players", m.PLAYER, start=self.expect(self.expr(n.start), m.PLAYER, n.start.span, "the first player"))
+            return m.Iter("players", m.PLAYER, start=self.player_arg(n.start, "the first player"))
         if n.kind == "iter_every":
             decl = self.decls.get(n.zone.text)
             indexed = lambda d: d.kind == "zone" and (d.per_player or d.get("per_board") is not None)  # noqa: E731
@@ -678,6 +777,19 @@ class Resolver:
     def e_bool(self, n, span, static):
         return m.Const(int(n.value), m.BOOL, None, span)
 
+    def _stack_end(self, word: str, arg: Node, span, static):
+        """`top(Z)` or `bottom(Z)`: the last or the first card of a stack."""
+        if self._stateful(span, static, word):
+            return _error(span)
+        zone = self.zone_expr(arg)
+        decl = self.decls.get(getattr(zone, "zone", None))
+        if decl is not None and decl.shape != "stack":
+            self.error("E202", f"{word}(...) reads a stack, and '{decl.name.text}' is a set (it has no order): "
+                       f"use the(c in {decl.name.text} where ...) to name a card of it", arg.span)
+            return _error(span)
+        self.uses.add(m.STACK_END_USED)
+        return m.Builtin(word, (zone,), m.CARD, None, span)
+
     def e_name(self, n, span, static):
         text = n.name.text
         local = self.fn.lookup(text) if self.fn else None
@@ -715,9 +827,14 @@ class Resolver:
                 return m.ZoneRef(text, None, m.ZONE, span)
             if decl.kind == "define":
                 return self._define_call(n.name, [], span)
+            if decl.kind == "procedure" and self.proc_results.get(text) is not None:
+                return self._function_call(n.name, [], span, static)
             self.error("E202", f"'{text}' is {_article(decl.kind)} {decl.kind}, not a value", span)
             return _error(span)
-        self.unknown(n.name, "name", list(self.decls) + list(self.enum_members) + ["current", "player_count"]
+        if text == "none":  # no player; a spec's own `none` (an enum member, say) comes first
+            self.uses.add(m.NO_PLAYER_USED)
+            return m.Const(m.NO_PLAYER, m.PLAYER, "none", span)
+        self.unknown(n.name, "name", list(self.decls) + list(self.enum_members) + ["current", "player_count", "none"]
                      + ([x for s in self.fn.scopes for x in s] if self.fn else []))
         return _error(span)
 
@@ -730,6 +847,13 @@ class Resolver:
             (f"; defined in this spec: {', '.join(sorted(defines))}" if defines else "") + \
             f"; aggregates: {vocabulary.describe_aggregates()}"
         self.error("E201", f"unknown function '{name.text}'", name.span, hint)
+
+    def _function_call(self, name: Name, args, span, static):
+        if static:
+            self.error("E204", f"'{name.text}' is a function of the game state; declarations cannot depend on it", span)
+            return _error(span)
+        return m.ProcedureCall(name.text, self._args(args, self.proc_sigs[name.text], name, span),
+                               self.proc_results[name.text], span)
 
     def _define_call(self, name: Name, args, span):
         types, result = self.define_sigs[name.text]
@@ -749,7 +873,8 @@ class Resolver:
                     arg = self.expect(arg, m.ZONE, args[0].span, "a zone or a set of cards")
                 return m.Builtin("size", (arg,), m.INT, None, span)
             if text in ("next", "previous"):
-                return m.Builtin(text, (one(m.PLAYER, "a player"),), m.PLAYER, None, span)
+                return m.Builtin(text, (self.real_player(self.expr(args[0], static), args[0].span, "a player"),),
+                                 m.PLAYER, None, span)
             if text == "seat":
                 return m.Builtin("seat", (one(m.INT, "a seat number"),), m.PLAYER, None, span)
             if text in ("adjacent", "orthogonal"):
@@ -759,6 +884,8 @@ class Resolver:
                     return _error(span)
                 self.expect(b, a.type, args[1].span, f"the second position of '{text}'")
                 return m.Builtin(text, (a, b), m.BOOL, a.type.enum, span)
+            if text in ("top", "bottom"):
+                return self._stack_end(text, args[0], span, static)
             if text == "supply":
                 if args[0].kind != "name":
                     self.error("E202", "supply(...) takes a token name", span)
@@ -773,6 +900,13 @@ class Resolver:
             return _error(span)
         if decl.kind == "define":
             return self._define_call(n.name, args, span)
+        if decl.kind == "procedure":
+            if self.proc_results.get(text) is None:
+                self.error("E202", f"'{text}' is a procedure: it changes the game and gives no value; run it with "
+                           f"`do {text}(...)`, or give it a result type (`procedure {text}(...): int`) to make it a "
+                           "function", span)
+                return _error(span)
+            return self._function_call(n.name, args, span, static)
         if decl.kind in ("zone", "var", "token"):
             if static:
                 self.error("E204", f"'{text}' is part of the game state; declarations cannot depend on it", span)
@@ -784,7 +918,7 @@ class Resolver:
                 return _error(span)
             if board is not None:
                 return m.ZoneRef(text, one(m.pos_type(board.text), f"a position of '{board.text}'"), m.ZONE, span)
-            player = one(m.PLAYER, "the player")
+            player = self.real_player(self.expr(args[0], static), args[0].span, "the player")
             if decl.kind == "zone":
                 return m.ZoneRef(text, player, m.ZONE, span)
             if decl.kind == "token":
@@ -912,6 +1046,12 @@ class Resolver:
         body = self.expect(self.expr(n.body), m.INT, n.body.span, f"the value of '{kind}'")
         self.fn.pop()
         return m.Quant(kind, binder, body, m.INT if kind in ("max", "min") else binder.iter.element, span)
+
+
+def _keyword(kind: str) -> str:
+    """How a statement of kind `kind` (a syntax node) starts, for messages."""
+    return {"pass_tokens": "move", "return_tokens": "return", "pick": "choose", "check_triggers": "check triggers",
+            "reverse": "reverse order"}.get(kind, kind)
 
 
 def _article(word: str) -> str:

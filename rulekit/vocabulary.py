@@ -20,6 +20,8 @@ BUILTIN_FUNCTIONS: dict[str, tuple[str, ...]] = {
     "seat": ("N",),
     "adjacent": ("POS", "POS"),
     "orthogonal": ("POS", "POS"),
+    "top": ("STACK",),
+    "bottom": ("STACK",),
 }
 
 

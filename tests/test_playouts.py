@@ -129,3 +129,16 @@ def test_play_on_needs_chance_drawn_inside():
     game = rulekit.load("chocobo", players=3)
     with pytest.raises(ValueError, match="auto_chance"):
         game.new_initial_state(seed=1).play_on(lambda legal: legal[0], 10)
+
+
+def test_playouts_of_a_game_with_the_newer_constructs_are_the_state_api_games(tmp_path):
+    """Reversing the order, a stack's top card, tokens passed between players and a function: the batch
+    path plays them (or hands the game to the reference engine) exactly as the State API does."""
+    from tests.helpers import write_spec
+    from tests.test_language_gaps import REVERSE_RULEBOOK, REVERSE_SPEC
+
+    game = rulekit.load(str(write_spec(tmp_path, REVERSE_SPEC, name="rev", rulebook=REVERSE_RULEBOOK)), players=3)
+    result = game.playouts(6, seed=3, max_steps=80)
+    assert not result.errors
+    for i, seed in enumerate(result.seeds):
+        assert reported(result, i) == stepped(game, seed, 80)

@@ -45,7 +45,7 @@ def play(state, text):
 def test_owner_variables_are_seen_only_by_their_player(tmp_path):
     state = load_text(tmp_path, VOTE, players=3).new_initial_state()
     play(state, "vote(s=no)")
-    assert state.observation(0)["vars"]["side[0]"] == 1
+    assert state.observation(0)["vars"]["side[0]"] == "no", "an enum value reads by its name"
     assert state.observation(1)["vars"]["side[0]"] is None and state.observation(2)["vars"]["side[0]"] is None
     assert state.observation(0)["vars"]["note"] is None, "a hidden variable is seen by nobody"
     assert state.observation(1)["vars"]["open_count"] == 0

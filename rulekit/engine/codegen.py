@@ -82,6 +82,9 @@ class Codegen:
         self.inlining = 0
         self._native_procs: dict[str, bool] = {}
         self.direction = 1 if game.order == "clockwise" else -1
+        self.order_slot = config.layout.order_slot  # where the direction lives when `reverse order` can turn it
+        self.reads_ends = m.reads_stack_ends(game)  # top(Z) or bottom(Z)
+        self.no_player = m.uses_no_player(game)  # then a player value may be `none`, checked where a seat is needed
         self.instrs: list[Instr] = []
         self.origins: list[tuple | None] = []  # beside each instruction: (statement span, rule or procedure)
         self.compiling: list[tuple] = []  # the statements being compiled, innermost last
@@ -103,7 +106,18 @@ class Codegen:
 
     def zone(self, name: str, player: m.Expr | None) -> str:
         base = self.lay.zone_base[name]
-        return str(base) if player is None else f"({base}+{self.ex(player)})"
+        return str(base) if player is None else f"({base}+{self.seat(player)})"
+
+    def seat(self, e: m.Expr) -> str:
+        """A player expression where a real seat is needed: checked at run time when it may be `none`."""
+        if self.no_player and not isinstance(e, (core.Current, core.Neighbour, core.Seat)) and not (
+                isinstance(e, m.Const) and e.value >= 0):
+            return f"real_seat({self.ex(e)}, {self.span_const(getattr(e, 'span', None))})"
+        return self.ex(e)
+
+    def dir_src(self) -> str:
+        """The direction of play: +1 clockwise, -1 counterclockwise; read from the state when it can turn."""
+        return str(self.direction) if self.order_slot is None else f"s.v[{self.order_slot}]"
 
     # ---- expressions
     def ex(self, e: m.Expr) -> str:
@@ -119,7 +133,7 @@ class Codegen:
 
     def x_VarRef(self, e):
         base = self.lay.var_base[e.var]
-        return f"s.v[{base}]" if e.player is None else f"s.v[{base}+{self.ex(e.player)}]"
+        return f"s.v[{base}]" if e.player is None else f"s.v[{base}+{self.seat(e.player)}]"
 
     def x_ZoneRef(self, e):
         return self.zone(e.zone, e.player)
@@ -132,7 +146,7 @@ class Codegen:
         return f"len({self.ex(e.of)})" if e.of.type == m.CARDS else f"len(s.z[{self.ex(e.of)}])"
 
     def x_Neighbour(self, e):
-        return f"(({self.ex(e.player)}{'+' if e.step > 0 else '-'}{self.direction})%{self.n})"
+        return f"(({self.seat(e.player)}{'+' if e.step > 0 else '-'}{self.dir_src()})%{self.n})"
 
     def x_Near(self, e):
         name = "adjacent" if e.diagonal else "orthogonal"
@@ -151,7 +165,7 @@ class Codegen:
         return f"s.v[{self.lay.supply_slot[e.token]}]"
 
     def x_Held(self, e):
-        return f"s.v[{self.lay.held_base[e.token]}+{self.ex(e.player)}]"
+        return f"s.v[{self.lay.held_base[e.token]}+{self.seat(e.player)}]"
 
     def x_Smaller(self, e):
         return f"min({self.ex(e.a)}, {self.ex(e.b)})"
@@ -161,6 +175,12 @@ class Codegen:
 
     def x_Abs(self, e):
         return f"abs({self.ex(e.of)})"
+
+    def x_StackEnd(self, e):
+        return f"stack_end(s, {self.ex(e.zone)}, {e.top}, {self.span_const(e.span)})"
+
+    def x_ProcedureCall(self, e):
+        return f"F_{_py_name(e.procedure)}(s{''.join(', ' + self.ex(a) for a in e.args)})"
 
     def x_Attr(self, e):
         if e.target.type.kind == "pos":
@@ -214,7 +234,7 @@ class Codegen:
         if isinstance(it, core.Seats):
             if it.start is None:
                 return f"range({self.n})"
-            return f"[({self.ex(it.start)}+{self.direction}*_i)%{self.n} for _i in range({self.n})]"
+            return f"[({self.ex(it.start)}+{self.dir_src()}*_i)%{self.n} for _i in range({self.n})]"
         if isinstance(it, core.Members):
             return f"range({len(self.enum_decls[it.enum].members)})"
         if isinstance(it, core.Positions):
@@ -311,11 +331,18 @@ class Codegen:
     def is_native(self, st: m.Stmt, in_loop: bool = False, top: bool = False) -> bool:
         """`in_loop`: inside a loop that is itself native, so that `break` can be Python's.
         `top`: in an instruction rather than a procedure's function, so `end` can return its signal."""
+        if self.stack_end_reads(st):
+            return False
+        return self.is_native_here(st, in_loop, top)
+
+    def is_native_here(self, st: m.Stmt, in_loop: bool = False, top: bool = False) -> bool:
+        """Whether a statement compiles to plain Python, its own reads of a stack's ends apart."""
         if isinstance(st, m.Break):
             return in_loop
         if isinstance(st, m.End):
             return top
-        if isinstance(st, (m.Shuffle, m.Assign, m.TokenMove, m.Let, m.Reveal, m.Win, m.Rotate, m.Announce)):
+        if isinstance(st, (m.Shuffle, m.Assign, m.TokenMove, m.Let, m.Reveal, m.Win, m.Rotate, m.Announce,
+                           m.TokenPass, m.Reverse)):
             return True
         if isinstance(st, m.Move):
             return not (isinstance(st.selector, (core.TopCard, core.BottomCard))
@@ -413,7 +440,7 @@ class Codegen:
     def n_Assign(self, st):
         decl = self.var_decls[st.var]
         base = self.lay.var_base[st.var]
-        slot = f"{base}" if st.player is None else f"{base}+{self.ex(st.player)}"
+        slot = f"{base}" if st.player is None else f"{base}+{self.seat(st.player)}"
         value = self.ex(st.value)
         if st.op != "=":
             value = f"s.v[_i] {st.op} {value}"
@@ -429,10 +456,22 @@ class Codegen:
         supply, held = self.lay.supply_slot[st.token], self.lay.held_base[st.token]
         if st.to_player:
             room = f", {self.ex(decl.cap)} - s.v[_h]" if decl.cap is not None else ""
-            return [f"_h = {held}+{self.ex(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[{supply}]{room}))",
+            return [f"_h = {held}+{self.seat(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[{supply}]{room}))",
                     f"s.v[{supply}] -= _n", "s.v[_h] += _n"]
-        return [f"_h = {held}+{self.ex(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[_h]))",
+        return [f"_h = {held}+{self.seat(st.player)}", f"_n = max(0, min({self.ex(st.amount)}, s.v[_h]))",
                 f"s.v[{supply}] += _n", "s.v[_h] -= _n"]
+
+    def n_TokenPass(self, st):
+        decl, held = self.token_decls[st.token], self.lay.held_base[st.token]
+        room = f", {self.ex(decl.cap)} - s.v[_t]" if decl.cap is not None else ""
+        return [f"_f = {held}+{self.seat(st.source)}", f"_t = {held}+{self.seat(st.dest)}",
+                f"_n = max(0, min({self.ex(st.amount)}, s.v[_f]{room}))", "s.v[_f] -= _n", "s.v[_t] += _n"]
+
+    def n_Reverse(self, st):
+        return [f"s.v[{self.order_slot}] = -s.v[{self.order_slot}]"]
+
+    def n_Return(self, st):
+        return [f"return {self.ex(st.value)}"]
 
     def n_If(self, st):
         lines = []
@@ -470,7 +509,10 @@ class Codegen:
         return [f"P_{_py_name(st.procedure)}(s{''.join(', ' + self.ex(a) for a in st.args)})"]
 
     def n_Reveal(self, st):
-        to = "-1" if st.to is None else self.ex(st.to)
+        to = "-1" if st.to is None else self.seat(st.to)
+        if st.card is not None:  # one card: the players shown it know it is in the zone
+            return [f"_z = {self.ex(st.zone)}", f"_k = {self.ex(st.card)}",
+                    f"show_card(s, _z, _k, {to}, {self.span_const(st.span)})"]
         return [f"_z = {self.ex(st.zone)}", f"s.log.append(('reveal', _z, tuple(s.z[_z]), {to}))"]
 
     def n_Announce(self, st):
@@ -488,16 +530,20 @@ class Codegen:
     def n_Win(self, st):
         if st.player is None:
             return [f"s.winners.update(range({self.n}))"]
-        return [f"s.winners.add({self.ex(st.player)})"]
+        return [f"s.winners.add({self.seat(st.player)})"]
 
     def n_Rotate(self, st):
         base = self.lay.zone_base[st.zone]
         return [f"_old = s.z[{base}:{base + self.n}]", f"_lo = s.lo[{base}:{base + self.n}]",
                 f"_hi = s.hi[{base}:{base + self.n}]",
                 f"for _p in range({self.n}):",
-                f"    _q = {base} + (_p + {st.step * self.direction}) % {self.n}",
+                f"    _q = {base} + (_p + {self.rotation(st.step)}) % {self.n}",
                 "    s.z[_q] = _old[_p]; s.lo[_q] = _lo[_p]; s.hi[_q] = _hi[_p]",
-                f"s.log.append(('rotate', {base}, {self.n}, {st.step * self.direction}))"]
+                f"s.log.append(('rotate', {base}, {self.n}, {self.rotation(st.step)}))"]
+
+    def rotation(self, step: int) -> str:
+        """Seats a `rotate` moves each zone by, in the direction of play."""
+        return str(step * self.direction) if self.order_slot is None else f"{step}*{self.dir_src()}"
 
     # ---- VM statements: split into instructions at decisions, chance and control transfers
     def block(self, stmts) -> None:
@@ -510,7 +556,10 @@ class Codegen:
                 self.native_run(run)
                 run = []
             self.compiling_stmt(st)
-            getattr(self, "s_" + type(st).__name__)(st)
+            if self.stack_end_reads(st):
+                self.guarded(st)
+            else:
+                getattr(self, "s_" + type(st).__name__)(st)
             self.compiling.pop()
         if run:
             self.native_run(run)
@@ -518,12 +567,34 @@ class Codegen:
     def s_Rule(self, st):
         self.block(st.body)
 
-    def s_Move(self, st):
-        top = isinstance(st.selector, core.TopCard)
+    def stack_end_reads(self, st) -> list:
+        """The `top(Z)`/`bottom(Z)` a statement reads itself (not in its nested statements) whose zone
+        can be evaluated just before it: each is settled by chance first if the stack was shuffled."""
+        if not self.reads_ends or not any(isinstance(x, core.StackEnd) for x in m.nodes(st)):
+            return []
+        return _stack_ends(st, self.defines, self.procs)
+
+    def guarded(self, st) -> None:
+        """A statement that reads a stack's end: each end is decided first (a chance event on a
+        shuffled stack, as for `move top`), then the statement runs."""
+        for end in self.stack_end_reads(st):
+            self.settle(self.ex(end.zone), end.top)
+        if self.is_native_here(st, top=True):
+            ends = any(isinstance(x, m.End) for x in m.walk([st]))
+            self.instr(*self.n_block([st]), "return NEXT", goes_on=not ends)
+        else:
+            getattr(self, "s_" + type(st).__name__)(st)
+
+    def settle(self, zone: str, top: bool) -> None:
+        """An instruction that decides the top (or bottom) card of a shuffled stack by chance, when it is
+        not decided yet, before a statement reads it."""
         guard = ["_h = s.hi[_z]", "if _h > s.lo[_z] and _h == len(s.z[_z]):"] if top else ["if needs_bottom(s, _z):"]
-        self.instr(f"_z = {self.ex(st.source)}", *guard,
+        self.instr(f"_z = {zone}", *guard,
                    f"    _r = s.chance_resolve(_z, {top})", "    if _r < 0:  # waits for the draw",
                    f"        fr[0] = {OWN_PC}", "        return _r", "return NEXT")
+
+    def s_Move(self, st):
+        self.settle(self.ex(st.source), isinstance(st.selector, core.TopCard))
         self.instr(*self.n_Move(st), "return NEXT")
 
     def s_If(self, st):
@@ -575,7 +646,7 @@ class Codegen:
     def s_Choose(self, st):
         labels = [self.label() for _ in st.actions]
         lines = self.choice_options(st, lambda ai, slots, values: f"({labels[ai]}, ({slots}), ({values}))")
-        lines += [f"fr[0] = {OWN_PC}", f"return s.decide({self.ex(st.by)}, _o)"]
+        lines += [f"fr[0] = {OWN_PC}", f"return s.decide({self.seat(st.by)}, _o)"]
         self.instr(*lines, goes_on=False, then=None)
         end = self.label()
         for label, action in zip(labels, st.actions):
@@ -706,7 +777,7 @@ class Codegen:
 
     def s_Turns(self, st):
         body, then, after = self.label(), self.label(), self.label()
-        self.instr(f"s.cur = {self.ex(st.start)}", f"s.ctx.append(['turn', len(s.fr) - 1, {then}])",
+        self.instr(f"s.cur = {self.seat(st.start)}", f"s.ctx.append(['turn', len(s.fr) - 1, {then}])",
                    "s.turn_start = len(s.log)", "return NEXT")
         self.place(body)
         saved, self.loop_ends = self.loop_ends, []
@@ -716,7 +787,7 @@ class Codegen:
         self.block(st.then)
         self.loop_ends = saved
         self.place(after)
-        self.instr(f"s.ctx[-1][2] = {then}", f"s.cur = (s.cur + {self.direction}) % {self.n}",
+        self.instr(f"s.ctx[-1][2] = {then}", f"s.cur = (s.cur + {self.dir_src()}) % {self.n}",
                    "s.turn_start = len(s.log)", f"return {body}", goes_on=False, then=body)
 
     # ---- whole program
@@ -724,6 +795,14 @@ class Codegen:
         params = "".join(f", _a{p.slot}" for p in proc.params)
         frame = ", ".join(["0"] + [f"_a{p.slot}" for p in proc.params] + ["None"] * (proc.nlocals - len(proc.params)))
         return [f"def P_{_py_name(proc.name)}(s{params}):", f"    fr = [{frame}]", *self.indent(self.n_block(proc.body))]
+
+    def function(self, proc: m.Procedure) -> list[str]:
+        """A procedure with a result type: a Python function of the state that returns its value."""
+        params = "".join(f", _a{p.slot}" for p in proc.params)
+        frame = ", ".join(["0"] + [f"_a{p.slot}" for p in proc.params] + ["None"] * (proc.nlocals - len(proc.params)))
+        missing = f"fail('function {proc.name} ended without returning a value', {self.span_const(proc.span)})"
+        return [f"def F_{_py_name(proc.name)}(s{params}):", f"    fr = [{frame}]",
+                *self.indent(self.n_block(proc.body)), f"    {missing}"]
 
     def procedure(self, proc: m.Procedure) -> None:
         self.frame_size = proc.nlocals
@@ -760,7 +839,9 @@ class Codegen:
         flow_size = self.frame_size
         for p in g.procedures:
             self.env = {}
-            if self.native_procedure(p.name):
+            if p.result is not None:
+                out += self.function(p)
+            elif self.native_procedure(p.name):
                 out += self.native_function(p)
             else:
                 self.procedure(p)
@@ -855,6 +936,37 @@ def _fuse(pc: int, blocks: list[list[str]], fused: list[list[str]]) -> list[str]
             return body[:-1] + then(yes if cond == "1" else no)
         return body[:-1] + [f"if {cond}:"] + ["    " + line for line in then(yes)] + then(no)
     return body
+
+
+def _stack_ends(st, defines: dict, procs: dict) -> list:
+    """The stack ends a statement reads in its own expressions (defines and functions included), in order,
+    leaving out those whose zone depends on a value bound inside the statement or inside a definition."""
+    found, seen = [], set()
+
+    def visit(root, bound_outside: bool) -> None:
+        stack = [root]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, (m.Type,)) or (isinstance(x, m.Stmt) and x is not st and root is st):
+                continue
+            if isinstance(x, core.StackEnd):
+                locals_ = {y.slot for y in m.nodes(x.zone) if isinstance(y, m.Local)}
+                if (not locals_ if not bound_outside else not locals_ & bound) and x not in seen:
+                    seen.add(x)
+                    found.append(x)
+            elif isinstance(x, (m.DefineCall, m.ProcedureCall)):
+                name = getattr(x, "define", None) or x.procedure
+                body = defines[name].body if isinstance(x, m.DefineCall) else procs[name].body
+                if (type(x), name) not in seen:
+                    seen.add((type(x), name))
+                    for part in (body if isinstance(body, tuple) else (body,)):
+                        visit(part, False)
+            stack.extend(reversed(list(m.children(x))))
+
+    bound = {x.slot for x in m.nodes(st) if isinstance(x, m.Binder)}
+    bound |= {x.slot for x in m.nodes(st) if isinstance(x, core.Selector) and getattr(x, "slot", None) is not None}
+    visit(st, True)
+    return found
 
 
 def _mentions(e, slot: int) -> bool:

@@ -69,9 +69,12 @@ class Game:
                 values[base + p] = config.initial_values[v.name]
         for name, total in config.supplies.items():
             values[self.layout.supply_slot[name]] = total
+        if self.layout.order_slot is not None:  # the order of play can turn: it starts as the header says
+            values[self.layout.order_slot] = 1 if self.model.order == "clockwise" else -1
         self.initial_values = values
         self.key = (self.model.name, digest, players, tuple(sorted(self.options.items())))
         self._var_seen_by = self._variable_visibility()
+        self._var_domains = self._variable_domains()
         self._internal_slots = {self.layout.var_base[v.name] + p for v in self.model.vars if v.visibility == "internal"
                                 for p in range(players if v.per_player else 1)}
         self._properties = [(p, namespace[f"PROP{i}"]) for i, p in enumerate(config.game.properties)]
@@ -86,6 +89,36 @@ class Game:
                 for p in range(self._players if v.per_player else 1):
                     seen_by[base + p] = p if v.per_player and v.visibility == "owner" else -1
         return seen_by
+
+    def _variable_domains(self) -> list[str]:
+        """Per variable slot, how its value reads (see `describe_value`); tokens and the order are ints."""
+        domains = ["int"] * self.layout.nvars
+        for v in self.model.vars:
+            t = v.type
+            domain = {"card": "card", "player": "player", "bool": "bool", "enum": f"enum:{t.enum}"}.get(t.kind, "int")
+            if t.kind == "pos":
+                domain = f"pos:{t.enum}:{self.config.board_sizes[t.enum][1]}"
+            base = self.layout.var_base[v.name]
+            for p in range(self._players if v.per_player else 1):
+                domains[base + p] = domain
+        if self.layout.order_slot is not None:
+            domains[self.layout.order_slot] = "order"
+        return domains
+
+    def variable_value(self, slot: int, value: int):
+        """A variable's value as the observation shows it: a card, an enum member or a position by its name,
+        a truth value as a bool, a player as a seat number ("none" for no player), the order of play as
+        "clockwise" or "counterclockwise", numbers as they are."""
+        domain = self._var_domains[slot]
+        if domain == "int":
+            return value
+        if domain == "bool":
+            return bool(value)
+        if domain == "player":
+            return "none" if value < 0 else value
+        if domain == "order":
+            return "clockwise" if value > 0 else "counterclockwise"
+        return self.describe_value(domain, value)
 
     def variable_internal(self, slot: int) -> bool:
         """Bookkeeping for the checks (declared `internal`): hidden from every player, kept out of views."""
@@ -230,7 +263,7 @@ class Game:
         if domain == "card":
             return self.kind_names[value] if 0 <= value < len(self.kind_names) else str(value)
         if domain == "player":
-            return self.player_name(value)
+            return self.player_name(value) if value >= 0 else "none"
         if domain == "bool":
             return "yes" if value else "no"
         if domain.startswith("pos:"):
@@ -324,6 +357,11 @@ class Game:
                 return f"{names[zone]} revealed{'' if to == -1 else ' to ' + self.player_name(to)}: " + (
                     ", ".join(kinds[k] for k in cards) or "(empty)")
             return f"{names[zone]} revealed to {self.player_name(to)}"
+        if entry[0] == "show":
+            _, zone, kind, to = entry
+            if to == -1 or to == player or self._visible(zone, player):
+                return f"{kinds[kind]} in {names[zone]} revealed{'' if to == -1 else ' to ' + self.player_name(to)}"
+            return f"a card in {names[zone]} revealed to {self.player_name(to)}"
         if entry[0] == "say":
             _, speaker, value, domain = entry
             return f"{self.player_name(speaker)} announces: {self.describe_value(domain, value)}"
@@ -349,8 +387,8 @@ class Game:
             "turn": state.cur,
             "to_move": state.to_move,
             "zones": zones,
-            # a variable the player may not see reads None
-            "vars": {name: value if self.variable_visible(i, player) else None
+            # a variable the player may not see reads None; cards and enum members read by name
+            "vars": {name: self.variable_value(i, value) if self.variable_visible(i, player) else None
                      for i, (name, value) in enumerate(zip(self.layout.var_names, state.v))},
             "events": [self._event(e, player) for e in state.log[state.turn_start:]],
             # cards the player knows to be in zones they cannot see (shown to them, or seen going in)
@@ -372,6 +410,8 @@ class Game:
         for entry in state.log[since:]:
             if entry[0] == "reveal" and entry[3] in (-1, player):
                 out.append(f"you saw: {names[entry[1]]}: {', '.join(self.kind_names[k] for k in entry[2]) or '(empty)'}")
+            elif entry[0] == "show" and entry[3] in (-1, player):
+                out.append(f"you saw: {self.kind_names[entry[2]]} in {names[entry[1]]}")
             elif not (entry[0] == "act" and entry[1] == player):  # one's own decisions need no telling
                 out.append(self._event(entry, player))
         return out
@@ -405,9 +445,14 @@ class Game:
                                       if i not in internal))
         return lines + self.known_text(obs)
 
-    def _show_value(self, slot: str, value: int | None) -> str:
+    def _show_value(self, slot: str, value) -> str:
+        """A value of the observation (`variable_value`) for people."""
         if value is None:
             return "?"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, str):
+            return value
         decl = next((v for v in self.model.vars if v.name == slot.split("[")[0]), None)
         if decl is not None and decl.type.kind == "enum":
             return self.describe_value(f"enum:{decl.type.enum}", value)

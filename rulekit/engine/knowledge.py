@@ -1,7 +1,7 @@
 """What a player knows about the zones they cannot see, read from the move log.
 
-A reveal to a player tells them a zone's cards; a card they see going into a hidden zone is known
-to be there. Both stay known for as long as they stay true: a card that leaves the zone is
+A reveal to a player tells them a zone's cards (or one card of it); a card they see going into a
+hidden zone is known to be there. Both stay known for as long as they stay true: a card that leaves the zone is
 forgotten (when the player does not see which card left, one copy of every kind they knew there
 is forgotten, the most that can have gone). Knowledge is a multiset per zone, never an order.
 """
@@ -22,6 +22,11 @@ def knowledge(game, state, player: int) -> dict[int, Counter]:
             _, zone, cards, to = entry
             if (to == -1 or to == player) and not visible(zone, player):
                 known[zone] = Counter(cards)
+        elif tag == "show":  # one card shown: at least one copy of it is there
+            _, zone, kind, to = entry
+            if (to == -1 or to == player) and not visible(zone, player):
+                there = known.setdefault(zone, Counter())
+                there[kind] = max(there[kind], 1)
         elif tag == "rotate":
             _, base, count, shift = entry
             moved = {base + (p + shift) % count: known.pop(base + p) for p in range(count) if base + p in known}

@@ -169,7 +169,7 @@ class ObservationEncoder:
             return list(state.v)
         if mode == "public":
             return [v if self.game.variable_public(i) else 0 for i, v in enumerate(state.v)]
-        return [0 if v is None else v for v in obs["vars"].values()]
+        return [v if self.game.variable_visible(i, player) else 0 for i, v in enumerate(state.v)]
 
     def choosing_text(self, state, partial: list[int] | None) -> str:
         """The set choice in progress, for the deciding player's observation string."""

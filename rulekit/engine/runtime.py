@@ -22,6 +22,11 @@ def fail(message, span=None):
     raise RuleRuntimeError(message, span)
 
 
+def needs_top(s, z) -> bool:
+    """True when the top card of zone z is still undetermined."""
+    return s.hi[z] > s.lo[z] and s.hi[z] == len(s.z[z])
+
+
 def needs_bottom(s, z) -> bool:
     """True when the bottom card of zone z is still undetermined (the top's test is inlined)."""
     return s.hi[z] > s.lo[z] and s.lo[z] == 0
@@ -218,6 +223,33 @@ def best(pairs, largest: bool, element: bool, what, span):
     return found[1] if element else found[0]
 
 
+def stack_end(s, z, top: bool, span) -> int:
+    """The top (last) or bottom (first) card of stack z, as a value (`top(Z)`, `bottom(Z)`)."""
+    cards = s.z[z]
+    which = "top" if top else "bottom"
+    if not cards:
+        fail(f"{which}({s.zone_names[z]}) has no card: the zone is empty", span)
+    if needs_top(s, z) if top else needs_bottom(s, z):
+        fail(f"the {which} card of '{s.zone_names[z]}' is not decided yet (the stack was shuffled): read it in a "
+             "statement, where the engine settles it by chance first, not in a condition checked at any moment", span)
+    return cards[-1] if top else cards[0]
+
+
+def show_card(s, z, kind, to, span) -> None:
+    """`reveal CARD in ZONE to ...`: one card is shown; it must be there."""
+    if kind not in s.z[z]:
+        fail(f"cannot reveal {s.kind_names[kind] if 0 <= kind < len(s.kind_names) else kind}: "
+             f"it is not in zone '{s.zone_names[z]}'", span)
+    s.log.append(("show", z, kind, to))
+
+
+def real_seat(p, span) -> int:
+    """A player value where a seat is needed: `none` (no player) is a rule error there."""
+    if p < 0:
+        fail("no player ('none') stands where the rules need a real player", span)
+    return p
+
+
 def check_range(value, low, high, name, span):
     if not low <= value <= high:
         fail(f"'{name}' would become {value}, outside its range {low}..{high}", span)
@@ -226,4 +258,4 @@ def check_range(value, low, high, name, span):
 
 __all_helpers__ = ("fail", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
                    "take_all", "put", "put_many", "move_many", "shuffle", "the", "best", "check_range", "insort", "adjacent", "orthogonal",
-                   "subsets_every", "subsets_summing", "bag_index", "take_bag")
+                   "subsets_every", "subsets_summing", "bag_index", "take_bag", "stack_end", "show_card", "real_seat")

@@ -124,6 +124,17 @@ class Abs(m.Expr):
     span: object = _span()
 
 
+@dataclass(frozen=True, slots=True)
+class StackEnd(m.Expr):
+    """`top(zone)` (`top`) or `bottom(zone)`: the last or the first card of a stack, as a value.
+    A runtime error when the stack is empty; on a shuffled stack, its card is a chance event."""
+
+    zone: m.Expr
+    top: bool
+    type: m.Type = m.CARD
+    span: object = _span()
+
+
 # ---- iteration domains (what a binder ranges over) ---------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +299,8 @@ def _builtin(e: m.Builtin) -> m.Expr:
         return Larger(a[0], a[1], span=span)
     if e.name == "abs":
         return Abs(a[0], span=span)
+    if e.name in ("top", "bottom"):
+        return StackEnd(a[0], e.name == "top", span=span)
     raise InternalError(f"the core IR has no builtin {e.name!r}")
 
 
@@ -326,6 +339,6 @@ def _selector(sel: m.Selector) -> Selector:
     raise InternalError(f"the core IR has no selector {sel.kind!r}")
 
 
-__all__ = ["Current", "PlayerCount", "Size", "Neighbour", "Seat", "Supply", "Held", "Near", "Smaller", "Larger", "Abs",
+__all__ = ["Current", "PlayerCount", "Size", "Neighbour", "Seat", "Supply", "Held", "Near", "Smaller", "Larger", "Abs", "StackEnd",
            "Domain", "CardsIn", "CardsInEvery", "Seats", "Members", "Positions", "Items", "Numbers", "CardsOf",
            "SubsetsOf", "Selector", "TopCard", "BottomCard", "AllCards", "FirstCard", "GivenCard", "typed"]

@@ -19,6 +19,7 @@ class Layout:
     supply_slot: dict[str, int]
     held_base: dict[str, int]
     nvars: int
+    order_slot: int | None = None  # the direction of play (+1 clockwise, -1 counterclockwise) when it can change
 
     @classmethod
     def of(cls, game: m.Game, players: int, board_sizes: dict[str, tuple[int, int]]) -> Layout:
@@ -47,5 +48,9 @@ class Layout:
             var_names.append(f"supply({t.name})")
             held_base[t.name] = len(var_names)
             var_names.extend(f"{t.name}[{p}]" for p in range(players))
+        order_slot = None
+        if m.reverses_order(game):  # `order` is a keyword, so no variable has that name
+            order_slot = len(var_names)
+            var_names.append("order")
         return cls(players, zone_base, zone_names, zone_decl, zone_owner, zone_count, var_base, var_names,
-                   supply_slot, held_base, len(var_names))
+                   supply_slot, held_base, len(var_names), order_slot)

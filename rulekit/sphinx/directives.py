@@ -255,7 +255,8 @@ class GamePage:
         out: list[nodes.Node] = []
         win, lose = g.payoff
         out.append(para(strong("Players: "), f"{g.min_players} to {g.max_players}. ",
-                        strong("Turn order: "), f"{humanize(g.order)}. ",
+                        strong("Turn order: "), f"{humanize(g.order)}"
+                        f"{' at the start (the rules can reverse it)' if m.reverses_order(g) else ''}. ",
                         strong("Result: "), f"a winner scores {win:+d}, every other player {lose:+d}. ",
                         strong("Rulebook: "), f"{g.rulebook} (quoted verbatim in the spec ",
                         literal(self.spec_name), ")."))

@@ -70,6 +70,9 @@ class English(Sentences):
     def procedure_phrase(self, p) -> str:
         if getattr(p, "phrase", None):
             return p.phrase
+        result = getattr(p, "result", None)
+        if result is not None:  # a function is said as the value it gives
+            return phrases.default_define(p.name, [x.name for x in getattr(p, "params", ())], result == m.BOOL)
         return phrases.default_procedure(p.name, [x.name for x in getattr(p, "params", ())])
 
     def zone_phrase(self, z) -> str:
@@ -241,6 +244,12 @@ class English(Sentences):
             return self.listing([self.expr(i, 9) for i in e.items], "and")
         if isinstance(e, m.Quant):
             return self.quant(e, context)
+        if isinstance(e, m.ProcedureCall):
+            f = self.procedures.get(e.procedure)
+            if f is None:
+                return [Ref(humanize(e.procedure), ("procedure", e.procedure))]
+            args = {p.name: self.expr(a, 9) for p, a in zip(f.params, e.args)}
+            return self.fill(self.procedure_phrase(f), args, ("procedure", e.procedure))
         if isinstance(e, m.DefineCall):
             d = self.defines.get(e.define)
             if d is None:
@@ -305,6 +314,8 @@ class English(Sentences):
 
     def const(self, e: m.Const) -> str:
         kind = e.type.kind if e.type else ""
+        if kind == "player" and e.name == "none":
+            return "no player"
         if e.name is not None:
             if kind == "card":
                 return self.cards.get(e.name, humanize(e.name))
@@ -381,6 +392,8 @@ class English(Sentences):
             return [f"the {word} of ", *self.listing(a, "and")]
         if e.name == "abs" and len(a) == 1:
             return ["the absolute value of ", *a[0]]
+        if e.name in ("top", "bottom") and len(a) == 1:
+            return [f"the {e.name} card of ", *a[0]]
         out: list[Part] = [phrases.words(e.name)]
         if e.token:
             out.append(f" {token}")
@@ -422,6 +435,9 @@ class English(Sentences):
     def comparison(self, e: m.Binary) -> list[Part] | None:
         """Comparisons that English says better than "X is more than Y"."""
         left, right, op = e.left, e.right, e.op
+        if op in ("==", "!=") and (m.is_no_player(right) or m.is_no_player(left)):
+            other = left if m.is_no_player(right) else right
+            return [*self.expr(other, 9), " is nobody" if op == "==" else " is somebody"]
         number = right.value if isinstance(right, m.Const) and right.name is None else None
         if isinstance(right, m.FactRef):
             fact = self.facts.get(right.fact)

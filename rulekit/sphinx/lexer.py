@@ -16,7 +16,7 @@ DECLARATIONS = ("game", "rulebook", "players", "order", "payoff", "unmodelled", 
                 "reachable", "expect", "board", "trigger", "rule", "action")
 BUILTINS = ("current", "player_count", "size", "next", "previous", "seat", "supply", "held", "min", "max", "abs",
             "count", "exists", "the", "forall", "sum", "argmax", "argmin")
-CONSTANTS = ("true", "false")
+CONSTANTS = ("true", "false", "none")
 _FALLBACK = ("move", "from", "to", "at", "top", "bottom", "all", "one", "where", "shuffle", "set", "add",
              "subtract", "take", "return", "by", "if", "else", "then", "for", "in", "loop", "while", "break", "let",
              "do", "choose", "random", "reveal", "win", "end", "turn", "round", "rotate", "rounds", "turns",

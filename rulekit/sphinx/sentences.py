@@ -29,6 +29,8 @@ class Sentences:
     def procedure(self, p) -> list[Line]:
         """A procedure's rules, its parameters referred to as "the space", "the player", ..."""
         saved = self.scoped()
+        saved_function, self.function_locals = getattr(self, "function_locals", None), (
+            set() if getattr(p, "result", None) is not None else None)
         try:
             refs = self.call_refs.get(p.name) if self.calls.get(p.name) == 1 else None
             for i, param in enumerate(getattr(p, "params", ())):
@@ -40,6 +42,7 @@ class Sentences:
             return self.block(p.body)
         finally:
             self.env = saved
+            self.function_locals = saved_function
 
     def _learn_calls(self) -> None:
         """Render the game once, quietly, to learn how the one call of each procedure called from a
@@ -120,8 +123,22 @@ class Sentences:
         if isinstance(s, m.Break):
             return [self._line(s, ["Stop repeating."])]
         if isinstance(s, m.Let):
+            locals_ = getattr(self, "function_locals", None)
+            if locals_ is not None:  # a function's own values are said, since they change
+                value = self.expr(s.value)
+                name = phrases.words(s.name)
+                again = s.slot in locals_
+                locals_.add(s.slot)
+                self.env[s.slot] = [name]
+                return [self._line(s, [f"Set {name} to " if again else f"Let {name} be ", *value, "."])]
             self.env[s.slot] = self.expr(s.value)
             return []
+        if isinstance(s, m.Return):
+            return [self._line(s, ["The result is ", *self.expr(s.value), "."])]
+        if isinstance(s, m.TokenPass):
+            return [self._line(s, self.pass_sentence(s))]
+        if isinstance(s, m.Reverse):
+            return [self._line(s, ["The order of play reverses: from now on, play goes the other way round."])]
         if isinstance(s, m.Do):
             proc = self.procedures.get(s.procedure)
             if proc is None:
@@ -135,6 +152,11 @@ class Sentences:
             return [self._line(s, self.random(s))]
         if isinstance(s, m.Reveal):
             zone = self.expr(s.zone)
+            if s.card is not None:
+                card = self.expr(s.card)
+                if not (isinstance(s.card, m.Builtin) and s.card.name in ("top", "bottom")):
+                    card = [*card, " (from ", *zone, ")"]
+                zone = card
             if s.to is None:
                 return [self._line(s, ["Show ", *zone, " to everyone."])]
             to = self.player(s.to)
@@ -206,6 +228,18 @@ class Sentences:
         if you:
             return ["Discard ", *what, " (all you have, if fewer)."]
         return [*who, " discards ", *what, " (all they have, if fewer)."]
+
+    def pass_sentence(self, s: m.TokenPass) -> list[Part]:
+        name = self.tokens.get(s.token, phrases.words(s.token))
+        who, you = self.subject(s.source)
+        to = self.player(s.dest)
+        if isinstance(s.amount, m.Const) and s.amount.name is None or isinstance(s.amount, m.FactRef):
+            count = self.text(s.amount)
+            what = [f"a {name}" if count == "1" else f"{count} {name}s"]
+        else:
+            what = [f"{name}s: as many as ", *self.expr(s.amount), ","]
+        mine = "you have" if you else "they have"
+        return [*(["Give "] if you else [*who, " gives "]), *what, " to ", *to, f" (all {mine}, if fewer)."]
 
     def random(self, s: m.Random) -> list[Part]:
         b = s.binder

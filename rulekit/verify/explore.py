@@ -95,6 +95,8 @@ def seat_symmetry(game: m.Game) -> tuple[bool, str]:
     (`for p in players`), or reads `current` other than as the one who decides. Any model node this
     analysis does not know makes the answer no.
     """
+    if m.uses_no_player(game):
+        return False, "the rules say `none` (no player): player values are kept in the state"
     roots = [game.flow, *game.procedures, *game.defines, *game.properties]
     stack = [(r, None) for r in roots]
     while stack:

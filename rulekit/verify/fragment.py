@@ -65,6 +65,8 @@ class Builder:
         self.procs = {p.name: p for p in game.procedures}
         self.kinds = {c.name: i for i, c in enumerate(game.components)}
         self.direction = 1 if game.order == "clockwise" else -1
+        self.reverses = m.reverses_order(game)  # the direction of play can turn: the fragment keeps it static
+        self.no_player = m.uses_no_player(game)  # a player value may be `none` (-1)
         self.depth = 0
         self._check_declarations()
         self.counts = list(config.component_counts)
@@ -83,6 +85,8 @@ class Builder:
         for z in g.zones:
             if getattr(z, "per_board", None) is not None:
                 raise Unsupported(f"zone {z.name} laid out on a board{where(z)}")
+        if self.reverses:
+            raise Unsupported("`reverse order` (the direction of play changes during the game)")
 
     def untracked_zones(self) -> set:
         """Zones given no slots (a subclass that abstracts them away reads them as unknown counts)."""
@@ -108,7 +112,7 @@ class Builder:
             elif t.kind == "enum":
                 low, high = 0, len(self.enums[t.enum].members) - 1
             elif t.kind == "player":
-                low, high = 0, n - 1
+                low, high = (-1 if self.no_player else 0), n - 1
             elif t.kind == "card":
                 low, high = 0, len(self.counts) - 1
             elif t.kind == "int":
@@ -148,6 +152,7 @@ class Builder:
     def read(self, st: Store, slots: list[int], seat):
         if len(slots) == 1:
             return st.vals[slots[0]]
+        self.fail_if_no_seat(st, seat)
         if seat[0] == "c":
             if not 0 <= seat[1] < len(slots):
                 raise Unsupported(f"seat {seat[1]} out of range")
@@ -159,11 +164,20 @@ class Builder:
 
     def write(self, st: Store, slots: list[int], seat, new_value) -> None:
         """new_value(old) -> new; only where the seat matches, and only while the game goes on."""
+        if len(slots) > 1:
+            self.fail_if_no_seat(st, seat)
+            if seat[0] == "c" and not 0 <= seat[1] < len(slots):
+                raise Unsupported(f"seat {seat[1]} out of range")
         targets = [(TRUE, slots[0])] if len(slots) == 1 else (
             [(TRUE, slots[seat[1]])] if seat[0] == "c" else [(compare("==", seat, const(p)), s) for p, s in enumerate(slots)])
         for cond, slot in targets:
             old = st.vals[slot]
             st.vals[slot] = ite(and_(cond, not_(st.halted)), new_value(old), old)
+
+    def fail_if_no_seat(self, st: Store, seat) -> None:
+        """`none` where a seat is needed is a rule error in the engine; here too."""
+        if self.no_player and seat is not None and seat[0] != "c":
+            self.fail_if(st, compare("<", seat, const(0)))
 
     def fail_if(self, st: Store, cond) -> None:
         st.error = or_(st.error, and_(not_(st.halted), cond))
@@ -248,7 +262,9 @@ class Builder:
 
     def e_Neighbour(self, e, st, env):
         step = self.direction * e.step
-        return arith("mod", arith("+", self.ev(e.player, st, env), const(step)), const(self.n))
+        player = self.ev(e.player, st, env)
+        self.fail_if_no_seat(st, player)
+        return arith("mod", arith("+", player, const(step)), const(self.n))
 
     def e_Seat(self, e, st, env):
         a = self.ev(e.number, st, env)
@@ -395,7 +411,16 @@ class Builder:
         self.run(s.body, st, env)
 
     def s_Reveal(self, s, st, env):
-        pass  # what players see is no part of the state
+        # what players see is no part of the state; one card shown must be in its zone
+        if s.card is None:
+            return
+        zone, card = self.ev(s.zone, st, env), self.ev(s.card, st, env)
+        if zone[0] != "zone":
+            raise Unsupported(f"a card revealed from something that is not a zone{where(s)}")
+        for k in range(len(self.counts)):
+            here = compare("==", card, const(k)) if card[0] != "c" else ("b", card[1] == k)
+            if here != FALSE:
+                self.fail_if(st, and_(here, compare("<=", self.zone_count(st, zone, k), const(0))))
 
     def s_Announce(self, s, st, env):
         pass  # a statement players hear changes nothing, true or not
@@ -448,6 +473,19 @@ class Builder:
             moved = arith("max", const(0), arith("min", amount, have))
             st.vals[supply] = ite(st.halted, st.vals[supply], arith("+", st.vals[supply], moved))
             self.write(st, held, seat, lambda old: arith("-", old, moved))
+
+    def s_TokenPass(self, s, st, env):
+        decl = self.tokens[s.token]
+        source, dest = self.ev(s.source, st, env), self.ev(s.dest, st, env)
+        amount = self.ev(s.amount, st, env)
+        held = [self.at[("held", s.token, p)] for p in range(self.n)]
+        moved = arith("min", amount, self.read(st, held, source))
+        if decl.cap is not None:
+            cap = self.static(decl.cap, f"the cap of {s.token}")
+            moved = arith("min", moved, arith("-", const(cap), self.read(st, held, dest)))
+        moved = arith("max", const(0), moved)
+        self.write(st, held, source, lambda old: arith("-", old, moved))
+        self.write(st, held, dest, lambda old: arith("+", old, moved))
 
     def s_If(self, s, st, env):
         branches = [(self.ev(c, st, env), body) for c, body in s.branches]

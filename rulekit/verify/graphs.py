@@ -91,6 +91,8 @@ def turn_graph(game: m.Game) -> nx.DiGraph:
             if isinstance(node, m.Do):
                 g.add_edge(here, f"procedure {node.procedure}", kind="calls")
             if isinstance(node, (m.Expr, m.Iter, m.Binder)):
+                for name in _functions_called(node):  # a function is called where its value is read
+                    g.add_edge(here, f"procedure {name}", kind="calls")
                 continue
             stack.extend((here, child) for child in m.children(node))
     # Top-level model nodes that a newer model may add (triggers, ...) start from the flow too.
@@ -106,7 +108,17 @@ def turn_graph(game: m.Game) -> nx.DiGraph:
                     for child in m.children(item):
                         if isinstance(child, m.Do):
                             g.add_edge(label, f"procedure {child.procedure}", kind="calls")
+                    for name in _functions_called(item):
+                        g.add_edge(label, f"procedure {name}", kind="calls")
+    # A definition is read wherever it is used: the functions it calls count as called from the flow.
+    for d in (*game.defines, *game.properties):
+        for name in _functions_called(d):
+            g.add_edge("flow", f"procedure {name}", kind="calls")
     return g
+
+
+def _functions_called(node) -> set[str]:
+    return {x.procedure for x in m.nodes(node) if isinstance(x, m.ProcedureCall)}
 
 
 def turn_structure(game: m.Game) -> dict:

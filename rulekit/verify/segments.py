@@ -72,7 +72,7 @@ class _Abstract(Builder):
         if kind == "int":
             return self.fresh(None, None, what)
         if kind == "player":
-            return self.fresh(0, self.n - 1, what)
+            return self.fresh(-1 if self.no_player else 0, self.n - 1, what)
         if kind == "card":
             return self.fresh(0, len(self.counts) - 1, what)
         if kind == "enum":
@@ -109,6 +109,18 @@ class _Abstract(Builder):
             self.segment_unknowns["current"] = self.fresh(0, self.n - 1, "current")
         return self.segment_unknowns["current"]
 
+    # The direction of play is not recorded: where `reverse order` can turn it, a neighbour is any player
+    # and the order of `players from` is unknown.
+    def e_Neighbour(self, e, st, env):
+        if self.reverses:
+            return self.fresh_of(m.PLAYER, "neighbour")
+        return super().e_Neighbour(e, st, env)
+
+    def domain(self, it, st, env):
+        if self.reverses and isinstance(it, core.Seats) and it.start is not None:
+            raise Unsupported(f"the order of `players from` once the order of play can turn{where(it.start)}")
+        return super().domain(it, st, env)
+
     def e_ZoneRef(self, e, st, env):
         if e.zone in self.untracked_zones():
             return ("zone", e.zone, None)
@@ -135,6 +147,9 @@ class _Abstract(Builder):
     # ---- statements
     def s_Shuffle(self, s, st, env):
         pass  # counts forget the order
+
+    def s_Reverse(self, s, st, env):
+        pass  # the direction of play is not recorded (see e_Neighbour)
 
     def s_End(self, s, st, env):
         if s.what == "game":
@@ -183,6 +198,8 @@ class _Abstract(Builder):
     def stops(self, s) -> bool:
         if isinstance(s, _STOPS):
             return True
+        if self.reads_stack_end(s):
+            return True  # on a shuffled stack the engine settles that card by chance first: it may stop there
         if isinstance(s, m.Move):
             decl = self.zones.get(getattr(s.source, "zone", None))
             return isinstance(s.selector, (core.TopCard, core.BottomCard)) or (
@@ -197,6 +214,28 @@ class _Abstract(Builder):
                 self._stop_memo[name] = proc is None or any(self.stops(x) for x in proc.body)
             return self._stop_memo[name]
         return any(self.stops(x) for body in _bodies(s) for x in body)
+
+    def reads_stack_end(self, s) -> bool:
+        """Whether a statement reads `top(Z)` or `bottom(Z)`, in itself or in the definitions and functions
+        it calls (anywhere in it, to be safe)."""
+        if not hasattr(self, "_end_memo"):
+            self._end_memo = {}
+            self._has_ends = m.reads_stack_ends(self.g)
+        if not self._has_ends:
+            return False
+        for x in m.nodes(s):
+            if isinstance(x, core.StackEnd):
+                return True
+            if isinstance(x, (m.DefineCall, m.ProcedureCall)):
+                key = getattr(x, "define", None) or x.procedure
+                if key not in self._end_memo:
+                    self._end_memo[key] = False  # a recursive definition: its other parts decide
+                    body = self.defines[key].body if isinstance(x, m.DefineCall) else self.procs[key].body
+                    self._end_memo[key] = any(self.reads_stack_end(b) for b in (body if isinstance(body, tuple)
+                                                                                 else (body,)))
+                if self._end_memo[key]:
+                    return True
+        return False
 
     def translates(self, s) -> bool:
         """Whether the statement can run inside a segment (else its bodies are segmented apart)."""
@@ -221,7 +260,7 @@ class _Abstract(Builder):
                     out.append((_span_of(run[0], where), list(run)))
                     run.clear()
             for s in stmts:
-                chance = isinstance(s, (m.Move, m.Random)) and self.stops(s)
+                chance = (isinstance(s, (m.Move, m.Random)) or (self.reads_stack_end(s) and not _bodies(s))) and self.stops(s)
                 if chance:
                     flush()
                     run.append(s)  # the draw starts the next segment: the engine stops before it
