@@ -32,6 +32,7 @@ from .sampling import random_play
 from .exploring import explore_all
 from .solving import abstraction_proofs, symbolic_findings
 from .judging import judge
+from . import conflicts, modal, silence
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
@@ -83,6 +84,15 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
                 report.add(f)
     if bounds.all_options:
         variant_analysis(game, variants, verdicts, report)
+    with clock("silent-case"):
+        for f in silence.findings(spec, game, variants, tallies, options_key):
+            report.add(f)
+    with clock("conflict"):
+        for f in conflicts.findings(spec, game, variants, tallies, options_key):
+            report.add(f)
+    with clock("modal"):
+        for f in modal.findings(game):
+            report.add(f)
     with clock("information-flow"):
         for f in information.findings(spec, variants, information.Bounds.for_check(bounds.seed, bounds.deep_information), lambda **k: Finding(game=game.name, **k)):
             report.add(f)
@@ -100,7 +110,8 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
 METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",
                 "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
                 "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC and k-induction",
-                "graph": "judging the verdicts"}
+                "graph": "judging the verdicts", "silent-case": "silent cases", "conflict": "trigger conflicts",
+                "modal": "modal verbs"}
 
 
 class _Clock:

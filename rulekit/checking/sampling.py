@@ -26,6 +26,9 @@ class Tally:
     fired: set = field(default_factory=set)
     games_by_players: dict = field(default_factory=dict)  # players -> games played
     reach_by_players: dict = field(default_factory=dict)  # target name -> {players: games that reached it}
+    silent: dict = field(default_factory=dict)  # silent-case site key -> (loaded, history)
+    causes: dict = field(default_factory=dict)  # trigger name -> {(choice point, action name) it fired after}
+    orders: dict = field(default_factory=dict)  # (trigger, trigger) -> (loaded, history): order changes the result
 
     def sample(self, target: str | None, confidence: float) -> statistics.Sample:
         """The games per player count, and (for a target) in how many it was reached."""
@@ -61,6 +64,12 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
         tally.deadlocks += [(loaded(), history) for _, history in part.deadlocks]
         for message, (had, history, span) in part.errors.items():
             tally.errors.setdefault(message, (loaded() if had else None, history, span))
+        for key, (_, history) in part.silent.items():
+            tally.silent.setdefault(key, (spec.engine(players, options, probes=True), history))
+        for pair, (_, history) in part.orders.items():
+            tally.orders.setdefault(pair, (loaded(), history))
+        for name, fired in part.causes.items():
+            tally.causes.setdefault(name, set()).update(fired)
         tally.unfinished += part.unfinished
         tally.played += part.played
         tally.steps += part.steps
@@ -82,7 +91,7 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     spec = Spec.find(spec) if isinstance(spec, str) else spec
     tally = Tally()
     try:
-        loaded = spec.engine(players, options)
+        loaded = spec.engine(players, options, probes=True)  # the build that records silent cases
     except (RuleRuntimeError, SpecError) as exc:
         message, span = setup_error(exc)
         tally.errors[f"the set-up cannot be built with {players} players: {message}"] = (None, [], span)
@@ -96,6 +105,8 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     tally.broken = {k: (True, h) for k, (_, h) in tally.broken.items()}
     tally.reached = {k: (True, h) for k, (_, h) in tally.reached.items()}
     tally.deadlocks = [(True, h) for _, h in tally.deadlocks]
+    tally.silent = {k: (True, h) for k, (_, h) in tally.silent.items()}
+    tally.orders = {k: (True, h) for k, (_, h) in tally.orders.items()}
     tally.errors = {k: (v[0] is not None, v[1], v[2]) for k, v in tally.errors.items()}
     return tally
 
@@ -120,8 +131,12 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None
     invariants, targets = loaded.properties("invariant"), loaded.properties("reachable")
     decisions = 0
     state = None
+    hits, sites = loaded.probe_hits, loaded.probe_sites
+    triggers = [t.name for t in loaded.config.game.triggers]
     try:
         state = loaded.new_initial_state(seed=seed, auto_chance=True)
+        if len(hits) > len(tally.silent):
+            _record_sites(sites, hits, tally, state)
         while True:
             tally.steps += 1
             for prop, test in invariants:
@@ -144,7 +159,36 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None
                 return
             action = rng.choice(state.legal)
             tally.fired.add(table[action][:2])
-            state.apply_action(action)
+            if triggers:
+                armed, before = list(state.armed), (state.clone() if len(triggers) > 1 else None)
+                state.apply_action(action)
+                _triggers_fired(triggers, armed, state, before, action, table, tally)
+            else:
+                state.apply_action(action)
+            if len(hits) > len(tally.silent):
+                _record_sites(sites, hits, tally, state)
             decisions += 1
     except RuleRuntimeError as exc:  # the set-up itself may fail: then the history is empty
         tally.errors.setdefault(str(exc), (loaded, list(state.history) if state is not None else [], exc.span))
+
+
+def _record_sites(sites: list, hits: set, tally: Tally, state) -> None:
+    """The silent-case sites reached for the first time: each with the game so far as its witness."""
+    for i in hits:
+        tally.silent.setdefault(sites[i].key, (state.game, list(state.history)))
+
+
+def _triggers_fired(names: list, armed: list, state, before, action: int, table, tally: Tally) -> None:
+    """After a decision: which triggers fired (their causes), and, when two fired, whether the other
+    order of the two gives another result (a `conflict`)."""
+    fired = [i for i, was in enumerate(armed) if was and not state.armed[i]]
+    for i in fired:
+        tally.causes.setdefault(names[i], set()).add(table[action][:2])
+    if len(fired) < 2 or before is None:
+        return
+    from . import conflicts
+
+    for a, b in zip(fired, fired[1:]):
+        pair = (names[a], names[b])
+        if pair not in tally.orders and conflicts.order_matters(before, action, a, b):
+            tally.orders[pair] = (state.game, [*before.history, action])

@@ -23,6 +23,9 @@ PROBLEM_TITLES = {
     "ambiguity": "options that change verdicts",
     "stale-expect": "expectations that match no finding",
     "information-flow": "information a player gets that the rules keep from them",
+    "silent-case": "cases the rulebook is silent on, decided by the spec's defaults",
+    "conflict": "triggers whose results depend on their order",
+    "modal": "modal verbs that the spec's construct contradicts",
 }
 
 HINTS = {
@@ -39,6 +42,10 @@ HINTS = {
     "stale-expect": "remove the `expect`, or correct the finding id it names",
     "information-flow": "make what is offered, who moves or what is shown independent of the cards this seat cannot "
                         "see, or acknowledge a leak the rulebook implies with `expect ... quote`",
+    "silent-case": "quote the rulebook sentence that settles the case, declare an `ambiguity` (kind silence), or "
+                   "acknowledge it with an `expect`",
+    "conflict": "give the triggers the rulebook's order, or declare an ambiguity with both orders",
+    "modal": "let the player decline (or not) as the rulebook's verb says, or acknowledge it with an `expect`",
 }
 
 

@@ -1,0 +1,112 @@
+"""`silent-case` findings: the places that random play reached where the rule does not say what happens
+and the language's default decides (an empty deck, a clamped `take`, a tie broken by order, ...).
+
+The sites are known before play (`lower.sites`); the engine built with probes records the sites whose
+case came up, and random play keeps the first game that reached each (`sampling.Tally.silent`). Each
+reached site is reported once, over every option set, with that game replayed in the engine as its
+witness. A site that random play never reached is not reported: it is not known to be absent.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import model as m
+from ..findings import Finding
+from ..pipeline import Spec
+from .shared import location_of
+from .variants import changed_options
+from .witnesses import replayed
+
+# What the default does at each kind of site, for people.
+DOES = {
+    "skip": "when {case} does not hold, the spec skips the step `{step}`",
+    "stop": "the loop stops once {case} no longer holds, although the rest of its condition still holds",
+    "nothing-moved": "no card matches, so the spec moves nothing",
+    "empty-loop": "there is nothing to go over, so the spec does nothing here",
+    "supply-clamp": "the supply holds fewer tokens than asked for, so the spec gives only what is left",
+    "cap-clamp": "the player's cap is reached, so the spec gives only up to the cap",
+    "short-return": "the player holds fewer tokens than asked for, so the spec returns only those",
+    "tie": "more than one candidate qualifies, so the spec takes the first in the domain's order",
+}
+
+# Words by which a rulebook sentence deals with the case itself (English and German): a sentence that
+# says what happens when nothing is left, or how a tie is broken, handles the case.
+_HANDLED = {
+    "absent": r"\b(no|none|nothing|empty|run(s)? out|not enough|fewer|without|unless|kein\w*|leer\w*|nichts|ohne|"
+              r"nicht genug|weniger)\b",
+    "tie": r"\b(ties?|tied|equal\w*|same number|gleich\w*|unentschieden)\b",
+    "cap": r"\b(cap|limit\w*|maximum|at most|already (has|have)|more than|höchstens|maximal|bereits)\b",
+}
+_KIND_WORDS = {"tie": ("tie",), "cap-clamp": ("cap", "absent")}
+
+
+def handled_by_quote(kind: str, quotes) -> bool:
+    """Whether one of a site's quotes says what happens in its case."""
+    patterns = [_HANDLED[w] for w in _KIND_WORDS.get(kind, ("absent",))]
+    return any(re.search(p, text, re.IGNORECASE) for text in quotes for p in patterns)
+
+
+def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_of) -> list[Finding]:
+    """One finding per site that random play reached, under the first option set that reached it."""
+    out: list[Finding] = []
+    done: set[str] = set()
+    source = spec.text.splitlines()
+    for options in variants:
+        tally = tallies[key_of(options)]
+        for key, (loaded, history) in tally.silent.items():
+            if key in done:
+                continue
+            done.add(key)
+            index = {s.key: i for i, s in enumerate(loaded.probe_sites)}
+            if key not in index:
+                continue
+            site = loaded.probe_sites[index[key]]
+            if handled_by_quote(site.kind, (*site.near, *site.extra_quotes)):
+                continue
+            loaded.probe_hits.clear()
+            steps = replayed(loaded, history, lambda state, i=index[key]: i in loaded.probe_hits,
+                             f"the silent case at {location_of(site.span)}")
+            out.append(_finding(game, site, options, steps, source))
+    return out
+
+
+def _finding(game: m.Game, site, options: dict, steps: list, source: list[str]) -> Finding:
+    does = DOES[site.kind].format(case=_text(site.case, source), step=_text(site.step, source))
+    statement = _text(site.node, source)
+    line = site.span.line if site.span is not None else 0
+    changed = changed_options(options, game)
+    return Finding(
+        f"{game.name}/silent-case/{site.owner.replace(' ', '-')}/{site.kind}-{line}", game.name, "silent-case",
+        "warning", "proven", "random-play",
+        f"the rulebook is silent here; the spec decides: {does} (`{statement}`, in {site.owner})",
+        quotes=list(dict.fromkeys(site.quotes)), location=location_of(site.span), witness=steps, options=changed,
+        acknowledged_by=_ambiguity_for(game, site),
+        hint="if the rulebook does say what happens, quote that sentence on the statement; if it does not, "
+             "declare an `ambiguity` (kind silence) with the readings, or acknowledge it with an `expect`",
+        details={"site": site.kind, "case": _text(site.case, source) or None, "statement": statement,
+                 "rule": site.owner, "reached_with": changed})
+
+
+def _ambiguity_for(game: m.Game, site) -> str | None:
+    """An ambiguity that quotes the rulebook words nearest to the site declares its case."""
+    near = set(site.near) | set(site.extra_quotes)
+    for a in sorted(game.ambiguities, key=lambda a: a.kind != "silence"):  # a declared silence first
+        if near & {q.text for q in a.quotes}:
+            return a.name
+    return None
+
+
+def _text(node, source: list[str]) -> str:
+    """The spec text of a node, on one line (shortened), or '' when it has no span in the spec."""
+    span = getattr(node, "span", None)
+    if span is None or not 0 < span.line <= len(source):
+        return ""
+    if span.end_line == span.line and span.end_column > span.column:
+        text = source[span.line - 1][span.column - 1:span.end_column - 1]
+    else:
+        text = source[span.line - 1][span.column - 1:]
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+__all__ = ["DOES", "findings", "handled_by_quote"]
