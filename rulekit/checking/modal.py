@@ -19,7 +19,8 @@ from .shared import location_of, quote_texts
 MUST = re.compile(r"\b(must|has to|have to|is required to|are required to|muss|musst|müssen|müsst|hat zu|haben zu)\b",
                   re.IGNORECASE)
 MAY = re.compile(r"\b(may|can|could|is allowed to|are allowed to|is free to|optional(ly)?|darf|darfst|dürfen|dürft|"
-                 r"kann|kannst|können|könnt|freiwillig|wahlweise)\b(?!\s+(be|sein|werden)\b)", re.IGNORECASE)
+                 r"kann|kannst|können|könnt|freiwillig|wahlweise)\b(?!\s+(also\s+|even\s+|still\s+)?(be|become|show|happen|occur|"
+                 r"contain|come|lead|result|sein|werden|vorkommen|passieren)\b)", re.IGNORECASE)
 NEGATION = re.compile(r"\b(not|never|cannot|nicht|nie|niemals|kein\w*)\b|n't\b", re.IGNORECASE)
 
 

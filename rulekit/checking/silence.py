@@ -32,8 +32,8 @@ DOES = {
 # Words by which a rulebook sentence deals with the case itself (English and German): a sentence that
 # says what happens when nothing is left, or how a tie is broken, handles the case.
 _HANDLED = {
-    "absent": r"\b(no|none|nothing|empty|run(s)? out|not enough|fewer|without|unless|kein\w*|leer\w*|nichts|ohne|"
-              r"nicht genug|weniger)\b",
+    "absent": r"\b(no|none|nothing|empty|run(s)? out|not enough|fewer|without|unless|up to|at most|kein\w*|leer\w*|"
+              r"nichts|ohne|nicht genug|weniger|bis zu|höchstens|used up|exhausted|aufgebraucht|verbraucht)\b",
     "tie": r"\b(ties?|tied|equal\w*|same number|gleich\w*|unentschieden)\b",
     "cap": r"\b(cap|limit\w*|maximum|at most|already (has|have)|more than|höchstens|maximal|bereits)\b",
 }
@@ -61,7 +61,7 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             if key not in index:
                 continue
             site = loaded.probe_sites[index[key]]
-            if handled_by_quote(site.kind, (*site.near, *site.extra_quotes)):
+            if handled_by_quote(site.kind, site.near if site.kind == "supply-clamp" else (*site.near, *site.extra_quotes)):
                 continue
             loaded.probe_hits.clear()
             steps = replayed(loaded, history, lambda state, i=index[key]: i in loaded.probe_hits,
@@ -71,7 +71,8 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
 
 
 def _finding(game: m.Game, site, options: dict, steps: list, source: list[str]) -> Finding:
-    does = DOES[site.kind].format(case=_text(site.case, source), step=_text(site.step, source))
+    case = " and ".join(_text(part, source) for part in site.case)
+    does = DOES[site.kind].format(case=case, step=_text(site.step, source))
     statement = _text(site.node, source)
     line = site.span.line if site.span is not None else 0
     changed = changed_options(options, game)
@@ -83,7 +84,7 @@ def _finding(game: m.Game, site, options: dict, steps: list, source: list[str]) 
         acknowledged_by=_ambiguity_for(game, site),
         hint="if the rulebook does say what happens, quote that sentence on the statement; if it does not, "
              "declare an `ambiguity` (kind silence) with the readings, or acknowledge it with an `expect`",
-        details={"site": site.kind, "case": _text(site.case, source) or None, "statement": statement,
+        details={"site": site.kind, "case": case or None, "statement": statement,
                  "rule": site.owner, "reached_with": changed})
 
 

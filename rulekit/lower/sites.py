@@ -39,7 +39,7 @@ class Site:
     near: tuple[str, ...]  # the nearest quotes: the statement's own, else those of the innermost rule that has some
     test: m.Expr | None = None  # holds when the default decides; None for a tie (tested in the expression)
     after: bool = False  # tested after the statement (a loop's exit) instead of before
-    case: object = None  # the part of the condition that fails (skip, stop), for messages
+    case: tuple = ()  # the tests of the condition that fail (skip, stop), for messages
     step: object = None  # the statement that is skipped, for messages
     extra_quotes: tuple[str, ...] = field(default=())  # quotes of declarations that state the case (a cap)
 
@@ -96,21 +96,26 @@ class _Finder:
         for e in _exprs_of(st):
             self.expr(e, owner, quotes)
         if isinstance(st, m.If):
-            if len(st.branches) == 1 and not st.orelse:
-                cond, body = st.branches[0]
+            # Branches folded to `false` (an option not chosen) are not there; one folded to `true` is an else.
+            live = [(c, body) for c, body in st.branches if not _constant(c, 0)]
+            if len(live) == 1 and not st.orelse and not _constant(live[0][0], 1):
+                cond, body = live[0]
                 split = _split(cond, self.defines)
                 if split is not None:
                     rest, missing = split
-                    self.add("skip", st, owner, quotes, test=_and(rest, _not(missing)), case=missing,
+                    self.add("skip", st, owner, quotes, test=_and(rest, _not(missing)), case=_split_parts(cond, self.defines),
                              step=body[0] if body else None)
             for _, body in st.branches:
                 self.body(body, owner, quotes)
             self.body(st.orelse, owner, quotes)
         elif isinstance(st, m.Loop):
             split = _split(st.cond, self.defines) if st.cond is not None else None
-            if split is not None and not any(isinstance(x, m.Break) for x in m.walk(st.body)):
+            # A loop that runs until a zone is empty ends normally; it stops short only when it had
+            # another reason to go on.
+            if split is not None and split[0] is not None and not any(isinstance(x, m.Break) for x in m.walk(st.body)):
                 rest, missing = split
-                self.add("stop", st, owner, quotes, test=_and(rest, _not(missing)), after=True, case=missing,
+                self.add("stop", st, owner, quotes, test=_and(rest, _not(missing)), after=True,
+                         case=_split_parts(st.cond, self.defines),
                          step=st.body[0] if st.body else None)
             self.body(st.body, owner, quotes)
         elif isinstance(st, m.For):
@@ -128,9 +133,13 @@ class _Finder:
             held = core.Held(st.token, st.player)
             decl = self.tokens[st.token]
             if st.to_player:
-                self.add("supply-clamp", st, owner, quotes, test=m.Binary(">", st.amount, core.Supply(st.token), m.BOOL))
-                if decl.cap is not None:
+                short = m.Binary(">", st.amount, core.Supply(st.token), m.BOOL)
+                if decl.cap is None:
+                    self.add("supply-clamp", st, owner, quotes, test=short, extra_quotes=_texts(decl))
+                else:  # the supply clamps only where the cap does not already
                     room = m.Binary("-", decl.cap, held, m.INT)
+                    self.add("supply-clamp", st, owner, quotes, extra_quotes=_texts(decl),
+                             test=_and(short, m.Binary("<=", st.amount, room, m.BOOL)))
                     self.add("cap-clamp", st, owner, quotes, test=m.Binary(">", st.amount, room, m.BOOL),
                              extra_quotes=_texts(decl))
             else:
@@ -178,6 +187,10 @@ def _exprs_of(st) -> list:
     return [getattr(st, name, None) for name in ("zone", "value", "amount", "player", "by", "to")]
 
 
+def _constant(e, value: int) -> bool:
+    return isinstance(e, m.Const) and e.type == m.BOOL and int(e.value) == value
+
+
 def _conjuncts(e) -> list:
     if isinstance(e, m.Binary) and e.op == "and":
         return _conjuncts(e.left) + _conjuncts(e.right)
@@ -196,7 +209,11 @@ def is_availability(e, defines: dict | None = None) -> bool:
     """A test that something is there: cards in a zone, tokens, a match (`exists`), or a definition
     that is such a test."""
     if isinstance(e, m.Quant) and e.kind == "exists":
-        return True
+        # A card that matches; over players or positions, a match only if what it asks is availability
+        # (a bale that holds a hen), else it is a condition of the rule ("someone reached the score").
+        b = e.binder
+        return isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)) or (
+            b.cond is not None and any(is_availability(p, defines) for p in _conjuncts(b.cond)))
     if isinstance(e, m.DefineCall) and defines and e.define in defines:
         return all(is_availability(p, defines) for p in _conjuncts(defines[e.define].body))
     if not isinstance(e, m.Binary):
@@ -216,6 +233,10 @@ def _split(cond, defines: dict):
         return None
     rest = [p for p in parts if not is_availability(p, defines)]
     return _all(rest), _all(missing)
+
+
+def _split_parts(cond, defines: dict) -> tuple:
+    return tuple(p for p in _conjuncts(cond) if is_availability(p, defines))
 
 
 def _all(parts):
