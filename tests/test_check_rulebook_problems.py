@@ -190,3 +190,12 @@ def test_matching_verbs_negations_and_mixed_sentences_are_no_modal_findings():
     assert modal_findings("You do not have to draw a card.", "Du darfst keine Münze ablehnen.") == {}
     assert modal_findings("You must draw a card.", "The coin can be taken.")["must"]  # "can be": no permission
     assert "may" not in modal_findings("You must draw a card.", "The coin can be taken.")
+
+
+def test_an_expect_of_a_site_not_reached_is_not_stale_but_one_of_no_site_is(tmp_path, capsys):
+    roomy = DRAWS.replace("x 1\nvar", "x 4\nvar")  # four coins: the supply never runs short
+    checks = ('checks tiny\nexpect short "tiny/silent-case/flow/supply-clamp-18" because "a deeper run may reach it"\n'
+              'expect gone "tiny/silent-case/flow/skip-99" because "no such site"\n')
+    found = run(capsys, write_spec(tmp_path, roomy, rulebook=RULEBOOK, checks=checks))
+    assert "tiny/silent-case/flow/supply-clamp-18" not in of_kind(found, "silent-case")
+    assert list(of_kind(found, "stale-expect")) == ["tiny/stale-expect/gone"]

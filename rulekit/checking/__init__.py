@@ -98,7 +98,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
             report.add(f)
     with clock("graph"):
         turn_structure(game, report)
-    acknowledge(game, report)
+    acknowledge(game, report, silence.known_ids(spec, game, variants))
     locate(spec, report)
     report.stats = {**report.stats, "timings": dict(timings), "explored": [
         {"players": x.players, "options": changed_options(x.options, game), "states": x.states, "transitions": x.transitions,

@@ -13,7 +13,8 @@ import re
 from .. import model as m
 from ..findings import Finding
 from ..pipeline import Spec
-from .shared import location_of
+from ..lower import sites as site_index
+from .shared import config_of, location_of
 from .variants import changed_options
 from .witnesses import replayed
 
@@ -66,18 +67,38 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             loaded.probe_hits.clear()
             steps = replayed(loaded, history, lambda state, i=index[key]: i in loaded.probe_hits,
                              f"the silent case at {location_of(site.span)}")
-            out.append(_finding(game, site, options, steps, source))
+            out.append(_finding(game, site, options, steps, source, site_id(game, loaded.probe_sites, site)))
     return out
 
 
-def _finding(game: m.Game, site, options: dict, steps: list, source: list[str]) -> Finding:
+def site_id(game: m.Game, sites: list, site) -> str:
+    """The finding id of a site: GAME/silent-case/RULE/KIND-LINE, with .2, .3 for more sites of one line."""
+    line = site.span.line if site.span is not None else 0
+    same = [s.key for s in sites if (s.owner, s.kind, getattr(s.span, "line", 0)) == (site.owner, site.kind, line)]
+    nth = f".{same.index(site.key) + 1}" if same.index(site.key) else ""
+    return f"{game.name}/silent-case/{site.owner.replace(' ', '-')}/{site.kind}-{line}{nth}"
+
+
+def known_ids(spec: Spec, game: m.Game, variants: list[dict]) -> set[str]:
+    """The ids of every site of every configuration, reached or not: an `expect` that names one is not
+    stale when this run's random play did not reach it (a deeper run may)."""
+    out: set[str] = set()
+    for options in variants:
+        for players in range(game.min_players, game.max_players + 1):
+            config = config_of(spec, players, options)
+            if config is not None:
+                found = site_index.of(config)
+                out |= {site_id(game, found, s) for s in found}
+    return out
+
+
+def _finding(game: m.Game, site, options: dict, steps: list, source: list[str], fid: str) -> Finding:
     case = " and ".join(_text(part, source) for part in site.case)
     does = DOES[site.kind].format(case=case, step=_text(site.step, source))
     statement = _text(site.node, source)
-    line = site.span.line if site.span is not None else 0
     changed = changed_options(options, game)
     return Finding(
-        f"{game.name}/silent-case/{site.owner.replace(' ', '-')}/{site.kind}-{line}", game.name, "silent-case",
+        fid, game.name, "silent-case",
         "warning", "proven", "random-play",
         f"the rulebook is silent here; the spec decides: {does} (`{statement}`, in {site.owner})",
         quotes=list(dict.fromkeys(site.quotes)), location=location_of(site.span), witness=steps, options=changed,

@@ -76,6 +76,36 @@ class _Finder:
         self.seen: set[int] = set()
         self.tokens = {t.name: t for t in game.tokens}
         self.defines = {d.name: d for d in game.defines}
+        self.procs = {p.name: p for p in game.procedures}
+
+    def uses(self, node, visiting: frozenset = frozenset()) -> set:
+        """The zones and tokens a node reads or changes, through the definitions and procedures it calls."""
+        out: set = set()
+        if isinstance(node, (tuple, list)):
+            for x in node:
+                out |= self.uses(x, visiting)
+            return out
+        if isinstance(node, m.ZoneRef):
+            out.add(node.zone)
+        elif isinstance(node, core.CardsInEvery):
+            out.add(node.family)
+        elif isinstance(node, (core.Supply, core.Held, m.TokenMove)):
+            out.add("token " + node.token)
+        elif isinstance(node, m.Rotate):
+            out.add(node.zone)
+        elif isinstance(node, m.DefineCall) and node.define not in visiting and node.define in self.defines:
+            out |= self.uses(self.defines[node.define].body, visiting | {node.define})
+        elif isinstance(node, m.Do) and node.procedure not in visiting and node.procedure in self.procs:
+            out |= self.uses(self.procs[node.procedure].body, visiting | {node.procedure})
+        if isinstance(node, (m.Expr, m.Stmt, m.Binder, m.Action, core.Domain, core.Selector)):
+            for child in m.children(node):
+                out |= self.uses(child, visiting)
+        return out
+
+    def needed_by(self, missing, body) -> bool:
+        """Whether the step uses what the failing test counts: then it is skipped for want of it
+        (`if size(deck) > 0 { draw }`), not for a condition of the rule (`if holds(Ace) { win }`)."""
+        return bool(self.uses(missing) & self.uses(body))
 
     def add(self, kind: str, node, owner: str, around: tuple, **more) -> None:
         span = getattr(node, "span", None)
@@ -101,7 +131,7 @@ class _Finder:
             if len(live) == 1 and not st.orelse and not _constant(live[0][0], 1):
                 cond, body = live[0]
                 split = _split(cond, self.defines)
-                if split is not None:
+                if split is not None and self.needed_by(split[1], body):
                     rest, missing = split
                     self.add("skip", st, owner, quotes, test=_and(rest, _not(missing)), case=_split_parts(cond, self.defines),
                              step=body[0] if body else None)
@@ -112,7 +142,8 @@ class _Finder:
             split = _split(st.cond, self.defines) if st.cond is not None else None
             # A loop that runs until a zone is empty ends normally; it stops short only when it had
             # another reason to go on.
-            if split is not None and split[0] is not None and not any(isinstance(x, m.Break) for x in m.walk(st.body)):
+            if split is not None and split[0] is not None and self.needed_by(split[1], st.body) \
+                    and not any(isinstance(x, m.Break) for x in m.walk(st.body)):
                 rest, missing = split
                 self.add("stop", st, owner, quotes, test=_and(rest, _not(missing)), after=True,
                          case=_split_parts(st.cond, self.defines),
