@@ -142,9 +142,13 @@ class Spec:
 
     def engine(self, players: int | None = None, options: dict[str, str] | None = None, probes: bool = False):
         """The engine of one configuration (a `rulekit.Game`), compiled once from its core IR; with
-        `probes`, the build that records silent-case sites (`lower.sites`) as it plays."""
+        `probes`, the build that records silent-case sites (`lower.sites`) as it plays. That build
+        plays exactly as the other, so once `rulekit check` has compiled it, it serves every request
+        for the configuration: the check compiles each configuration once."""
         config = self.config(players, options)
-        key = (*config.key, "probes") if probes else config.key
+        key = (*config.key, "probes")
+        if not probes and key not in self._engines:
+            key = config.key
         if key not in self._engines:
             from .engine import Game  # the engine is a backend of the pipeline, loaded when asked for
 

@@ -96,6 +96,7 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
         message, span = setup_error(exc)
         tally.errors[f"the set-up cannot be built with {players} players: {message}"] = (None, [], span)
         return tally
+    loaded.probe_hits.clear()  # what other runs of this build reached is no witness of this one
     bounds = PlayBounds(max_steps=max_steps, confidence=confidence, max_violation_rate=max_violation_rate)
     enough = _enough_games(spec.model, bounds)
     for g in range(games):

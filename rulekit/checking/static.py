@@ -105,7 +105,7 @@ def consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds
 
 def claims_in_engine(spec: Spec, game: m.Game, report: GameReport, players: int, cross_check: bool) -> None:
     try:
-        loaded = spec.engine(players, game.default_options())
+        loaded = spec.engine(players, game.default_options(), probes=True)  # the build random play uses next
     except (RuleRuntimeError, SpecError) as exc:
         message, span = setup_error(exc)
         report.add(Finding(f"{game.name}/runtime/setup-{players}", game.name, "runtime", "error", "refuted",
