@@ -199,3 +199,22 @@ def test_an_expect_of_a_site_not_reached_is_not_stale_but_one_of_no_site_is(tmp_
     found = run(capsys, write_spec(tmp_path, roomy, rulebook=RULEBOOK, checks=checks))
     assert "tiny/silent-case/flow/supply-clamp-18" not in of_kind(found, "silent-case")
     assert list(of_kind(found, "stale-expect")) == ["tiny/stale-expect/gone"]
+
+
+ONE_CARD = DRAWS.replace('''    take 1 Coin by current quote "Take a coin."''', '''    choose c in hand(current) by current
+    move c from hand(current) to box
+    move top from box to hand(current)
+    take 1 Coin by current quote "Take a coin."''').replace("card Two x 2", "card Two x 4")
+
+
+def test_a_decision_with_one_legal_action_is_noted_and_one_with_more_is_not(tmp_path, capsys):
+    found = of_kind(run(capsys, write_spec(tmp_path, ONE_CARD, rulebook=RULEBOOK)), "silent-case")
+    one = [f for f in found.values() if f["details"]["site"] == "one-option"]
+    assert len(one) == 1 and one[0]["severity"] == "info" and one[0]["witness"]
+    assert "only one choice is legal here" in one[0]["message"]
+    # a decision among the two players always offers two
+    two = ONE_CARD.replace("choose c in hand(current) by current\n    move c from hand(current) to box",
+                           "choose p in players by current\n    add 0 to turns_taken")
+    (tmp_path / "two").mkdir()
+    found = of_kind(run(capsys, write_spec(tmp_path / "two", two, rulebook=RULEBOOK)), "silent-case")
+    assert not [f for f in found.values() if f["details"]["site"] == "one-option"]

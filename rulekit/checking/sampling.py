@@ -29,6 +29,7 @@ class Tally:
     silent: dict = field(default_factory=dict)  # silent-case site key -> (loaded, history)
     causes: dict = field(default_factory=dict)  # trigger name -> {(choice point, action name) it fired after}
     orders: dict = field(default_factory=dict)  # (trigger, trigger) -> (loaded, history): order changes the result
+    probed: int = 0  # the engine's silent-case hits already recorded in `silent`
 
     def sample(self, target: str | None, confidence: float) -> statistics.Sample:
         """The games per player count, and (for a target) in how many it was reached."""
@@ -132,11 +133,11 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None
     invariants, targets = loaded.properties("invariant"), loaded.properties("reachable")
     decisions = 0
     state = None
-    hits, sites = loaded.probe_hits, loaded.probe_sites
+    hits, sites, decision_sites = loaded.probe_hits, loaded.probe_sites, loaded.probe_decisions
     triggers = [t.name for t in loaded.config.game.triggers]
     try:
         state = loaded.new_initial_state(seed=seed, auto_chance=True)
-        if len(hits) > len(tally.silent):
+        if len(hits) > tally.probed:
             _record_sites(sites, hits, tally, state)
         while True:
             tally.steps += 1
@@ -158,6 +159,10 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None
             if decisions >= bounds.max_steps:
                 tally.unfinished += 1
                 return
+            if len(state.legal) == 1 and decision_sites:  # a decision with nothing to decide
+                site = decision_sites.get(table[state.legal[0]][0])
+                if site is not None and sites[site].key not in tally.silent:
+                    tally.silent[sites[site].key] = (loaded, list(state.history))
             action = rng.choice(state.legal)
             tally.fired.add(table[action][:2])
             if triggers:
@@ -166,7 +171,7 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None
                 _triggers_fired(triggers, armed, state, before, action, table, tally)
             else:
                 state.apply_action(action)
-            if len(hits) > len(tally.silent):
+            if len(hits) > tally.probed:
                 _record_sites(sites, hits, tally, state)
             decisions += 1
     except RuleRuntimeError as exc:  # the set-up itself may fail: then the history is empty
@@ -177,6 +182,7 @@ def _record_sites(sites: list, hits: set, tally: Tally, state) -> None:
     """The silent-case sites reached for the first time: each with the game so far as its witness."""
     for i in hits:
         tally.silent.setdefault(sites[i].key, (state.game, list(state.history)))
+    tally.probed = len(hits)
 
 
 def _triggers_fired(names: list, armed: list, state, before, action: int, table, tally: Tally) -> None:

@@ -28,6 +28,7 @@ DOES = {
     "cap-clamp": "the player's cap is reached, so the spec gives only up to the cap",
     "short-return": "the player holds fewer tokens than asked for, so the spec returns only those",
     "tie": "more than one candidate qualifies, so the spec takes the first in the domain's order",
+    "one-option": "only one choice is legal here, so the player must take it",
 }
 
 # Words by which a rulebook sentence deals with the case itself (English and German): a sentence that
@@ -65,8 +66,15 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             if handled_by_quote(site.kind, site.near if site.kind == "supply-clamp" else (*site.near, *site.extra_quotes)):
                 continue
             loaded.probe_hits.clear()
-            steps = replayed(loaded, history, lambda state, i=index[key]: i in loaded.probe_hits,
-                             f"the silent case at {location_of(site.span)}")
+            if site.decision:  # the witness ends at the decision that offers one action
+                table = loaded.action_table
+
+                def holds(state, point=site.node.point):
+                    return len(state.legal) == 1 and table[state.legal[0]][0] == point
+            else:
+                def holds(state, i=index[key]):
+                    return i in loaded.probe_hits
+            steps = replayed(loaded, history, holds, f"the silent case at {location_of(site.span)}")
             out.append(_finding(game, site, options, steps, source, site_id(game, loaded.probe_sites, site)))
     return out
 
@@ -99,7 +107,8 @@ def _finding(game: m.Game, site, options: dict, steps: list, source: list[str], 
     changed = changed_options(options, game)
     return Finding(
         fid, game.name, "silent-case",
-        "warning", "proven", "random-play",
+        # A decision with one legal action is common and seldom a question for the rulebook: noted, not a problem.
+        "info" if site.decision else "warning", "proven", "random-play",
         f"the rulebook is silent here; the spec decides: {does} (`{statement}`, in {site.owner})",
         quotes=list(dict.fromkeys(site.quotes)), location=location_of(site.span), witness=steps, options=changed,
         acknowledged_by=_ambiguity_for(game, site),

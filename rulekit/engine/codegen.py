@@ -99,6 +99,8 @@ class Codegen:
         self.probe_ties: dict[int, int] = {}
         self.probing = probes is not None
         for i, site in enumerate(probes or ()):
+            if site.decision:  # seen at the decision, by whoever plays
+                continue
             if site.test is None:
                 self.probe_ties[id(site.node)] = i
             else:

@@ -38,6 +38,7 @@ class Game:
         # sites (`probe_sites`, see `lower.sites`) where the language's default decided.
         self.probe_sites = sites.of(config) if probes else []
         self.probe_hits: set[int] = set()
+        self.probe_decisions = {site.node.point: i for i, site in enumerate(self.probe_sites) if site.decision}
         codegen = Codegen(config, self.probe_sites if probes else None)
         self.layout: Layout = config.layout
         source, consts, flow_size = codegen.module()

@@ -12,11 +12,14 @@ draw (`if size(deck) > 0 { ... }`) and the draw is skipped. Each such place is k
 - `empty-loop`: `for` over cards, or over a filtered domain, with nothing to go over;
 - `supply-clamp`, `cap-clamp`, `short-return`: a `take` that the supply (or a cap the rulebook does not
   state) clamps, a `return` of more tokens than the player holds;
-- `tie`: `the(...)`, `argmax`, `argmin` with more than one candidate: the domain's order picks one.
+- `tie`: `the(...)`, `argmax`, `argmin` with more than one candidate: the domain's order picks one;
+- `one-option`: a decision among cards, players, positions or values (an action with parameters) that
+  offers a single legal action, so the player has nothing to choose.
 
 Each site has a test: an expression of the core IR that holds, just before (or, for `stop`, just after)
 its statement runs, exactly when the default decides; the engine built with probes (`rulekit.engine.Game`
-with `probes=True`) records the sites whose test held. A `tie` is tested inside its expression.
+with `probes=True`) records the sites whose test held. A `tie` is tested inside its expression; a
+`one-option` site is seen at the decision itself, by whoever plays (the count of legal actions).
 """
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ from dataclasses import dataclass, field
 from .. import model as m
 from . import core
 
-KINDS = ("skip", "stop", "nothing-moved", "empty-loop", "supply-clamp", "cap-clamp", "short-return", "tie")
+KINDS = ("skip", "stop", "nothing-moved", "empty-loop", "supply-clamp", "cap-clamp", "short-return", "tie",
+         "one-option")
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +46,7 @@ class Site:
     case: tuple = ()  # the tests of the condition that fail (skip, stop), for messages
     step: object = None  # the statement that is skipped, for messages
     extra_quotes: tuple[str, ...] = field(default=())  # quotes of declarations that state the case (a cap)
+    decision: bool = False  # reached at a decision (one-option): seen by whoever plays, not compiled as a probe
 
 
 def of(config) -> list[Site]:
@@ -176,6 +181,8 @@ class _Finder:
             else:
                 self.add("short-return", st, owner, quotes, test=m.Binary(">", st.amount, held, m.BOOL))
         elif isinstance(st, m.Choose):
+            if any(a.binders for a in st.actions):
+                self.add("one-option", st, owner, quotes, decision=True)
             for a in st.actions:
                 aq = (_texts(a), *quotes)
                 for b in a.binders:
