@@ -79,7 +79,7 @@ def _causes(game: m.Game, trigger: m.Trigger, seen: set) -> Finding:
     causes = []
     for key, action, writes in _actions(game):
         if writes & reads or key in seen:
-            causes.append({"action": action.name, "changes": sorted(writes & reads), "seen": key in seen,
+            causes.append({"action": _shown(action), "changes": sorted(writes & reads), "seen": key in seen,
                            "named_by_quote": _named(action, quotes)})
     unnamed = [c["action"] for c in causes if not c["named_by_quote"]]
     listed = "; ".join(f"{c['action']}{' (seen)' if c['seen'] else ''}" for c in causes) or "none"
@@ -94,11 +94,18 @@ def _causes(game: m.Game, trigger: m.Trigger, seen: set) -> Finding:
 
 
 def _named(action: m.Action, quotes: list[str]) -> bool:
-    """Whether a quote uses a word of the action's name, label or phrase (compared by their first letters)."""
-    words = re.findall(r"[A-Za-zÀ-ÿ]{4,}", " ".join(filter(None, (action.name.replace("_", " "), action.label,
-                                                                  action.phrase))))
-    text = " ".join(quotes).lower()
-    return any(w.lower()[:5] in text for w in words)
+    """Whether a quote uses a word of the action's name (words of four letters or more, compared by
+    their first five letters, so that "attack" names "attacked" and "Angriff" names "angreifen" not)."""
+    words = [w.lower() for w in re.findall(r"[A-Za-zÀ-ÿ]{4,}", action.name.replace("_", " "))]
+    said = [w.lower() for w in re.findall(r"[A-Za-zÀ-ÿ]{4,}", " ".join(quotes))]
+    return any(q.startswith(w[:5]) or w.startswith(q[:5]) for w in words for q in said)
+
+
+def _shown(action: m.Action) -> str:
+    """An action as the causes list shows it: a decision that only picks a value reads as choosing it."""
+    if len(action.binders) == 1 and action.binders[0].name == action.name:
+        return f"choosing {action.name} (line {action.span.line})" if action.span is not None else f"choosing {action.name}"
+    return action.name
 
 
 def _actions(game: m.Game):
