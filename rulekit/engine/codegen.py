@@ -263,7 +263,7 @@ class Codegen:
             what = self.const(f"W{len(self.consts)}", f"{e.kind}({b.name} in ...)")
             pairs = f"(({self.ex(e.body)}, {var}) for {var} in {self.binder_src(b, distinct=True)}{' if ' + cond if cond else ''})"
             if self.probing and id(e) in self.probe_ties:
-                return f"best_tie(PROBE, {self.probe_ties[id(e)]}, {pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
+                return f"best_tie(HITS, {self.probe_ties[id(e)]}, {pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
             return f"best({pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
         src = self.binder_src(b, distinct=not isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)))
         guard = f" if {cond}" if cond else ""
@@ -277,7 +277,7 @@ class Codegen:
             raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
         what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
         if self.probing and id(e) in self.probe_ties:
-            return f"the_tie(PROBE, {self.probe_ties[id(e)]}, ({var} for {var} in {src}{guard}), {what}, {self.span_const(e.span)})"
+            return f"the_tie(HITS, {self.probe_ties[id(e)]}, ({var} for {var} in {src}{guard}), {what}, {self.span_const(e.span)})"
         return f"the(next(({var} for {var} in {src}{guard}), None), {what}, {self.span_const(e.span)})"
 
     def span_const(self, span) -> str:
@@ -362,7 +362,8 @@ class Codegen:
         if not self.probing or id(st) not in where:
             return []
         saved = dict(self.env)  # a test's binders must not rebind the statement's own locals
-        lines = [f"if {self.ex(test)}: PROBE({i})" for i, test in where[id(st)]]
+        # A site is reported once: once reached, its test is not evaluated again.
+        lines = [f"if {i} not in HITS and ({self.ex(test)}): HITS.add({i})" for i, test in where[id(st)]]
         self.env = saved
         return lines
 

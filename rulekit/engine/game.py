@@ -46,7 +46,7 @@ class Game:
         namespace.update(SUSPEND=SUSPEND, FRAMES=FRAMES, HALT=HALT, TRIGGER=TRIGGER)
         namespace.update(consts)
         if probes:
-            namespace.update(PROBE=self.probe_hits.add, the_tie=probes_runtime.the_tie, best_tie=probes_runtime.best_tie)
+            namespace.update(HITS=self.probe_hits, the_tie=probes_runtime.the_tie, best_tie=probes_runtime.best_tie)
         try:
             code = compile(source, f"<rulekit:{self.model.name}:{players}>", "exec")
         except SyntaxError as exc:  # Python's own limits, such as 20 nested blocks
