@@ -248,7 +248,7 @@ def is_availability(e, defines: dict | None = None) -> bool:
     that is such a test."""
     if isinstance(e, m.Quant) and e.kind == "exists":
         # A card that matches; over players or positions, a match only if what it asks is availability
-        # (a bale that holds a hen), else it is a condition of the rule ("someone reached the score").
+        # (a square that holds a piece), else it is a condition of the rule ("someone reached the score").
         b = e.binder
         return isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)) or (
             b.cond is not None and any(is_availability(p, defines) for p in _conjuncts(b.cond)))
