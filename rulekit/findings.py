@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 KINDS = ("contradiction", "invariant", "reachability", "deadlock", "termination", "dead-rule", "coverage",
-         "quote", "ambiguity", "runtime", "stale-expect", "information-flow", "option-impact", "example")
+         "quote", "ambiguity", "runtime", "stale-expect", "information-flow", "option-impact", "example",
+         "silent-case", "conflict", "modal")
 SEVERITIES = ("error", "warning", "info")
 VERDICTS = ("proven", "refuted", "bounded", "unknown")
 METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "z3-abstraction", "hypothesis", "graph", "static",
@@ -31,6 +32,7 @@ class Finding:
     acknowledged_by: str | None = None
     hint: str | None = None  # what would fix or acknowledge it
     related: list[str] = field(default_factory=list)  # where its quotes stand in the rulebook (file:line:col)
+    details: dict = field(default_factory=dict)  # what a kind of finding adds for machines (see docs/cli.rst)
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind

@@ -140,14 +140,20 @@ class Spec:
             self._configs[key] = instantiate(self.model, players, chosen, texts)
         return self._configs[key]
 
-    def engine(self, players: int | None = None, options: dict[str, str] | None = None):
-        """The engine of one configuration (a `rulekit.Game`), compiled once from its core IR."""
+    def engine(self, players: int | None = None, options: dict[str, str] | None = None, probes: bool = False):
+        """The engine of one configuration (a `rulekit.Game`), compiled once from its core IR; with
+        `probes`, the build that records silent-case sites (`lower.sites`) as it plays. That build
+        plays exactly as the other, so once `rulekit check` has compiled it, it serves every request
+        for the configuration: the check compiles each configuration once."""
         config = self.config(players, options)
-        if config.key not in self._engines:
+        key = (*config.key, "probes")
+        if not probes and key not in self._engines:
+            key = config.key
+        if key not in self._engines:
             from .engine import Game  # the engine is a backend of the pipeline, loaded when asked for
 
-            self._engines[config.key] = Game(config, self)
-        return self._engines[config.key]
+            self._engines[key] = Game(config, self, probes=probes)
+        return self._engines[key]
 
     @cached_property
     def _configs(self) -> dict[tuple, Config]:

@@ -5,6 +5,8 @@ written henhouse(ROW,COLUMN), where row 1 is the floor and row s + 1 is step s.
 """
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -469,3 +471,23 @@ def test_the_text_view_shows_the_henhouse_and_the_last_roll():
     assert "henhouse (" in view and "die1=hat, die2=hat" in view and "mover=A1" in view
     floor = next(line for line in view.splitlines() if line.strip().startswith("1 A2"))
     assert floor.split()[1] == "A2/A3/B1/B2/B3"
+
+
+def test_thrower_chooses_between_two_equally_near_bales():
+    """nearest_tie: where the default puts a knocked hen on the first of two equally near bales, the
+    other reading asks the thrower to choose (the case `rulekit check` reports as silent)."""
+    default = rulekit.load(GAME, players=2)
+    variant = rulekit.load(GAME, players=2, options={"nearest_tie": "thrower_chooses"})
+    for seed in range(300):
+        a = default.new_initial_state(seed=seed, auto_chance=True)
+        b = variant.new_initial_state(seed=seed, auto_chance=True)
+        rng = random.Random(seed)
+        while not a.is_terminal():
+            if b.legal_actions() != a.legal_actions():
+                offered = [b.action_to_string(x) for x in b.legal_actions()]
+                assert len(offered) == 2 and all(o.startswith("bale_to") for o in offered), offered
+                return
+            action = rng.choice(a.legal_actions())
+            a.apply_action(action)
+            b.apply_action(action)
+    pytest.fail("no knocked hen had two equally near bales in 300 games")

@@ -36,6 +36,7 @@ from .exploring import explore_all
 from .solving import abstraction_proofs, symbolic_findings
 from .judging import judge
 from .witnesses import resolved
+from . import conflicts, modal, silence
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
@@ -94,12 +95,21 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     with clock("option-impact"):
         for f in option_impact(spec, game, variants, tallies, verdicts, bounds):
             report.add(f)
+    with clock("silent-case"):
+        for f in silence.findings(spec, game, variants, tallies, options_key):
+            report.add(f)
+    with clock("conflict"):
+        for f in conflicts.findings(spec, game, variants, tallies, options_key):
+            report.add(f)
+    with clock("modal"):
+        for f in modal.findings(game):
+            report.add(f)
     with clock("information-flow"):
         for f in information.findings(spec, variants, information.Bounds.for_check(bounds.seed, bounds.deep_information), lambda **k: Finding(game=game.name, **k)):
             report.add(f)
     with clock("graph"):
         turn_structure(game, report)
-    acknowledge(game, report)
+    acknowledge(game, report, silence.known_ids(spec, game, variants))
     locate(spec, report)
     report.stats = {**report.stats, "timings": dict(timings), "explored": [
         {"players": x.players, "options": changed_options(x.options, game), "states": x.states, "transitions": x.transitions,
@@ -123,7 +133,8 @@ METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the decla
                 "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
                 "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC and k-induction",
                 "graph": "judging the verdicts", "option-impact": "what each option changes",
-                "examples": "replaying the rulebook's examples"}
+                "examples": "replaying the rulebook's examples", "silent-case": "silent cases",
+                "conflict": "trigger conflicts", "modal": "modal verbs"}
 
 
 class _Clock:

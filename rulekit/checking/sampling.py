@@ -30,6 +30,10 @@ class Tally:
     broken_by_players: dict = field(default_factory=dict)  # invariant name -> {players: games that broke it}
     outcomes: dict = field(default_factory=dict)  # players -> Outcomes of the games played
     traces: dict = field(default_factory=dict)  # players -> the histories of the first TRACES games
+    silent: dict = field(default_factory=dict)  # silent-case site key -> (loaded, history)
+    causes: dict = field(default_factory=dict)  # trigger name -> {(choice point, action name) it fired after}
+    orders: dict = field(default_factory=dict)  # (trigger, trigger) -> (loaded, history): order changes the result
+    probed: int = 0  # the engine's silent-case hits already recorded in `silent`
 
     def outcome(self, players: int) -> "Outcomes":
         return self.outcomes.setdefault(players, Outcomes(players))
@@ -108,6 +112,12 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
         tally.deadlocks += [(loaded(), history) for _, history in part.deadlocks]
         for message, (had, history, span) in part.errors.items():
             tally.errors.setdefault(message, (loaded() if had else None, history, span))
+        for key, (_, history) in part.silent.items():
+            tally.silent.setdefault(key, (spec.engine(players, options, probes=True), history))
+        for pair, (_, history) in part.orders.items():
+            tally.orders.setdefault(pair, (loaded(), history))
+        for name, fired in part.causes.items():
+            tally.causes.setdefault(name, set()).update(fired)
         tally.unfinished += part.unfinished
         tally.played += part.played
         tally.steps += part.steps
@@ -137,11 +147,12 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     spec = Spec.find(spec) if isinstance(spec, str) else spec
     tally = Tally()
     try:
-        loaded = spec.engine(players, options)
+        loaded = spec.engine(players, options, probes=True)  # the build that records silent cases
     except (RuleRuntimeError, SpecError) as exc:
         message, span = setup_error(exc)
         tally.errors[f"the set-up cannot be built with {players} players: {message}"] = (None, [], span)
         return tally
+    loaded.probe_hits.clear()  # what other runs of this build reached is no witness of this one
     bounds = PlayBounds(max_steps=max_steps, confidence=confidence, max_violation_rate=max_violation_rate)
     enough = _enough_games(spec.model, options, bounds)
     for g in range(games):
@@ -151,6 +162,8 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     tally.broken = {k: (True, h) for k, (_, h) in tally.broken.items()}
     tally.reached = {k: (True, h) for k, (_, h) in tally.reached.items()}
     tally.deadlocks = [(True, h) for _, h in tally.deadlocks]
+    tally.silent = {k: (True, h) for k, (_, h) in tally.silent.items()}
+    tally.orders = {k: (True, h) for k, (_, h) in tally.orders.items()}
     tally.errors = {k: (v[0] is not None, v[1], v[2]) for k, v in tally.errors.items()}
     return tally
 
@@ -183,8 +196,12 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
         if len(kept) < traces and state is not None:
             kept.append(list(state.history))
 
+    hits, sites, decision_sites = loaded.probe_hits, loaded.probe_sites, loaded.probe_decisions
+    triggers = [t.name for t in loaded.config.game.triggers]
     try:
         state = loaded.new_initial_state(seed=seed, auto_chance=True)
+        if len(hits) > tally.probed:
+            _record_sites(sites, hits, tally, state)
         while True:
             tally.steps += 1
             for prop, test in invariants:
@@ -218,10 +235,44 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
                 tally.unfinished += 1
                 outcome.ends["cut off"] += 1
                 return
+            if len(state.legal) == 1 and decision_sites:  # a decision with nothing to decide
+                site = decision_sites.get(table[state.legal[0]][0])
+                if site is not None and sites[site].key not in tally.silent:
+                    tally.silent[sites[site].key] = (loaded, list(state.history))
             action = rng.choice(state.legal)
             tally.fired.add(table[action][:2])
-            state.apply_action(action)
+            if triggers:
+                armed, before = list(state.armed), (state.clone() if len(triggers) > 1 else None)
+                state.apply_action(action)
+                _triggers_fired(triggers, armed, state, before, action, table, tally)
+            else:
+                state.apply_action(action)
+            if len(hits) > tally.probed:
+                _record_sites(sites, hits, tally, state)
             decisions += 1
     except RuleRuntimeError as exc:  # the set-up itself may fail: then the history is empty
         outcome.ends["rule error"] += 1
         tally.errors.setdefault(str(exc), (loaded, list(state.history) if state is not None else [], exc.span))
+
+
+def _record_sites(sites: list, hits: set, tally: Tally, state) -> None:
+    """The silent-case sites reached for the first time: each with the game so far as its witness."""
+    for i in hits:
+        tally.silent.setdefault(sites[i].key, (state.game, list(state.history)))
+    tally.probed = len(hits)
+
+
+def _triggers_fired(names: list, armed: list, state, before, action: int, table, tally: Tally) -> None:
+    """After a decision: which triggers fired (their causes), and, when two fired, whether the other
+    order of the two gives another result (a `conflict`)."""
+    fired = [i for i, was in enumerate(armed) if was and not state.armed[i]]
+    for i in fired:
+        tally.causes.setdefault(names[i], set()).add(table[action][:2])
+    if len(fired) < 2 or before is None:
+        return
+    from . import conflicts
+
+    for a, b in zip(fired, fired[1:]):
+        pair = (names[a], names[b])
+        if pair not in tally.orders and conflicts.order_matters(before, action, a, b):
+            tally.orders[pair] = (state.game, [*before.history, action])

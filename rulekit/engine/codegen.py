@@ -66,7 +66,7 @@ def _py_name(name: str) -> str:
 class Codegen:
     """Python source for one configuration, read from its core IR (facts and options already folded)."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, probes: list | None = None):
         game = config.game
         self.config = config
         self.g = game
@@ -98,6 +98,19 @@ class Codegen:
         self.lay = config.layout
         self.action_table = config.actions
         self.consts["BAG_WEIGHTS"] = subsets.weights(list(config.component_counts))
+        # Silent-case probes (`lower.sites`), only in the build that `rulekit check` plays: each site's
+        # test, compiled before (or after) its statement, or inside its `the`/`argmax`.
+        self.probe_before: dict[int, list] = {}
+        self.probe_after: dict[int, list] = {}
+        self.probe_ties: dict[int, int] = {}
+        self.probing = probes is not None
+        for i, site in enumerate(probes or ()):
+            if site.decision:  # seen at the decision, by whoever plays
+                continue
+            if site.test is None:
+                self.probe_ties[id(site.node)] = i
+            else:
+                (self.probe_after if site.after else self.probe_before).setdefault(id(site.node), []).append((i, site.test))
 
     # ---- constants
     def const(self, name: str, value) -> str:
@@ -276,6 +289,8 @@ class Codegen:
             largest, element = AGGREGATES[e.kind]
             what = self.const(f"W{len(self.consts)}", f"{e.kind}({b.name} in ...)")
             pairs = f"(({self.ex(e.body)}, {var}) for {var} in {self.binder_src(b, distinct=True)}{' if ' + cond if cond else ''})"
+            if self.probing and id(e) in self.probe_ties:
+                return f"best_tie(HITS, {self.probe_ties[id(e)]}, {pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
             return f"best({pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
         src = self.binder_src(b, distinct=not isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)))
         guard = f" if {cond}" if cond else ""
@@ -288,6 +303,8 @@ class Codegen:
         if e.kind != "the":
             raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
         what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
+        if self.probing and id(e) in self.probe_ties:
+            return f"the_tie(HITS, {self.probe_ties[id(e)]}, ({var} for {var} in {src}{guard}), {what}, {self.span_const(e.span)})"
         first = f"iter({src})" if not guard else f"({var} for {var} in {src}{guard})"
         return f"the(next({first}, None), {what}, {self.span_const(e.span)})"
 
@@ -371,8 +388,19 @@ class Codegen:
     def n_block(self, stmts) -> list[str]:
         lines = []
         for st in stmts:
+            lines += self.probe_lines(self.probe_before, st)
             lines += getattr(self, "n_" + type(st).__name__)(st)
+            lines += self.probe_lines(self.probe_after, st)
         return lines or ["pass"]
+
+    def probe_lines(self, where: dict, st) -> list[str]:
+        if not self.probing or id(st) not in where:
+            return []
+        saved = dict(self.env)  # a test's binders must not rebind the statement's own locals
+        # A site is reported once: once reached, its test is not evaluated again.
+        lines = [f"if {i} not in HITS and ({self.ex(test)}): HITS.add({i})" for i, test in where[id(st)]]
+        self.env = saved
+        return lines
 
     @staticmethod
     def indent(lines: list[str]) -> list[str]:
@@ -556,10 +584,14 @@ class Codegen:
                 self.native_run(run)
                 run = []
             self.compiling_stmt(st)
+            if self.probing and id(st) in self.probe_before:
+                self.instr(*self.probe_lines(self.probe_before, st), "return NEXT")
             if self.stack_end_reads(st):
                 self.guarded(st)
             else:
                 getattr(self, "s_" + type(st).__name__)(st)
+            if self.probing and id(st) in self.probe_after:
+                self.instr(*self.probe_lines(self.probe_after, st), "return NEXT")
             self.compiling.pop()
         if run:
             self.native_run(run)
@@ -831,9 +863,11 @@ class Codegen:
         tests = (("PROP", [p.expr for p in g.properties]), ("TRIG", [t.cond for t in g.triggers]),
                  ("CLAIM", [c.expr for c in g.claims]))
         for prefix, exprs in tests:  # conditions tested on a whole state
+            probing, self.probing = self.probing, self.probing and prefix == "TRIG"  # the checks' own tests: no probes
             for i, expr in enumerate(exprs):
                 self.env = {}
                 out += [f"def {prefix}{i}(s):", f"    return bool({self.ex(expr)})"]
+            self.probing = probing
         self.env = {}
         self.procedure(g.flow)
         flow_size = self.frame_size

@@ -7,6 +7,8 @@ from functools import cached_property
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from ..lower import ActionTable, Config, Layout, core, lower_expression
+from ..lower import sites
+from . import probes as probes_runtime
 from . import runtime, subsets
 from .knowledge import knowledge
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
@@ -28,19 +30,26 @@ class Game:
     and the compiled program, so that other backends never read its internals.
     """
 
-    def __init__(self, config: Config, spec=None):
+    def __init__(self, config: Config, spec=None, probes: bool = False):
         self.config = config
         self.spec = spec  # the pipeline it was compiled from (`rulekit.Spec`), when there is one
         self.model: m.Game = config.source
         self.options = dict(config.options)
         self.digest = digest = spec.digest if spec is not None else ""
         self._players = players = config.players
-        codegen = Codegen(config)
+        # With `probes`, the build that `rulekit check` plays: it records in `probe_hits` the silent-case
+        # sites (`probe_sites`, see `lower.sites`) where the language's default decided.
+        self.probe_sites = sites.of(config) if probes else []
+        self.probe_hits: set[int] = set()
+        self.probe_decisions = {site.node.point: i for i, site in enumerate(self.probe_sites) if site.decision}
+        codegen = Codegen(config, self.probe_sites if probes else None)
         self.layout: Layout = config.layout
         source, consts, flow_size = codegen.module()
         namespace = {name: getattr(runtime, name) for name in runtime.__all_helpers__}
         namespace.update(SUSPEND=SUSPEND, FRAMES=FRAMES, HALT=HALT, TRIGGER=TRIGGER)
         namespace.update(consts)
+        if probes:
+            namespace.update(HITS=self.probe_hits, the_tie=probes_runtime.the_tie, best_tie=probes_runtime.best_tie)
         try:
             code = compile(source, f"<rulekit:{self.model.name}:{players}>", "exec")
         except SyntaxError as exc:  # Python's own limits, such as 20 nested blocks

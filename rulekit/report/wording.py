@@ -25,6 +25,9 @@ PROBLEM_TITLES = {
     "information-flow": "information a player gets that the rules keep from them",
     "option-impact": "options that change nothing observable",
     "example": "rulebook examples that the rules do not play out",
+    "silent-case": "cases the rulebook is silent on, decided by the spec's defaults",
+    "conflict": "triggers whose results depend on their order",
+    "modal": "modal verbs that the spec's construct contradicts",
 }
 
 HINTS = {
@@ -45,6 +48,10 @@ HINTS = {
                "exercises, or declare the ambiguity where the rulebook's example contradicts its rules",
     "information-flow": "make what is offered, who moves or what is shown independent of the cards this seat cannot "
                         "see, or acknowledge a leak the rulebook implies with `expect ... quote`",
+    "silent-case": "quote the rulebook sentence that settles the case, declare an `ambiguity` (kind silence), or "
+                   "acknowledge it with an `expect`",
+    "conflict": "give the triggers the rulebook's order, or declare an ambiguity with both orders",
+    "modal": "let the player decline (or not) as the rulebook's verb says, or acknowledge it with an `expect`",
 }
 
 

@@ -1,0 +1,220 @@
+"""What `rulekit check` finds in a rulebook by itself: cases the rulebook is silent on (`silent-case`),
+triggers whose order matters and what sets them off (`conflict`), modal verbs that the construct
+contradicts (`modal`). Each on a tiny spec, once where the problem is there and once where it is not."""
+from __future__ import annotations
+
+import json
+import random
+
+from rulekit.checking import modal
+from rulekit.cli import main
+from rulekit.pipeline import Spec
+from tests.helpers import compile_text, write_spec
+
+FAST = ["--games", "8", "--variant-games", "1", "--symbolic-time-limit", "0", "--max-states", "0", "--jobs", "1",
+        "--format", "json"]
+
+RULEBOOK = ("Tiny Game.\nOn your turn, draw one card.\nIf the deck is empty, draw nothing.\nTake a coin.\n"
+            "After four turns the first player wins.\n")
+
+# Four turns, three cards, one coin: the fourth draw finds the deck empty, the second coin is not there,
+# and `argmax` over equal values picks by seat order.
+DRAWS = """
+game tiny "Tiny"
+rulebook "rulebook.txt" source "tiny.txt"
+players 2 to 2
+unmodelled "Tiny Game." because "Title."
+zone box: stack, hidden, initial
+zone hand per player: set, owner
+card Ace x 1
+card Two x 2
+token Coin "Coin" x 1
+var turns_taken: int 0..10 = 0
+flow {
+  shuffle box
+  turns from seat(0) {
+    rule draw quote "On your turn, draw one card." {
+      if size(box) > 0 { move top from box to hand(current) }
+    }
+    take 1 Coin by current quote "Take a coin."
+    add 1 to turns_taken
+    if turns_taken >= 4 {
+      win argmax(p in players: 0)
+      end game
+    } quote "After four turns the first player wins."
+  }
+}
+"""
+
+
+def run(capsys, path, *extra):
+    code = main(["check", str(path), *FAST, *extra])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    return json.loads(out)["games"][0]["findings"]
+
+
+def of_kind(findings, kind):
+    return {f["id"]: f for f in findings if f["kind"] == kind}
+
+
+def test_a_reached_silent_case_is_reported_once_with_a_replayed_witness(tmp_path, capsys):
+    path = write_spec(tmp_path, DRAWS, rulebook=RULEBOOK)
+    silent = of_kind(run(capsys, path), "silent-case")
+    skip = silent["tiny/silent-case/draw/skip-16"]
+    assert skip["message"].startswith("the rulebook is silent here; the spec decides: when size(box) > 0 does not "
+                                      "hold, the spec skips the step `move top from box to hand(current)`")
+    assert skip["quotes"] == ["On your turn, draw one card."] and skip["location"].endswith("tiny.rules:16:7")
+    assert skip["details"]["site"] == "skip" and skip["details"]["rule"] == "draw"
+    assert skip["witness"] and skip["severity"] == "warning" and skip["acknowledged_by"] is None
+    assert "tiny/silent-case/flow/supply-clamp-18" in silent
+    assert "tiny/silent-case/flow/tie-21" in silent
+    assert len(silent) == 3  # each site once, though every game reaches it
+
+
+def test_a_case_the_quote_settles_or_play_never_reaches_is_not_reported(tmp_path, capsys):
+    settled = DRAWS.replace('quote "On your turn, draw one card."',
+                            'quote "On your turn, draw one card." quote "If the deck is empty, draw nothing."')
+    settled = settled.replace("x 1\nvar", "x 4\nvar").replace("argmax(p in players: 0)", "seat(0)")
+    silent = of_kind(run(capsys, write_spec(tmp_path, settled, rulebook=RULEBOOK)), "silent-case")
+    assert silent == {}  # the quote names the empty deck, four coins never run out, no tie
+
+
+def test_an_expect_acknowledges_a_silent_case(tmp_path, capsys):
+    checks = 'checks tiny\nexpect empty "tiny/silent-case/draw" because "the rulebook says nothing; skip it"\n'
+    path = write_spec(tmp_path, DRAWS, rulebook=RULEBOOK, checks=checks)
+    silent = of_kind(run(capsys, path), "silent-case")
+    assert silent["tiny/silent-case/draw/skip-16"]["acknowledged_by"] == "expect empty"
+    assert silent["tiny/silent-case/flow/supply-clamp-18"]["acknowledged_by"] is None
+
+
+def test_the_probed_engine_plays_exactly_as_the_normal_one(tmp_path):
+    spec = Spec(write_spec(tmp_path, DRAWS, rulebook=RULEBOOK))
+    plain, probed = spec.engine(2), spec.engine(2, probes=True)
+    assert plain.probe_sites == [] and len(probed.probe_sites) >= 3
+    for seed in range(5):
+        states = [g.new_initial_state(seed=seed, auto_chance=True) for g in (plain, probed)]
+        rng = random.Random(seed)
+        while not states[0].is_terminal():
+            action = rng.choice(states[0].legal)
+            for s in states:
+                s.apply_action(action)
+        assert states[0].history == states[1].history and states[0].returns() == states[1].returns()
+    assert not plain.probe_hits and probed.probe_hits
+
+
+TRIGGERS = """
+game tiny "Tiny"
+rulebook "rulebook.txt" source "tiny.txt"
+players 2 to 2
+unmodelled "Tiny Game." because "Title."
+var x: int 0..10 = 0
+var y: int 0..10 = 0
+var z: int 0..10 = 0
+trigger first when x == 1 quote "When the bell rings, raise the flag." { set y = 1 }
+trigger second when x == 1 quote "When the bell rings, lower the flag." { SECOND }
+flow {
+  turns from seat(0) {
+    choose by current {
+      action ring "Ring the bell." { set x = 1 }
+      action rest "Rest." { end game }
+    }
+  }
+}
+"""
+TRIGGER_BOOK = ("Tiny Game.\nWhen the bell rings, raise the flag.\nWhen the bell rings, lower the flag.\n"
+                "Ring the bell.\n")
+
+
+def test_two_triggers_whose_order_matters_are_a_conflict(tmp_path, capsys):
+    path = write_spec(tmp_path, TRIGGERS.replace("SECOND", "set y = 2"), rulebook=TRIGGER_BOOK)
+    conflicts = of_kind(run(capsys, path), "conflict")
+    order = conflicts["tiny/conflict/order/first+second"]
+    assert order["severity"] == "warning" and order["witness"]
+    assert order["details"]["triggers"] == ["first", "second"]
+    causes = conflicts["tiny/conflict/causes/first"]
+    assert causes["details"]["causes"] == [{"action": "ring", "changes": ["var x"], "seen": True,
+                                            "named_by_quote": True}]
+    assert "When the bell rings, raise the flag." in causes["message"]
+
+
+def test_two_triggers_that_commute_are_no_conflict_and_an_unnamed_cause_stands_out(tmp_path, capsys):
+    text = TRIGGERS.replace("SECOND", "set z = 2").replace('action ring "Ring the bell."', 'action pull "Pull."')
+    conflicts = of_kind(run(capsys, write_spec(tmp_path, text, rulebook=TRIGGER_BOOK)), "conflict")
+    assert not [i for i in conflicts if "/order/" in i]
+    causes = conflicts["tiny/conflict/causes/second"]
+    assert causes["details"]["causes"][0]["action"] == "pull"
+    assert not causes["details"]["causes"][0]["named_by_quote"] and "not named by its quote: pull" in causes["message"]
+
+
+MODAL = """
+game tiny "Tiny"
+rulebook "rulebook.txt" source "tiny.txt"
+players 2 to 2
+zone box: stack, hidden, initial
+zone hand per player: set, owner
+card Ace x 9
+token Coin "Coin" x 9
+flow {
+  turns from seat(0) {
+    rule drawing quote "DRAW" {
+      choose by current {
+        action draw "Draw." { move top from box to hand(current) }
+        action pass "Pass." { end turn }
+      }
+    }
+    take 1 Coin by current quote "COIN"
+    if size(box) == 0 { end game }
+  }
+}
+"""
+
+
+def modal_findings(draw: str, coin: str):
+    return {f.details["says"]: f for f in modal.findings(compile_text(MODAL.replace("DRAW", draw).replace("COIN", coin)))}
+
+
+def test_a_declinable_must_and_a_forced_may_are_modal_findings():
+    found = modal_findings("You must draw a card.", "You may take a coin.")
+    assert set(found) == {"must", "may"}
+    assert "lets them decline" in found["must"].message and "pass" in found["must"].message
+    assert found["may"].quotes == ["You may take a coin."] and found["may"].kind == "modal"
+    german = modal_findings("Du musst eine Karte ziehen.", "Du darfst eine Münze nehmen.")
+    assert set(german) == {"must", "may"}
+
+
+def test_matching_verbs_negations_and_mixed_sentences_are_no_modal_findings():
+    assert modal_findings("You may draw a card.", "You must take a coin.") == {}
+    assert modal_findings("Du kannst eine Karte ziehen.", "Take a coin.") == {}
+    assert modal_findings("You must draw a card, but may pass instead.", "You may not keep the coin.") == {}
+    assert modal_findings("You do not have to draw a card.", "Du darfst keine Münze ablehnen.") == {}
+    assert modal_findings("You must draw a card.", "The coin can be taken.")["must"]  # "can be": no permission
+    assert "may" not in modal_findings("You must draw a card.", "The coin can be taken.")
+
+
+def test_an_expect_of_a_site_not_reached_is_not_stale_but_one_of_no_site_is(tmp_path, capsys):
+    roomy = DRAWS.replace("x 1\nvar", "x 4\nvar")  # four coins: the supply never runs short
+    checks = ('checks tiny\nexpect short "tiny/silent-case/flow/supply-clamp-18" because "a deeper run may reach it"\n'
+              'expect gone "tiny/silent-case/flow/skip-99" because "no such site"\n')
+    found = run(capsys, write_spec(tmp_path, roomy, rulebook=RULEBOOK, checks=checks))
+    assert "tiny/silent-case/flow/supply-clamp-18" not in of_kind(found, "silent-case")
+    assert list(of_kind(found, "stale-expect")) == ["tiny/stale-expect/gone"]
+
+
+ONE_CARD = DRAWS.replace('''    take 1 Coin by current quote "Take a coin."''', '''    choose c in hand(current) by current
+    move c from hand(current) to box
+    move top from box to hand(current)
+    take 1 Coin by current quote "Take a coin."''').replace("card Two x 2", "card Two x 4")
+
+
+def test_a_decision_with_one_legal_action_is_noted_and_one_with_more_is_not(tmp_path, capsys):
+    found = of_kind(run(capsys, write_spec(tmp_path, ONE_CARD, rulebook=RULEBOOK)), "silent-case")
+    one = [f for f in found.values() if f["details"]["site"] == "one-option"]
+    assert len(one) == 1 and one[0]["severity"] == "info" and one[0]["witness"]
+    assert "only one choice is legal here" in one[0]["message"]
+    # a decision among the two players always offers two
+    two = ONE_CARD.replace("choose c in hand(current) by current\n    move c from hand(current) to box",
+                           "choose p in players by current\n    add 0 to turns_taken")
+    (tmp_path / "two").mkdir()
+    found = of_kind(run(capsys, write_spec(tmp_path / "two", two, rulebook=RULEBOOK)), "silent-case")
+    assert not [f for f in found.values() if f["details"]["site"] == "one-option"]
