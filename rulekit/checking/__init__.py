@@ -24,7 +24,7 @@ import time
 
 from ..findings import Finding, GameReport
 from ..pipeline import Spec
-from ..verify import information
+from ..verify import budget, information
 from .shared import PlayBounds, options_key
 from .variants import changed_options, option_sets, options_suffix, variant_analysis
 from .static import acknowledge, consistency, locate, static_findings, turn_structure
@@ -39,6 +39,11 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     """All findings for one spec; a spec that does not compile raises SpecError. `executor`
     (`rulekit.executors`) runs the random play; by default, this process does."""
     bounds = bounds or PlayBounds()
+    with budget.resource_limit(bounds.solver_rlimit):
+        return _check_spec(spec, bounds, progress, timings, executor)
+
+
+def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, executor) -> GameReport:
     game = spec.model
     report = GameReport(game.name, game.title, spec.display_path,
                         list(range(game.min_players, game.max_players + 1)), game.default_options())

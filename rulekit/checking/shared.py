@@ -19,7 +19,9 @@ class PlayBounds:
     time_limit: float = 3.0  # explorer: seconds per configuration
     depth: int | None = None  # explorer: steps from the start
     all_options: bool = False  # explore (and prove) under every option, and compare the verdicts
-    solver_timeout: float = 5.0  # seconds per Z3 query
+    solver_timeout: float = 5.0  # seconds per Z3 query: only a safety net (times budget.SAFETY_FACTOR)
+    solver_rlimit: int | None = None  # Z3 resource units per query (None: verify.budget.DEFAULT_RLIMIT)
+    config_units: int = 2_000_000  # Z3 resource units per configuration for the counts abstraction
     shrink: bool = True  # shrink random-play failures with Hypothesis
     play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
     variant_budget: int = 800  # decisions per player count under each non-default option

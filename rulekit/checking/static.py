@@ -49,7 +49,7 @@ def static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
 
 def consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds) -> None:
     """Z3: the facts, component counts, token supplies and claims together, per player count."""
-    from ..verify import smt
+    from ..verify import budget, smt
 
     options = game.default_options()
     counts = list(range(game.min_players, game.max_players + 1))
@@ -59,7 +59,8 @@ def consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds
         left_out: set = set()
         # Every false claim, not just the first: leave out the claims of each core found and ask again.
         for _ in range(len(game.claims) + 1):
-            result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000), frozenset(left_out))
+            with budget.time_box(bounds.symbolic_time_limit * budget.SAFETY_FACTOR, "the declared numbers' encoding"):
+                result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000), frozenset(left_out))
             if result.result != "unsat":
                 break
             key = tuple(t.label for t in result.core)
