@@ -184,6 +184,9 @@ def _parser() -> argparse.ArgumentParser:
                    f"undecided is unknown or bounded (default: {PlayBounds.symbolic_time_limit:g})")
     c.add_argument("--all-options", action="store_true",
                    help="explore under every option of every ambiguity and report which options change which verdicts")
+    c.add_argument("--exhaustive", action="store_true",
+                   help="explore to the end every configuration whose state space, by Knuth's estimator, fits under "
+                   "10 million states (up to 600 s each), for exact verdicts there")
     c.add_argument("--deep-information", action="store_true",
                    help="information-flow check: ten times the games and re-deals of hidden cards, followed "
                    "three times longer (slower, finds rarer leaks)")
@@ -314,7 +317,8 @@ def _check(args, out: Console) -> int:
                         variant_budget=args.variant_budget, explore_budget=args.explore_budget,
                         bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
-                        deep_information=args.deep_information, solver_rlimit=args.solver_rlimit)
+                        deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,
+                        exhaustive=args.exhaustive)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []

@@ -98,8 +98,20 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
     report.stats = {**report.stats, "timings": dict(timings), "explored": [
         {"players": x.players, "options": changed_options(x.options, game), "states": x.states, "transitions": x.transitions,
          "complete": x.complete, "stopped_by": x.stopped_by, "depth": x.depth, "seconds": round(x.seconds, 3),
-         "symmetry": x.symmetry, "method": getattr(x, "method", "engine")} for xs in explorations.values() for x in xs]}
+         "symmetry": x.symmetry, "method": getattr(x, "method", "engine"),
+         "states_per_second": round(x.states_per_second), **_size(x)} for xs in explorations.values() for x in xs]}
     return report
+
+
+def _size(x) -> dict:
+    """The state space's size: exact when the exploration completed, else Knuth's estimate."""
+    found = getattr(x, "estimate", None)
+    out = {"size": {"exact": x.states} if x.complete else {"at_least": x.states}}
+    if found is not None:
+        out["estimate"] = found.as_dict()
+    if getattr(x, "exhaustive", ""):
+        out["exhaustive"] = x.exhaustive
+    return out
 
 
 METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",

@@ -20,7 +20,8 @@ class Tally:
     reached: dict = field(default_factory=dict)  # target name -> (loaded, history)
     deadlocks: list = field(default_factory=list)  # (loaded, history)
     errors: dict = field(default_factory=dict)  # message -> (loaded, history, span)
-    unfinished: int = 0
+    unfinished: int = 0  # games cut at the step limit
+    lengths: list = field(default_factory=list)  # decisions of each game that ended
     played: int = 0
     steps: int = 0
     fired: set = field(default_factory=set)
@@ -62,6 +63,7 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
         for message, (had, history, span) in part.errors.items():
             tally.errors.setdefault(message, (loaded() if had else None, history, span))
         tally.unfinished += part.unfinished
+        tally.lengths += part.lengths
         tally.played += part.played
         tally.steps += part.steps
         tally.fired |= part.fired
@@ -135,6 +137,7 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally) -> None
                     counts[players] = counts.get(players, 0) + 1
                     tally.reached.setdefault(prop.name, (loaded, list(state.history)))
             if state.is_terminal():
+                tally.lengths.append(decisions)
                 return
             if state.is_stuck():
                 tally.deadlocks.append((loaded, list(state.history)))

@@ -32,9 +32,20 @@ class PlayBounds:
     confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts
     max_violation_rate: float | None = None  # stop random play once every invariant's bound is below it
     deep_information: bool = False  # information-flow check: ten times the re-deals of hidden cards
+    estimate_steps: int = 1500  # Knuth's estimator of an unfinished configuration: engine steps of its probes
+    exhaustive: bool = False  # explore to the end every configuration whose estimate fits (verify.estimate)
+    exhaustive_time: float = 600.0  # seconds per configuration for --exhaustive
 
 
 CheckBounds = PlayBounds
+
+
+def build_limit(bounds: PlayBounds) -> float:
+    """Seconds that building one symbolic encoding may take before it is `too large` (verify.budget):
+    a safety net well above what the bundled games need."""
+    from ..verify import budget
+
+    return max(bounds.symbolic_time_limit, bounds.solver_timeout, 1.0) * budget.SAFETY_FACTOR
 
 
 def location_of(span) -> str | None:

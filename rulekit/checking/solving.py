@@ -7,7 +7,7 @@ import time
 from .. import model as m
 from ..findings import Finding
 from ..pipeline import Spec
-from .shared import PlayBounds, config_of, described, location_of, players_text, property_test, quote_texts, z3_errors
+from .shared import build_limit, PlayBounds, config_of, described, location_of, players_text, property_test, quote_texts, z3_errors
 from .variants import changed_options, options_suffix
 from .witnesses import replayed
 
@@ -28,7 +28,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             config = config_of(spec, players, options)
             if config is None:
                 continue
-            with budget.time_box(bounds.symbolic_time_limit * budget.SAFETY_FACTOR, "the symbolic relation"):
+            with budget.time_box(build_limit(bounds), "the symbolic relation"):
                 system = fragment.build(config)
             results[players] = (system, symbolic.verify(system, bounds.bmc_depth, bounds.max_k, timeout,
                                                          bounds.symbolic_time_limit * budget.SAFETY_FACTOR))
@@ -159,7 +159,7 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
             config = config_of(spec, players, options)
             if config is None:
                 continue
-            with budget.time_box(bounds.symbolic_time_limit * budget.SAFETY_FACTOR, "the counts abstraction"):
+            with budget.time_box(build_limit(bounds), "the counts abstraction"):
                 system = segments.build(config)
             # Each configuration gets a fixed number of Z3 resource units (not seconds: the same spec
             # gives the same verdicts on any machine), small cones first, so that what one invariant
@@ -230,7 +230,7 @@ def abstraction_proofs(spec: Spec, game: m.Game, options: dict, bounds: PlayBoun
             _ABSTRACTION_CACHE.clear()
         configs = [config_of(spec, players, options) for players in range(game.min_players, game.max_players + 1)]
         try:
-            with budget.time_box(bounds.symbolic_time_limit * budget.SAFETY_FACTOR, "the counts abstraction"):
+            with budget.time_box(build_limit(bounds), "the counts abstraction"):
                 proofs = {} if None in configs else segments.state_proofs(configs, int(bounds.solver_timeout * 1000))
         except budget.TooLarge:
             proofs = {}  # the invariants are then judged by the other methods, each saying what it rests on

@@ -10,7 +10,7 @@ from .. import quotes as q
 from ..errors import RuleRuntimeError, SpecError
 from ..findings import Finding, GameReport
 from ..pipeline import Spec
-from .shared import PlayBounds, contiguous, location_of, players_text, quote_texts, setup_error
+from .shared import build_limit, PlayBounds, contiguous, location_of, players_text, quote_texts, setup_error
 
 
 def static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
@@ -59,7 +59,7 @@ def consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds
         left_out: set = set()
         # Every false claim, not just the first: leave out the claims of each core found and ask again.
         for _ in range(len(game.claims) + 1):
-            with budget.time_box(bounds.symbolic_time_limit * budget.SAFETY_FACTOR, "the declared numbers' encoding"):
+            with budget.time_box(build_limit(bounds), "the declared numbers' encoding"):
                 result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000), frozenset(left_out))
             if result.result != "unsat":
                 break

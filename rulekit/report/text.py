@@ -46,6 +46,8 @@ def _game(r: GameReport, out: Console, verbose: bool) -> None:
                 else:
                     out.print(f"      {escape(_headline(f))} [dim](acknowledged by {escape(f.acknowledged_by)})[/]")
     _passes(r, out, verbose)
+    for line in w.state_space(r):
+        out.print(f"  [dim]{escape(line)}[/]")
     out.print(f"  {escape(game_summary(r))}\n")
 
 

@@ -91,6 +91,8 @@ class _Abstract(Builder):
     def ev(self, e, st, env):
         try:
             return super().ev(e, st, env)
+        except budget.TooLarge:
+            raise  # a limit that holds: not a construct to leave unknown
         except Unsupported:
             t = getattr(e, "type", None)
             if not hasattr(self, "slots") or t is None or t.kind not in ("bool", "int", "player", "card", "enum"):
@@ -204,6 +206,8 @@ class _Abstract(Builder):
         """Whether the statement can run inside a segment (else its bodies are segmented apart)."""
         try:
             self.run([s], Store([("s", i) for i in range(len(self.slots))]), {})
+        except budget.TooLarge:
+            raise  # a limit that holds: not a construct to leave unknown
         except Unsupported:
             if not _bodies(s) and not isinstance(s, m.Do):
                 raise
@@ -511,6 +515,8 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
                 continue
             try:
                 value = b.ev(prop.expr, Store([("s", i) for i in range(len(b.slots))]), {})
+            except budget.TooLarge:
+                raise  # a limit that holds: not a construct to leave unknown
             except Unsupported:
                 status.setdefault(prop.name, []).append("unknown")
                 continue
@@ -524,6 +530,8 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
             try:
                 cases = [b.ev(d.body, Store([("s", i) for i in range(len(b.slots))]),
                               {p.slot: a for p, a in zip(d.params, args)}) for args in seats]
+            except budget.TooLarge:
+                raise  # a limit that holds: not a construct to leave unknown
             except Unsupported:
                 status.setdefault(f"define {d.name}", []).append("unknown")
                 continue
