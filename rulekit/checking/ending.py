@@ -35,7 +35,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
             found = term.lasso(x, state_key(x.loaded, x.symmetry), state_key(x.loaded, False))
             if found is not None:
-                verdicts[players] = ("refuted", _lasso_text(found))
+                verdicts[players] = ("refuted", _lasso_text(found) + _trapped_text(x))
                 if lasso_of is None:
                     lasso_of = (players, x.loaded, found)
                 continue
@@ -83,6 +83,18 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
 
 
 RANKING_RLIMIT = 200_000  # per query: a ranking function is a cheap extra in the default run
+
+
+def _trapped_text(x) -> str:
+    """In a complete exploration, the states from which no end can be reached at all."""
+    from ..verify import graphs
+
+    trapped = graphs.trapped(x) if x.complete else None
+    if trapped is None:
+        return ""
+    _, states, components = trapped
+    return (f"; {states} reachable states have no way out to an end at all"
+            + (f" ({components} strongly connected component(s))" if components >= 0 else ""))
 
 
 def _first(exc) -> str:

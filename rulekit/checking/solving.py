@@ -164,7 +164,7 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
             # Each configuration gets a fixed number of Z3 resource units (not seconds: the same spec
             # gives the same verdicts on any machine), small cones first, so that what one invariant
             # leaves unused goes to the harder ones after it; the wall clock is only a safety net.
-            deadline = time.perf_counter() + bounds.symbolic_time_limit / 5 * budget.SAFETY_FACTOR
+            deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR
             with budget.spending(budget.Account(bounds.config_units)):
                 for name in segments.by_cost(system):
                     results.setdefault(name, {})[players] = segments.decide(

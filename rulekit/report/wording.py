@@ -143,6 +143,12 @@ def rests_on(f: Finding) -> str:
         return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players} players" if players else "")
     if f.method == "z3-ranking":
         return "Z3: a ranking function over the exact transition relation" + (f", {players} players" if players else "")
+    if f.kind == "termination" and "lasso" in b:
+        lasso = b["lasso"]
+        return (f"a lasso replayed in the engine ({lasso['prefix']} steps, then a loop of {lasso['loop']} steps "
+                f"back to the same state), {lasso['players']} players")
+    if f.kind == "termination" and f.verdict == "unknown":
+        return "nothing decided it: see the message for what was tried"
     if f.kind == "termination" and f.verdict == "proven":
         return f"exhaustive: complete explorations with no cycle that avoids the ends, {players} players"
     if f.method == "z3-abstraction":
