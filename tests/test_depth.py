@@ -193,3 +193,22 @@ def test_building_an_encoding_past_its_limit_is_too_large_not_a_hang(tmp_path):
     spec = spec_of(tmp_path, TAKE, "take")
     with pytest.raises(budget.TooLarge), budget.time_box(0.0, "the counts abstraction"):
         segments.build(spec.config(2, spec.model.default_options()))
+
+
+def test_the_text_report_says_termination_and_the_state_space(tmp_path, capsys):
+    from rulekit.cli import main
+
+    path = write_spec(tmp_path, BINARY.replace("{name}", "binary"), name="binary")
+    code = main(["check", str(path), "--games", "4", "--variant-games", "0", "--jobs", "1", "--depth", "1",
+                 "--solver-rlimit", "200000"])
+    out = capsys.readouterr().out
+    assert code == 0 and "every play ends" in out
+    assert "state space, 2 players: " in out and "Knuth's estimator" in out
+
+
+def test_a_resource_limit_must_be_positive(tmp_path, capsys):
+    from rulekit.cli import main
+
+    path = write_spec(tmp_path, BINARY.replace("{name}", "binary"), name="binary")
+    assert main(["check", str(path), "--solver-rlimit", "0"]) != 0
+    assert "--solver-rlimit must be a positive" in capsys.readouterr().err

@@ -146,6 +146,8 @@ def pass_rows(r: GameReport) -> list[tuple[str, Finding, list[Finding]]]:
             rows.setdefault(f.subject, []).append(f)
         elif f.kind == "deadlock":
             rows.setdefault("no deadlock", []).append(f)
+        elif f.kind == "termination":
+            rows.setdefault("every play ends", []).append(f)
         elif f.kind == "contradiction" and f.verdict == "proven":
             rows.setdefault("facts consistent", []).append(f)
     out = []
