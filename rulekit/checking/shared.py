@@ -32,7 +32,7 @@ class PlayBounds:
     confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts
     max_violation_rate: float | None = None  # stop random play once every invariant's bound is below it
     deep_information: bool = False  # information-flow check: ten times the re-deals of hidden cards
-    estimate_steps: int = 1500  # Knuth's estimator of an unfinished configuration: engine steps of its probes
+    estimate_steps: int = 1000  # Knuth's estimator of an unfinished configuration: engine steps of its probes
     exhaustive: bool = False  # explore to the end every configuration whose estimate fits (verify.estimate)
     exhaustive_time: float = 600.0  # seconds per configuration for --exhaustive
 

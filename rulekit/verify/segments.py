@@ -282,8 +282,10 @@ class _Abstract(Builder):
         return system
 
     def _domain_of(self, c: Command) -> list:
-        sets = self.__dict__.setdefault("_slot_sets", SlotSets())
-        used = set().union(*(sets.reads(x) for x in (c.guard, c.error, *c.updates.values())))
+        used: set = set()
+        seen: set = set()  # the command's terms share nodes: each is visited once
+        for x in (c.guard, c.error, *c.updates.values()):
+            slots_of(x, used, seen)
         out = []
         for i in sorted(used & set(self.unknown)):
             low, high = self.domains.get(i, (None, None))
@@ -381,13 +383,21 @@ def by_cost(system: System) -> list[str]:
 
 # ---- deciding one invariant over the abstraction ---------------------------------------------------
 
-SLICE_LIMIT = 5_000  # distinct term nodes of an invariant's slice, above which it is not tried
+SLICE_LIMIT = 2_500  # distinct term nodes of an invariant's slice (shared nodes once), above which it is not tried
 
 
 def slice_size(system: System) -> int:
-    from .terms import size
-
-    return sum(size(x) for c in system.commands for x in (c.guard, c.error, *c.updates.values()))
+    """The distinct term nodes of a system's commands (shared subterms counted once)."""
+    seen: set = set()
+    stack = [x for c in system.commands for x in (c.guard, c.error, *c.updates.values())]
+    while stack:
+        y = stack.pop()
+        if id(y) in seen:
+            continue
+        seen.add(id(y))
+        if y[0] not in ("c", "b", "s"):
+            stack.extend(z for z in y[1:] if isinstance(z, tuple))
+    return len(seen)
 
 
 def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, deadline: float) -> tuple:
