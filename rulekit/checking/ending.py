@@ -78,7 +78,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                        f"every play ends, with {players_text(counts)} players ({reasons})" + played,
                        bound=bound, options=changed)
     reasons = _grouped(verdicts)
-    return Finding(fid, game.name, "termination", "info", "unknown", "explicit-state",
+    return Finding(fid, game.name, "termination", "info", "unknown", "explicit-state" if explored else "random-play",
                    f"not decided whether every play ends ({reasons})" + played, bound=bound, options=changed)
 
 
