@@ -111,7 +111,7 @@ def state_space(r) -> list[str]:
         where = f"{x['players']} players" + (f" ({', '.join(f'{k}={v}' for k, v in x['options'].items())})"
                                              if x.get("options") else "")
         if x.get("complete"):
-            text = f"state space, {where}: {x['states']:,} states, explored to the end"
+            text = f"state space, {where}: {x['states']:,} state{'s' if x['states'] != 1 else ''}, explored to the end"
         else:
             text = (f"state space, {where}: {x['states']:,} states explored (stopped by the {x['stopped_by']} limit "
                     f"at depth {x['depth']})")
