@@ -3,7 +3,10 @@
     PYTHONPATH=. python3 benchmarks/check.py            # quick: the engine explorer without symmetry runs 20 s
     PYTHONPATH=. python3 benchmarks/check.py --full     # the engine explorer without symmetry runs to the end
 
-Prints: time of `rulekit check` per game and per method at the default bounds, with the bounds reached;
+Prints: time of `rulekit check` per game and per method at the default bounds, the Z3 resource units its
+queries used; per configuration the states explored, states/s, the depth reached and the size of the state
+space (exact, or Knuth's estimate); per invariant, target and termination the strongest verdict and what it
+rests on;
 then the token model (N = 8, C = 5, T = 30; 1,656,626 states, 1,205 up to renaming the players) in a
 table: rulekit's vectorized explorer (the symbolic fragment, numpy) and its engine explorer, each with
 and without symmetry, a plain Python breadth-first search over tuples, and beside them the TLC, SPIN and
@@ -23,7 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rulekit import load, resources  # noqa: E402
 from rulekit.checking import PlayBounds, check_spec  # noqa: E402
 from rulekit.pipeline import Spec  # noqa: E402
-from rulekit.verify import fragment, parametric, smt, symbolic, vector  # noqa: E402
+from rulekit.report import wording  # noqa: E402
+from rulekit.lower import every_count  # noqa: E402
+from rulekit.verify import budget, fragment, parametric, segments, symbolic, vector  # noqa: E402
 from rulekit.verify.explore import Limits, explore  # noqa: E402
 
 TOKENS = str(Path(__file__).resolve().parent / "tokens" / "tokens.rules")
@@ -37,18 +42,48 @@ def check_times() -> float:
     for name in resources.bundled_games():
         timings = {}
         t = time.perf_counter()
-        report = check_spec(Spec.find(name), PlayBounds(), timings=timings)
+        with budget.recording() as usage:
+            report = check_spec(Spec.find(name), PlayBounds(), timings=timings)
         took = time.perf_counter() - t
         total += took
         print(f"  {name}: {took:.1f} s, {len(report.findings)} findings")
         for method, seconds in sorted(timings.items(), key=lambda kv: -kv[1]):
             print(f"    {method:16} {seconds:6.2f} s")
+        units = sorted(u for u, _, _ in usage)
+        if units:
+            print(f"    Z3: {len(units)} queries, resource units per query: median {units[len(units) // 2]:,}, "
+                  f"max {units[-1]:,} (limit {budget.DEFAULT_RLIMIT:,}); "
+                  f"{sum(r == 'unknown' for _, _, r in usage)} unknown")
+        print(f"    {'configuration':28} {'states':>9} {'states/s':>9} {'depth':>5}  size of the state space")
         for x in report.stats.get("explored", []):
-            how = "complete" if x["complete"] else f"stopped by {x['stopped_by']} at depth {x['depth']}"
-            print(f"    explored {x['players']} players {x['options'] or ''}: {x['states']} states, "
-                  f"{x['transitions']} transitions, {x['seconds']:.2f} s, {how}")
+            where = f"{x['players']} players" + (f" {x['options']}" if x["options"] else "")
+            size = "exact: explored to the end" if x["complete"] else f"stopped by {x['stopped_by']}"
+            if x.get("estimate"):
+                e = x["estimate"]
+                low, high = e["log10_spread"]
+                size += (f"; Knuth: ~1e{e['log10_tree_nodes']:.0f} tree nodes ({e['probes']} probes, "
+                         f"10-90 % 1e{low:.0f}..1e{high:.0f})")
+            print(f"    {where:28} {x['states']:>9,} {x.get('states_per_second', 0):>9,} {x['depth']:>5}  {size}")
+        for question, found in _questions(report):
+            best = wording.strongest(found)
+            print(f"    {question:40} {wording.verdict_word(best):11} {wording.rests_on(best)}")
     print(f"  all bundled specs: {total:.1f} s (target: under 60 s)")
     return total
+
+
+def _questions(report) -> list:
+    """The findings under the default options, grouped by the question they answer: each invariant
+    and reachability target, and termination."""
+    groups: dict = {}
+    for f in report.findings:
+        if f.options or f.kind not in ("invariant", "reachability", "termination"):
+            continue
+        parts = f.id.split("/")
+        key = f"{f.kind} {parts[2]}" if f.kind != "termination" and len(parts) > 2 else f.kind
+        if key.endswith("z3-symbolic") or key.endswith("z3-counts"):
+            continue
+        groups.setdefault(key, []).append(f)
+    return sorted(groups.items())
 
 
 def plain_bfs(n: int, cap: int, total: int) -> tuple[int, float]:
@@ -104,23 +139,25 @@ def tokens(full: bool, plain: bool) -> None:
     print(_row("TLC, two workers (issue 5)", EXPECTED_STATES, TLC_SECONDS, "reference, not run here"))
     print(_row("SPIN (issue 5)", EXPECTED_STATES, SPIN_SECONDS, "reference, not run here"))
     print(_row("plain Python BFS (issue 5)", EXPECTED_STATES, PLAIN_SECONDS, "reference, not run here"))
-    model = Spec.find(TOKENS).model
+    spec = Spec.find(TOKENS)
+    model = spec.model
+    options = model.default_options()
     print("\n  Z3 over the token model")
     t = time.perf_counter()
-    proofs = parametric.prove(model, model.default_options())
+    proofs = parametric.prove(every_count(model, options))
     took = time.perf_counter() - t
     for name in ("within_cap", "conserved"):
         ok, _ = proofs.get(name, (False, ""))
         print(f"    parametric induction, {name}: {'proven' if ok else 'NOT proven'} for every N >= "
               f"{model.min_players} ({took:.3f} s for both)")
-    system = fragment.build(model, 8, model.default_options())
+    system = fragment.build(spec.config(8, options))
     v = symbolic.verify(system, depth=30, budget=60)
     reach = v.answers.get(("reachable", "supply_empty"))
     print(f"    N = 8: k-induction proves {sorted(v.proven)} and deadlock freedom (k = {v.stuck_free}); BMC reaches "
           f"supply_empty in {reach.depth if reach else '-'} steps ({reach.status if reach else '-'}); "
           f"{v.seconds:.2f} s in all")
     t = time.perf_counter()
-    proofs = smt.abstraction_proofs(model, model.default_options())
+    proofs = segments.state_proofs([spec.config(n, options) for n in range(model.min_players, model.max_players + 1)])
     took = time.perf_counter() - t
     for name in ("within_cap", "conserved"):
         verdict = proofs.get(name, ("unknown",))[0]

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from . import __version__, load, resources
 from .checking import PlayBounds, check_spec, workload
+from .verify import budget
 from .errors import RulekitError, SpecError
 from .executors import ProgressBar
 from .pipeline import Spec
@@ -167,7 +168,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--depth", type=int, default=None, metavar="N",
                    help="explorer: steps from the start (default: no limit)")
     c.add_argument("--solver-timeout", type=float, default=PlayBounds.solver_timeout, metavar="SECONDS",
-                   help=f"Z3: seconds per query; a timeout is an unknown verdict (default: {PlayBounds.solver_timeout:g})")
+                   help=f"Z3: a wall-clock safety net per query, {budget.SAFETY_FACTOR} times these seconds; when it "
+                   f"fires, the verdict is unknown and says the machine was too slow (default: {PlayBounds.solver_timeout:g})")
+    c.add_argument("--solver-rlimit", type=int, default=None, metavar="N",
+                   help=f"Z3: resource units per query (Z3's rlimit, the same on every machine and under any load, "
+                   f"so the same spec gives the same verdicts); running out is an unknown verdict that says so "
+                   f"(default: {budget.DEFAULT_RLIMIT:,})")
     c.add_argument("--bmc-depth", type=int, default=PlayBounds.bmc_depth, metavar="N",
                    help=f"Z3 bounded model checking over the symbolic transition relation: steps from the start "
                    f"(default: {PlayBounds.bmc_depth})")
@@ -179,6 +185,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--all-options", action="store_true",
                    help="explore and prove under every option of every ambiguity, play each option as deeply as the "
                    "default options and every two options together, and measure what each changes (option-impact)")
+    c.add_argument("--exhaustive", action="store_true",
+                   help="explore to the end every configuration whose state space, by Knuth's estimator, fits under "
+                   "10 million states (up to 600 s each), for exact verdicts there")
     c.add_argument("--deep-information", action="store_true",
                    help="information-flow check: ten times the games and re-deals of hidden cards, followed "
                    "three times longer (slower, finds rarer leaks)")
@@ -293,6 +302,8 @@ def _check(args, out: Console) -> int:
                  "max_states", "time_limit", "solver_timeout", "bmc_depth", "max_k", "symbolic_time_limit"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
+    if args.solver_rlimit is not None and args.solver_rlimit <= 0:
+        raise RulekitError("--solver-rlimit must be a positive number of Z3 resource units")
     if args.depth is not None and args.depth < 0:
         raise RulekitError("--depth must not be negative")
     if not 0 < args.confidence < 1:
@@ -307,7 +318,8 @@ def _check(args, out: Console) -> int:
                         variant_budget=args.variant_budget, explore_budget=args.explore_budget,
                         bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
-                        deep_information=args.deep_information)
+                        deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,
+                        exhaustive=args.exhaustive)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []

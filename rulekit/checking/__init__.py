@@ -25,7 +25,7 @@ import time
 from ..errors import RulekitError
 from ..findings import Finding, GameReport
 from ..pipeline import Spec
-from ..verify import information
+from ..verify import budget, information
 from .shared import PlayBounds, options_key
 from .variants import changed_options, option_sets, options_suffix
 from .impact import option_impact
@@ -44,6 +44,11 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     """All findings for one spec; a spec that does not compile raises SpecError. `executor`
     (`rulekit.executors`) runs the random play; by default, this process does."""
     bounds = bounds or PlayBounds()
+    with budget.resource_limit(bounds.solver_rlimit):
+        return _check_spec(spec, bounds, progress, timings, executor)
+
+
+def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, executor) -> GameReport:
     game = spec.model
     report = GameReport(game.name, game.title, spec.display_path,
                         list(range(game.min_players, game.max_players + 1)), game.default_options())
@@ -114,7 +119,8 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     report.stats = {**report.stats, "timings": dict(timings), "explored": [
         {"players": x.players, "options": changed_options(x.options, game), "states": x.states, "transitions": x.transitions,
          "complete": x.complete, "stopped_by": x.stopped_by, "depth": x.depth, "seconds": round(x.seconds, 3),
-         "symmetry": x.symmetry, "method": getattr(x, "method", "engine")} for xs in explorations.values() for x in xs]}
+         "symmetry": x.symmetry, "method": getattr(x, "method", "engine"),
+         "states_per_second": round(x.states_per_second), **_size(x)} for xs in explorations.values() for x in xs]}
     return report
 
 
@@ -127,6 +133,17 @@ def workload(spec: Spec) -> int:
     except RulekitError:
         return 0
     return len(option_sets(game)) * (game.max_players - game.min_players + 1) * (len(game.properties) + 1)
+
+
+def _size(x) -> dict:
+    """The state space's size: exact when the exploration completed, else Knuth's estimate."""
+    found = getattr(x, "estimate", None)
+    out = {"size": {"exact": x.states} if x.complete else {"at_least": x.states}}
+    if found is not None:
+        out["estimate"] = found.as_dict()
+    if getattr(x, "exhaustive", ""):
+        out["exhaustive"] = x.exhaustive
+    return out
 
 
 METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",

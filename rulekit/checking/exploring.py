@@ -36,8 +36,49 @@ def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> 
         except RuleRuntimeError:
             continue
         result.loaded = loaded
+        result.estimate = None
+        if not result.complete:
+            result = _deeper(loaded, result, limits, bounds)
         out.append(result)
     return out
+
+
+EXHAUSTIVE_STATES = 10_000_000  # --exhaustive explores a configuration to the end when it fits under this
+
+
+def _deeper(loaded, result, limits, bounds: PlayBounds):
+    """An unfinished exploration gets a size estimate (`verify.estimate`); with `bounds.exhaustive`, a
+    configuration whose estimate fits is explored again, to the end."""
+    import math
+
+    from ..verify import Unsupported, vector
+    from ..verify.estimate import estimate
+    from ..verify.explore import Limits, explore
+
+    found = estimate(loaded, probes=300, max_steps=bounds.max_steps, step_budget=bounds.estimate_steps,
+                     seed=bounds.seed) if bounds.estimate_steps > 0 else None
+    result.estimate = found
+    result.exhaustive = ""
+    if not bounds.exhaustive:
+        return result
+    if found is not None and found.log_nodes > math.log(EXHAUSTIVE_STATES):
+        result.exhaustive = (f"not tried: the estimate ({found.text()}) is above {EXHAUSTIVE_STATES:,} states")
+        return result
+    deep = Limits(max_states=EXHAUSTIVE_STATES, time_limit=bounds.exhaustive_time, depth=None)
+    try:
+        again = vector.explore(loaded, deep)
+        _engine_errors(again)
+    except Unsupported:
+        try:
+            again = explore(loaded, deep)
+        except RuleRuntimeError:
+            return result
+    except RuleRuntimeError:
+        return result
+    again.loaded, again.estimate = loaded, found
+    again.exhaustive = "explored to the end" if again.complete else (
+        f"tried, stopped by the {again.stopped_by} limit after {again.states:,} states")
+    return again
 
 
 def _engine_errors(x) -> None:

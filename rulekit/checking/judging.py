@@ -12,6 +12,7 @@ from .shared import PlayBounds, described, location_of, property_test, quote_tex
 from .variants import changed_options, options_suffix
 from .witnesses import PendingWitness, replayed, rule_at, witness
 from .sampling import Tally
+from .ending import termination
 
 
 def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None, proofs: dict | None,
@@ -163,28 +164,8 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                              "random-play", f"{rule or 'a rule'} could not be carried out: {text}",
                              location=where, witness=steps, options=changed))
 
-    # termination
-    if tally.unfinished:
-        where = (" under " + ", ".join(f"{k}={v}" for k, v in sorted(changed.items()))) if changed else \
-            " under the default options"
-        found.append(Finding(f"{game.name}/termination/random-play{suffix}", game.name, "termination", "warning",
-                             "unknown", "random-play", f"{tally.unfinished} random game(s){where} had not ended after "
-                             f"{bounds.max_steps} decisions", bound=bound, options=changed))
-    for x in explored:
-        if not x.complete or x.edges is None:
-            continue
-        from ..verify import graphs
-
-        trapped = graphs.trapped(x)
-        if trapped is None:
-            continue
-        index, cycle_states, scc_count = trapped
-        steps = replayed(x.loaded, x.path(index), lambda s: not s.is_terminal(), "endless play")
-        found.append(Finding(f"{game.name}/termination/graph/{x.players}{suffix}", game.name, "termination",
-                             "warning", "refuted", "graph",
-                             f"with {x.players} players play can go on forever: {cycle_states} reachable states "
-                             f"({scc_count} strongly connected component(s) with a cycle) have no way out to an end; "
-                             f"the witness leads into one", bound=bound, witness=steps, options=changed))
+    # termination: one finding per option set (`ending`)
+    found.append(termination(spec, game, options, tally, explored, bounds))
 
     # dead actions: never enabled and taken by random play or the explorer
     fired = set(tally.fired).union(*(x.fired for x in explored)) if explored else set(tally.fired)

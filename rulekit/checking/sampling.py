@@ -21,7 +21,8 @@ class Tally:
     reached: dict = field(default_factory=dict)  # target name -> (loaded, history)
     deadlocks: list = field(default_factory=list)  # (loaded, history)
     errors: dict = field(default_factory=dict)  # message -> (loaded, history, span)
-    unfinished: int = 0
+    unfinished: int = 0  # games cut at the step limit
+    lengths: list = field(default_factory=list)  # decisions of each game that ended
     played: int = 0
     steps: int = 0
     fired: set = field(default_factory=set)
@@ -119,6 +120,7 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
         for name, fired in part.causes.items():
             tally.causes.setdefault(name, set()).update(fired)
         tally.unfinished += part.unfinished
+        tally.lengths += part.lengths
         tally.played += part.played
         tally.steps += part.steps
         tally.fired |= part.fired
@@ -225,6 +227,7 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
                     outcome.wins[p] += 1
                 outcome.lengths.append(decisions)
                 keep_trace()
+                tally.lengths.append(decisions)
                 return
             if state.is_stuck():
                 tally.deadlocks.append((loaded, list(state.history)))

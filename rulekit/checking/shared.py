@@ -19,7 +19,9 @@ class PlayBounds:
     time_limit: float = 3.0  # explorer: seconds per configuration
     depth: int | None = None  # explorer: steps from the start
     all_options: bool = False  # explore (and prove) under every option, and compare the verdicts
-    solver_timeout: float = 5.0  # seconds per Z3 query
+    solver_timeout: float = 5.0  # seconds per Z3 query: only a safety net (times budget.SAFETY_FACTOR)
+    solver_rlimit: int | None = None  # Z3 resource units per query (None: verify.budget.DEFAULT_RLIMIT)
+    config_units: int = 2_000_000  # Z3 resource units per configuration for the counts abstraction
     shrink: bool = True  # shrink random-play failures with Hypothesis
     play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
     variant_budget: int = 800  # decisions per player count under each non-default option
@@ -30,9 +32,20 @@ class PlayBounds:
     confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts
     max_violation_rate: float | None = None  # stop random play once every invariant's bound is below it
     deep_information: bool = False  # information-flow check: ten times the re-deals of hidden cards
+    estimate_steps: int = 1000  # Knuth's estimator of an unfinished configuration: engine steps of its probes
+    exhaustive: bool = False  # explore to the end every configuration whose estimate fits (verify.estimate)
+    exhaustive_time: float = 600.0  # seconds per configuration for --exhaustive
 
 
 CheckBounds = PlayBounds
+
+
+def build_limit(bounds: PlayBounds) -> float:
+    """Seconds that building one symbolic encoding may take before it is `too large` (verify.budget):
+    a safety net well above what the bundled games need."""
+    from ..verify import budget
+
+    return max(bounds.symbolic_time_limit, bounds.solver_timeout, 1.0) * budget.SAFETY_FACTOR
 
 
 def location_of(span) -> str | None:

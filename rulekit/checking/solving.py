@@ -7,7 +7,7 @@ import time
 from .. import model as m
 from ..findings import Finding
 from ..pipeline import Spec
-from .shared import PlayBounds, config_of, described, location_of, players_text, property_test, quote_texts, z3_errors
+from .shared import build_limit, PlayBounds, config_of, described, location_of, players_text, property_test, quote_texts, z3_errors
 from .variants import changed_options, options_suffix
 from .witnesses import replayed
 
@@ -15,7 +15,7 @@ from .witnesses import replayed
 def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
     """BMC, k-induction and the parametric proof, for each player count, when the configuration lies in
     the symbolic fragment (`verify.fragment`); one `unknown` finding naming the construct otherwise."""
-    from ..verify import Unsupported, fragment, parametric, symbolic
+    from ..verify import Unsupported, budget, fragment, parametric, symbolic
     from ..lower import every_count
     from ..verify.replay import action_ids
 
@@ -28,9 +28,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             config = config_of(spec, players, options)
             if config is None:
                 continue
-            system = fragment.build(config)
+            with budget.time_box(build_limit(bounds), "the symbolic relation"):
+                system = fragment.build(config)
             results[players] = (system, symbolic.verify(system, bounds.bmc_depth, bounds.max_k, timeout,
-                                                         bounds.symbolic_time_limit))
+                                                         bounds.symbolic_time_limit * budget.SAFETY_FACTOR))
     except Unsupported as exc:
         if not game.properties:
             return []
@@ -146,7 +147,7 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
     by BMC (in segments), or unknown with the reason; never refuted, as its traces are not the engine's."""
 
 
-    from ..verify import Unsupported, segments
+    from ..verify import Unsupported, budget, segments
 
     suffix, changed = options_suffix(options, game), changed_options(options, game)
     invariants = [p for p in game.properties if p.kind == "invariant" and p.applies(options)]
@@ -158,17 +159,16 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
             config = config_of(spec, players, options)
             if config is None:
                 continue
-            system = segments.build(config)
-            # A fifth of the symbolic step's time per configuration: what the abstraction decides it
-            # decides in a fraction of a second, and `rulekit check` must stay fast.
-            deadline = time.perf_counter() + bounds.symbolic_time_limit / 5
-            # Small cones first, each invariant with its share of what is left of the configuration's
-            # time, so that what one leaves unused goes to the harder ones after it.
-            order = segments.by_cost(system)
-            for i, name in enumerate(order):
-                share = (deadline - time.perf_counter()) / (len(order) - i)
-                results.setdefault(name, {})[players] = segments.decide(
-                    system, name, min(bounds.bmc_depth, 8), bounds.max_k, timeout, time.perf_counter() + share)
+            with budget.time_box(build_limit(bounds), "the counts abstraction"):
+                system = segments.build(config)
+            # Each configuration gets a fixed number of Z3 resource units (not seconds: the same spec
+            # gives the same verdicts on any machine), small cones first, so that what one invariant
+            # leaves unused goes to the harder ones after it; the wall clock is only a safety net.
+            deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR
+            with budget.spending(budget.Account(bounds.config_units)):
+                for name in segments.by_cost(system):
+                    results.setdefault(name, {})[players] = segments.decide(
+                        system, name, min(bounds.bmc_depth, 8), bounds.max_k, timeout, deadline)
     except Unsupported as exc:
         return [Finding(f"{game.name}/invariant/z3-counts{suffix}", game.name, "invariant", "info", "unknown",
                         "z3-bmc", f"Z3 over the counts abstraction left out (unsupported: {exc})", options=changed)]
@@ -214,7 +214,7 @@ _ABSTRACTION_CACHE: dict = {}
 def abstraction_proofs(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> dict:
     """Z3 over the counts abstraction; the answer depends only on the options that the declarations,
     definitions and properties read, so variants that differ elsewhere share one computation."""
-    from ..verify import segments
+    from ..verify import budget, segments
 
     read = set()
     stack = [*game.facts, *game.components, *game.tokens, *game.vars, *game.defines, *game.properties]
@@ -223,12 +223,16 @@ def abstraction_proofs(spec: Spec, game: m.Game, options: dict, bounds: PlayBoun
         if isinstance(node, m.OptionIs):
             read.add(node.ambiguity)
         stack.extend(m.children(node))
-    key = (id(game), bounds.solver_timeout, tuple(sorted((k, v) for k, v in options.items() if k in read)))
+    key = (id(game), bounds.solver_timeout, budget.rlimit(), tuple(sorted((k, v) for k, v in options.items() if k in read)))
     cached = _ABSTRACTION_CACHE.get(key)
     if cached is None or cached[0] is not game:
         if len(_ABSTRACTION_CACHE) > 256:
             _ABSTRACTION_CACHE.clear()
         configs = [config_of(spec, players, options) for players in range(game.min_players, game.max_players + 1)]
-        proofs = {} if None in configs else segments.state_proofs(configs, int(bounds.solver_timeout * 1000))
+        try:
+            with budget.time_box(build_limit(bounds), "the counts abstraction"):
+                proofs = {} if None in configs else segments.state_proofs(configs, int(bounds.solver_timeout * 1000))
+        except budget.TooLarge:
+            proofs = {}  # the invariants are then judged by the other methods, each saying what it rests on
         cached = _ABSTRACTION_CACHE[key] = (game, proofs)
     return cached[1]

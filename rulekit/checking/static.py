@@ -10,7 +10,7 @@ from .. import quotes as q
 from ..errors import RuleRuntimeError, SpecError
 from ..findings import Finding, GameReport
 from ..pipeline import Spec
-from .shared import PlayBounds, contiguous, location_of, players_text, quote_texts, setup_error
+from .shared import build_limit, PlayBounds, contiguous, location_of, players_text, quote_texts, setup_error
 
 
 def static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
@@ -49,7 +49,7 @@ def static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
 
 def consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds) -> None:
     """Z3: the facts, component counts, token supplies and claims together, per player count."""
-    from ..verify import smt
+    from ..verify import budget, smt
 
     options = game.default_options()
     counts = list(range(game.min_players, game.max_players + 1))
@@ -59,7 +59,8 @@ def consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds
         left_out: set = set()
         # Every false claim, not just the first: leave out the claims of each core found and ask again.
         for _ in range(len(game.claims) + 1):
-            result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000), frozenset(left_out))
+            with budget.time_box(build_limit(bounds), "the declared numbers' encoding"):
+                result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000), frozenset(left_out))
             if result.result != "unsat":
                 break
             key = tuple(t.label for t in result.core)

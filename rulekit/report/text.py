@@ -46,6 +46,8 @@ def _game(r: GameReport, out: Console, verbose: bool) -> None:
                 else:
                     out.print(f"      {escape(_headline(f))} [dim](acknowledged by {escape(f.acknowledged_by)})[/]")
     _passes(r, out, verbose)
+    for line in w.state_space(r):
+        out.print(f"  [dim]{escape(line)}[/]")
     out.print(f"  {escape(game_summary(r))}\n")
 
 
@@ -144,6 +146,8 @@ def pass_rows(r: GameReport) -> list[tuple[str, Finding, list[Finding]]]:
             rows.setdefault(f.subject, []).append(f)
         elif f.kind == "deadlock":
             rows.setdefault("no deadlock", []).append(f)
+        elif f.kind == "termination":
+            rows.setdefault("every play ends", []).append(f)
         elif f.kind == "contradiction" and f.verdict == "proven":
             rows.setdefault("facts consistent", []).append(f)
     out = []

@@ -116,6 +116,29 @@ def verdict_word(f: Finding) -> str:
     return f.verdict
 
 
+def state_space(r) -> list[str]:
+    """One line per explored configuration: the size of its state space, exact or estimated, and why
+    the exploration did not finish."""
+    out = []
+    for x in (r.stats or {}).get("explored", []):
+        where = f"{x['players']} players" + (f" ({', '.join(f'{k}={v}' for k, v in x['options'].items())})"
+                                             if x.get("options") else "")
+        if x.get("complete"):
+            text = f"state space, {where}: {x['states']:,} state{'s' if x['states'] != 1 else ''}, explored to the end"
+        else:
+            text = (f"state space, {where}: {x['states']:,} states explored (stopped by the {x['stopped_by']} limit "
+                    f"at depth {x['depth']})")
+            e = x.get("estimate")
+            if e:
+                low, high = e["log10_spread"]
+                text += (f"; the tree of plays has about 1e{e['log10_tree_nodes']:.0f} nodes (Knuth's estimator, "
+                         f"{e['probes']} probes, 10-90 % spread 1e{low:.0f} to 1e{high:.0f})")
+        if x.get("exhaustive"):
+            text += f"; exhaustive: {x['exhaustive']}"
+        out.append(text)
+    return out
+
+
 def rests_on(f: Finding) -> str:
     """What a verdict rests on, in a few words: a proof, an exhaustive search, a sample and its worth."""
     b = f.bound or {}
@@ -131,6 +154,16 @@ def rests_on(f: Finding) -> str:
     if f.method == "z3-k-induction" and f.verdict in ("proven", "refuted"):
         how = "over the counts abstraction" if b.get("abstraction") else "over the exact transition relation"
         return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players} players" if players else "")
+    if f.method == "z3-ranking":
+        return "Z3: a ranking function over the exact transition relation" + (f", {players} players" if players else "")
+    if f.kind == "termination" and "lasso" in b:
+        lasso = b["lasso"]
+        return (f"a lasso replayed in the engine ({lasso['prefix']} steps, then a loop of {lasso['loop']} steps "
+                f"back to the same state), {lasso['players']} players")
+    if f.kind == "termination" and f.verdict == "unknown":
+        return "nothing decided it: see the message for what was tried"
+    if f.kind == "termination" and f.verdict == "proven":
+        return f"exhaustive: complete explorations with no cycle that avoids the ends, {players} players"
     if f.method == "z3-abstraction":
         return "Z3 proof over counts per card kind per zone" + (f", {players} players" if players else "")
     if f.method == "z3-unsat-core":

@@ -200,6 +200,13 @@ class _Keyer:
         return marshal.dumps(content)
 
 
+def state_key(loaded, symmetric: bool = False):
+    """The explorer's key of a state of `loaded` as a function: with `symmetric`, up to renaming the
+    seats where the model allows it (as `explore` keys its states), else exact."""
+    use = symmetric and seat_symmetry(loaded.model)[0]
+    return _Keyer(loaded, use).key
+
+
 def fork(s: State) -> State:
     """A copy of a state without its history and event log: the explorer keeps paths itself."""
     o = s.clone()

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from .. import model as m
 from ..lower import Config, core
-from . import Unsupported
+from . import Unsupported, budget
 from .terms import (COMPARISONS, FALSE, TRUE, Command, Slot, System, and_, arith, compare, const, is_bool, ite, neg,
                     not_, or_)
 
@@ -146,8 +146,12 @@ class Builder:
     # ---- reading and writing slot families at a possibly symbolic seat
     def family(self, prefix: tuple, per_player: bool) -> list[int]:
         """The slots of ('var', name) or ('zone', name, kind): one per seat, or the one shared."""
-        seats = range(self.n) if per_player else [None]
-        return [self.at[(*prefix[:2], p, *prefix[2:])] for p in seats]
+        key = (prefix, per_player)
+        memo = self.__dict__.setdefault("_families", {})
+        if key not in memo:
+            seats = range(self.n) if per_player else [None]
+            memo[key] = [self.at[(*prefix[:2], p, *prefix[2:])] for p in seats]
+        return memo[key]
 
     def read(self, st: Store, slots: list[int], seat):
         if len(slots) == 1:
@@ -184,6 +188,7 @@ class Builder:
 
     # ---- expressions
     def ev(self, e, st: Store, env: dict):
+        budget.tick()
         method = getattr(self, "e_" + type(e).__name__, None)
         if method is None:
             raise Unsupported(f"expression {type(e).__name__}{where(e)}")
@@ -399,6 +404,7 @@ class Builder:
 
     # ---- statements
     def run(self, stmts, st: Store, env: dict) -> None:
+        budget.tick()
         for s in stmts:
             if st.halted == TRUE:
                 return

@@ -21,7 +21,7 @@ import z3
 
 from .. import model as m
 from ..lower import core
-from . import Unsupported
+from . import Unsupported, budget
 
 
 def _domain(it) -> str:
@@ -77,6 +77,7 @@ class _Encoder:
 
     # ---- expressions
     def ev(self, e, st, env):
+        budget.tick()
         method = getattr(self, "e_" + type(e).__name__, None)
         if method is None:
             raise Unsupported(f"expression {type(e).__name__}{_where(e)}")
@@ -180,6 +181,7 @@ class _Encoder:
 
     # ---- statements: st is updated in place; `errors` collects conditions the engine refuses
     def run(self, stmts, st: dict, env: dict, errors: list, seats: list) -> None:
+        budget.tick()
         for s in stmts:
             method = getattr(self, "s_" + type(s).__name__, None)
             if method is None:
@@ -308,25 +310,23 @@ def prove(game: m.Game, timeout_ms: int = 10_000) -> dict:
     alive = {p.name: p for p in invariants}
     verdicts = {}
     for p in invariants:
-        solver = z3.Solver()
-        solver.set("timeout", timeout_ms)
+        solver = budget.solver(timeout_ms)
         solver.add(*base, *(z3.Not(e) for e in errs), z3.Not(enc.ev(p.expr, start, {})))
-        r = solver.check()
+        r = budget.check(solver)
         if r != z3.unsat:
             alive.pop(p.name)
             verdicts[p.name] = (False, "it does not hold initially for every player count" if r == z3.sat
-                                else f"Z3 could not decide the initial state ({solver.reason_unknown()})")
+                                else f"Z3 could not decide the initial state ({budget.unknown_reason(solver)})")
     while alive:
-        solver = z3.Solver()
-        solver.set("timeout", timeout_ms)
+        solver = budget.solver(timeout_ms)
         solver.add(*base, relation, *(enc.ev(p.expr, pre, {}) for p in alive.values()))
         dropped = []
         for name, p in alive.items():
-            r = solver.check(z3.Not(enc.ev(p.expr, post, {})))
+            r = budget.check(solver, z3.Not(enc.ev(p.expr, post, {})))
             if r != z3.unsat:
                 dropped.append(name)
                 verdicts[name] = (False, "some action can break it from a state where the invariants hold" if r == z3.sat
-                                  else f"Z3 could not decide a step ({solver.reason_unknown()})")
+                                  else f"Z3 could not decide a step ({budget.unknown_reason(solver)})")
         if not dropped:
             break
         for name in dropped:

@@ -35,9 +35,9 @@ import dataclasses
 
 from .. import model as m
 from ..lower import Config, core
-from . import Unsupported
+from . import Unsupported, budget
 from .fragment import Builder, Store, where
-from .terms import TRUE, Command, Slot, System, and_, arith, compare, const, ite, not_, or_, slots_of
+from .terms import TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
 
 _STOPS = (m.Choose, m.Random, m.Loop, m.Turns, m.Rounds, m.CheckTriggers)
 
@@ -54,7 +54,9 @@ class _Abstract(Builder):
         pass
 
     def untracked_zones(self) -> set:
-        return {z.name for z in self.g.zones if z.per_board is not None}
+        if not hasattr(self, "_untracked"):
+            self._untracked = frozenset(z.name for z in self.g.zones if z.per_board is not None)
+        return self._untracked
 
     # ---- unknowns
     def fresh(self, low: int | None, high: int | None, what: str):
@@ -89,6 +91,8 @@ class _Abstract(Builder):
     def ev(self, e, st, env):
         try:
             return super().ev(e, st, env)
+        except budget.TooLarge:
+            raise  # a limit that holds: not a construct to leave unknown
         except Unsupported:
             t = getattr(e, "type", None)
             if not hasattr(self, "slots") or t is None or t.kind not in ("bool", "int", "player", "card", "enum"):
@@ -241,6 +245,8 @@ class _Abstract(Builder):
         """Whether the statement can run inside a segment (else its bodies are segmented apart)."""
         try:
             self.run([s], Store([("s", i) for i in range(len(self.slots))]), {})
+        except budget.TooLarge:
+            raise  # a limit that holds: not a construct to leave unknown
         except Unsupported:
             if not _bodies(s) and not isinstance(s, m.Do):
                 raise
@@ -316,8 +322,9 @@ class _Abstract(Builder):
 
     def _domain_of(self, c: Command) -> list:
         used: set = set()
+        seen: set = set()  # the command's terms share nodes: each is visited once
         for x in (c.guard, c.error, *c.updates.values()):
-            slots_of(x, used)
+            slots_of(x, used, seen)
         out = []
         for i in sorted(used & set(self.unknown)):
             low, high = self.domains.get(i, (None, None))
@@ -349,34 +356,40 @@ def build(config: Config) -> System:
     return _Abstract(config).build_abstract()
 
 
-def _value_slots(x, out: set) -> set:
-    """The slots whose value flows into `x` (not those only tested by its conditions)."""
-    tag = x[0]
-    if tag == "s":
-        out.add(x[1])
-    elif tag == "ite":
-        _value_slots(x[2], out)
-        _value_slots(x[3], out)
-    elif tag in ("+", "-", "*", "min", "max", "div", "mod", "neg"):
-        for y in x[1:]:
-            _value_slots(y, out)
-    return out
-
-
 def cone(system: System, expr) -> set:
     """The slots of the invariant's cone of influence (see the module's docstring)."""
-    scalar = {i for i, s in enumerate(system.slots) if s.key[0] in ("var", "supply", "held", "over")}
+    flows = _flows(system)
     kept = slots_of(expr) - set(system.free)
     while True:
         more = set()
-        for c in system.commands:
-            for i in kept & set(c.updates):
-                more |= _value_slots(c.updates[i], set())
-                more |= slots_of(c.updates[i]) & scalar
+        for i in kept:
+            more |= flows.get(i, set())
         more -= set(system.free)
         if more <= kept:
             return kept
         kept |= more
+
+
+def _flows(system: System) -> dict:
+    """Per slot, the slots that some command's update of it reads for its value, and the scalars it
+    tests (computed once per system: the updates are large shared graphs)."""
+    if "flows" not in system.compiled:
+        scalar = {i for i, s in enumerate(system.slots) if s.key[0] in ("var", "supply", "held", "over")}
+        sets = _slot_sets(system)
+        flows: dict = {}
+        for c in system.commands:
+            for i, update in c.updates.items():
+                into = flows.setdefault(i, set())
+                into |= sets.values(update)
+                into |= sets.reads(update) & scalar
+        system.compiled["flows"] = flows
+    return system.compiled["flows"]
+
+
+def _slot_sets(system: System) -> SlotSets:
+    if "slot sets" not in system.compiled:
+        system.compiled["slot sets"] = SlotSets()
+    return system.compiled["slot sets"]
 
 
 def slice(system: System, name: str) -> System:
@@ -386,10 +399,11 @@ def slice(system: System, name: str) -> System:
     commands = [dataclasses.replace(c, updates={i: v for i, v in c.updates.items() if i in kept})
                 for c in system.commands]
     commands = [c for c in commands if c.updates]  # the others only stutter
-    used = slots_of(expr)
+    sets = _slot_sets(system)
+    used = set(sets.reads(expr))
     for c in commands:
         for x in (c.guard, c.error, *c.updates.values()):
-            slots_of(x, used)
+            used |= sets.reads(x)
     free = frozenset(used - kept)
     return System(system.players, system.options, system.slots, system.init, commands, {name: expr}, {},
                   system.over, free=free)
@@ -408,6 +422,23 @@ def by_cost(system: System) -> list[str]:
 
 # ---- deciding one invariant over the abstraction ---------------------------------------------------
 
+SLICE_LIMIT = 2_500  # distinct term nodes of an invariant's slice (shared nodes once), above which it is not tried
+
+
+def slice_size(system: System) -> int:
+    """The distinct term nodes of a system's commands (shared subterms counted once)."""
+    seen: set = set()
+    stack = [x for c in system.commands for x in (c.guard, c.error, *c.updates.values())]
+    while stack:
+        y = stack.pop()
+        if id(y) in seen:
+            continue
+        seen.add(id(y))
+        if y[0] not in ("c", "b", "s"):
+            stack.extend(z for z in y[1:] if isinstance(z, tuple))
+    return len(seen)
+
+
 def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, deadline: float) -> tuple:
     """(status, k or depth, note) for one invariant of `build`'s system, over its slice:
 
@@ -416,7 +447,8 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
     - ("bounded", d, ...): no abstract state within d segments breaks it (so no engine state reached
       through at most d segments does);
     - ("unknown", d, why): the abstraction allows a trace breaking it (not an engine trace, and perhaps
-      a spurious one), or Z3 ran out of time.
+      a spurious one), the slice is too large (`SLICE_LIMIT`), or Z3 ran out of its resource budget
+      (`budget`); `deadline` is only a wall-clock safety net.
     """
     import time
 
@@ -424,9 +456,14 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
 
     if name in system.compiled.get("untracked", {}):
         return "unknown", 0, system.compiled["untracked"][name]
-    if time.perf_counter() >= deadline:
-        return "unknown", 0, "the time limit of the symbolic step"
+    spent = _spent_or_late(deadline)
+    if spent:
+        return "unknown", 0, spent
     sliced = slice(system, name)
+    nodes = slice_size(sliced)
+    if nodes > SLICE_LIMIT:
+        return "unknown", 0, (f"its slice of the abstraction is too large for this budget ({nodes:,} term nodes, "
+                              f"above {SLICE_LIMIT:,})")
     expr = sliced.invariants[name]
     candidates = {("invariant", name): expr}
     candidates.update({("bound", k): e for k, e in symbolic.bound_lemmas(sliced).items()})
@@ -435,11 +472,12 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
         return "proven", 1, f"{len(lemmas) - 1} slot bound(s) proven alongside"
     facts = [e for key, e in lemmas.items() if key[0] == "bound"]
     pending = 0
-    if time.perf_counter() < deadline:
+    if not _spent_or_late(deadline):
         status, k, _ = symbolic.k_induction(sliced, expr, max_k, timeout_ms, assume=facts)
         pending = k if status == "proven" else 0
-    if time.perf_counter() >= deadline:
-        return "unknown", 0, "the time limit of the symbolic step"
+    spent = _spent_or_late(deadline)
+    if spent:
+        return "unknown", 0, spent
     answer = symbolic.bmc(sliced, max(depth, pending - 1), timeout_ms, deadline, {("invariant", name)}, facts)
     a = answer[("invariant", name)]
     if a.status == "refuted":
@@ -451,6 +489,18 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
     if pending and a.depth >= pending - 1:
         return "proven", pending, f"{len(facts)} slot bound(s) assumed"
     return "bounded", a.depth, ""
+
+
+def _spent_or_late(deadline: float) -> str:
+    """Why no more work is done on this configuration, or "" to go on."""
+    import time
+
+    acc = budget.account()
+    if acc is not None and acc.empty:
+        return acc.reason()
+    if time.perf_counter() >= deadline:
+        return "the wall-clock safety net of the symbolic step fired (the verdict depends on the machine)"
+    return ""
 
 
 # ---- one abstract state: what follows from conservation and the declared ranges alone --------------
@@ -514,6 +564,8 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
                 continue
             try:
                 value = b.ev(prop.expr, Store([("s", i) for i in range(len(b.slots))]), {})
+            except budget.TooLarge:
+                raise  # a limit that holds: not a construct to leave unknown
             except Unsupported:
                 status.setdefault(prop.name, []).append("unknown")
                 continue
@@ -527,17 +579,18 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
             try:
                 cases = [b.ev(d.body, Store([("s", i) for i in range(len(b.slots))]),
                               {p.slot: a for p, a in zip(d.params, args)}) for args in seats]
+            except budget.TooLarge:
+                raise  # a limit that holds: not a construct to leave unknown
             except Unsupported:
                 status.setdefault(f"define {d.name}", []).append("unknown")
                 continue
             goals.append((f"define {d.name}", [or_(*cases)]))
         xs = {i: z3.Int(f"x{i}") for i in range(len(b.slots))}
-        solver = z3.Solver()
-        solver.set("timeout", max(1, int(timeout_ms)))
+        solver = budget.solver(timeout_ms)
         memo: dict = {}
         solver.add(*(_truth(to_z3(f, xs, memo)) for f in _state_facts(b)))
         for name, (goal,) in goals:
-            r = solver.check(_truth(to_z3(goal, xs, memo)))
+            r = budget.check(solver, _truth(to_z3(goal, xs, memo)))
             status.setdefault(name, []).append("no" if r == z3.unsat else "yes" if r == z3.sat else "unknown")
         open_ = {name for name, verdicts in status.items() if verdicts == ["no"] * len(verdicts)}
         if not open_:

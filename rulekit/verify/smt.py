@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import z3
 
 from .. import model as m
-from . import Unsupported
+from . import Unsupported, budget
 
 
 @dataclass
@@ -64,6 +64,7 @@ class Encoder:
 
     # ---- values bound to locals: ("int", z3 term) / ("bool", z3 term) / ("card", index) / ("player", int)
     def ev(self, e: m.Expr, env: dict):
+        budget.tick()
         method = getattr(self, "e_" + type(e).__name__, None)
         if method is None:
             raise Unsupported(f"expression {type(e).__name__}")
@@ -323,23 +324,22 @@ def consistency(game: m.Game, players: int, options: dict[str, str], timeout_ms:
         return Consistency(players, options, "unknown", reason=f"unsupported: {exc}")
     except z3.Z3Exception as exc:
         return Consistency(players, options, "unknown", reason=f"Z3: {exc}")
-    solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
+    solver = budget.solver(timeout_ms)
     labels = [z3.Bool(f"track:{i}") for i in range(len(tracked))]
     for label, (_, formula) in zip(labels, tracked):
         solver.add(z3.Implies(label, formula))
-    result = solver.check(*labels)
+    result = budget.check(solver, *labels)
     if result == z3.sat:
         return Consistency(players, options, "sat", assertions=len(tracked))
     if result == z3.unknown:
-        return Consistency(players, options, "unknown", reason=f"Z3: {solver.reason_unknown()}",
+        return Consistency(players, options, "unknown", reason=budget.unknown_reason(solver),
                            assertions=len(tracked))
     core = [lab for lab in labels if any(z3.eq(lab, c) for c in solver.unsat_core())]
     # Deletion-based minimisation: drop each member in turn; keep it only if the rest is satisfiable.
     i = 0
     while i < len(core):
         trial = core[:i] + core[i + 1:]
-        if solver.check(*trial) == z3.unsat:
+        if budget.check(solver, *trial) == z3.unsat:
             core = [lab for lab in trial if any(z3.eq(lab, c) for c in solver.unsat_core())] or trial
             i = 0 if len(core) < len(trial) else i
         else:

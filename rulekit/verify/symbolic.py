@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from . import replay
+from . import budget, replay
 from . import terms
 
 _CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
@@ -138,9 +138,7 @@ class Relation:
 
 
 def _solver(timeout_ms: int) -> z3.Solver:
-    s = z3.Solver()
-    s.set("timeout", max(1, int(timeout_ms)))
-    return s
+    return budget.solver(timeout_ms)
 
 
 def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: float | None = None,
@@ -170,22 +168,22 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
             solver.add(rel.cond(lemma, xs))
         for key, goal in list(open_.items()):
             if deadline is not None and time.perf_counter() > deadline:
-                unknown[key] = "the BMC time limit"
+                unknown[key] = "the wall-clock safety net of BMC fired (the verdict depends on the machine)"
                 del open_[key]
                 continue
             try:
-                r = solver.check(goal(xs))
+                r = budget.check(solver, goal(xs))
             except z3.Z3Exception as exc:
                 r, solver_reason = z3.unknown, str(exc)
             else:
-                solver_reason = solver.reason_unknown() if r == z3.unknown else ""
+                solver_reason = budget.unknown_reason(solver) if r == z3.unknown else ""
             if r == z3.sat:
                 model = solver.model()
                 path = [model.eval(c, model_completion=True).as_long() for c in choices]
                 found[key] = Answer({"invariant": "refuted", "reachable": "reached", "deadlock": "found"}[key[0]], t, path)
                 del open_[key]
             elif r == z3.unknown:
-                unknown[key] = f"Z3: {solver_reason or 'unknown'}"
+                unknown[key] = solver_reason or "Z3: unknown"
                 del open_[key]
         if not open_ or t == depth:
             reached = t
@@ -230,13 +228,13 @@ def k_induction(system: terms.System, expr, max_k: int = 3, timeout_ms: int = 50
                 solver.add(rel.cond(a, xs))
         solver.add(z3.Not(prop(states[k])))
         try:
-            r = solver.check()
+            r = budget.check(solver)
         except z3.Z3Exception as exc:
             return "unknown", 0, f"Z3: {exc}"
         if r == z3.unsat:
             return "proven", k, ""
         if r == z3.unknown:
-            return "unknown", 0, f"Z3: {solver.reason_unknown()}"
+            return "unknown", 0, budget.unknown_reason(solver)
         reason = f"not k-inductive for k <= {max_k}"
     return "unknown", 0, reason
 
@@ -257,7 +255,7 @@ def houdini(system: terms.System, candidates: dict, timeout_ms: int = 5000, dead
             if deadline is not None and time.perf_counter() > deadline:
                 return {}
             try:
-                r = solver.check(z3.Not(rel.cond(e, ys)))
+                r = budget.check(solver, z3.Not(rel.cond(e, ys)))
             except z3.Z3Exception:
                 r = z3.unknown
             if r != z3.unsat:

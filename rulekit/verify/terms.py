@@ -130,15 +130,92 @@ def substitute(x, values: dict):
     return go(x)
 
 
-def slots_of(x, out: set | None = None) -> set:
+def slots_of(x, out: set | None = None, seen: set | None = None) -> set:
+    """The slots `x` reads. Terms share subterms (a DAG whose tree can be exponentially larger), so
+    each node is visited once, by identity; `seen` (node ids) can be shared by several calls whose
+    terms share nodes, to add the slots of their union to `out`."""
     out = set() if out is None else out
-    if x[0] == "s":
-        out.add(x[1])
-    elif x[0] not in ("c", "b"):
-        for y in x[1:]:
-            if isinstance(y, tuple):
-                slots_of(y, out)
+    seen = set() if seen is None else seen
+    stack = [x]
+    while stack:
+        y = stack.pop()
+        if id(y) in seen:
+            continue
+        seen.add(id(y))
+        tag = y[0]
+        if tag == "s":
+            out.add(y[1])
+        elif tag not in ("c", "b"):
+            stack.extend(z for z in y[1:] if isinstance(z, tuple))
     return out
+
+
+_EMPTY = frozenset()
+_VALUE_OPS = frozenset(("+", "-", "*", "min", "max", "div", "mod", "neg"))
+
+
+class SlotSets:
+    """The slots each term reads (`reads`) or takes its value from (`values`: not the slots only
+    tested by its conditions), memoized by node identity across every term asked about: the terms
+    of a system share most of their nodes, so each node is computed once."""
+
+    def __init__(self):
+        self._reads: dict = {}
+        self._values: dict = {}
+
+    def reads(self, x) -> frozenset:
+        return self._walk(x, self._reads, False)
+
+    def values(self, x) -> frozenset:
+        return self._walk(x, self._values, True)
+
+    @staticmethod
+    def _children(y, value: bool) -> list:
+        tag = y[0]
+        if tag in ("c", "b", "s"):
+            return []
+        if value:
+            if tag == "ite":
+                return [y[2], y[3]]
+            return list(y[1:]) if tag in _VALUE_OPS else []
+        return [z for z in y[1:] if isinstance(z, tuple)]
+
+    def _walk(self, x, memo: dict, value: bool) -> frozenset:
+        if id(x) in memo:
+            return memo[id(x)][1]
+        stack = [(x, False)]
+        while stack:
+            y, ready = stack.pop()
+            if id(y) in memo:
+                continue
+            kids = self._children(y, value)
+            if ready:
+                if y[0] == "s":
+                    out = frozenset((y[1],))
+                elif not kids:
+                    out = _EMPTY
+                else:
+                    sets = [memo[id(z)][1] for z in kids]
+                    out = sets[0].union(*sets[1:]) if len(sets) > 1 else sets[0]
+                memo[id(y)] = (y, out)  # the node itself is kept, so its id is never reused
+                continue
+            stack.append((y, True))
+            stack.extend((z, False) for z in kids if id(z) not in memo)
+        return memo[id(x)][1]
+
+
+def size(x) -> int:
+    """The number of distinct nodes of `x` (shared subterms counted once)."""
+    seen: set = set()
+    stack = [x]
+    while stack:
+        y = stack.pop()
+        if id(y) in seen:
+            continue
+        seen.add(id(y))
+        if y[0] not in ("c", "b", "s"):
+            stack.extend(z for z in y[1:] if isinstance(z, tuple))
+    return len(seen)
 
 
 def to_python(x, name: str = "x") -> str:

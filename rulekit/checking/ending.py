@@ -1,0 +1,151 @@
+"""Termination: one finding per option set, over every player count, with the strongest verdict the
+evidence supports (`verify.termination`): proven by a complete exploration with no cycle that avoids
+the ends, or by a ranking function that Z3 finds over the exact symbolic relation; refuted by a
+lasso (a prefix and a loop that play can repeat forever) replayed in the engine; unknown otherwise,
+saying what was tried. Random games cut at the step limit are long games, not endless ones: they are
+reported as cut, with the lengths of the games that ended."""
+from __future__ import annotations
+
+import statistics
+
+from .. import model as m
+from ..findings import Finding
+from .shared import PlayBounds, build_limit, config_of, players_text
+from .variants import changed_options, options_suffix
+from .witnesses import witness
+
+
+def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds: PlayBounds) -> Finding:
+    from ..verify import Unsupported, budget, fragment
+    from ..verify import termination as term
+    from ..verify.explore import state_key
+
+    suffix, changed = options_suffix(options, game), changed_options(options, game)
+    counts = list(range(game.min_players, game.max_players + 1))
+    by_players = {x.players: x for x in explored}
+    verdicts: dict[int, tuple[str, str]] = {}
+    lasso_of = None
+    for players in counts:
+        x = by_players.get(players)
+        tried = []
+        if x is not None and x.edges is not None:
+            if term.acyclic(x):
+                verdicts[players] = ("proven", f"a complete exploration ({x.states} states) has no cycle that avoids "
+                                               "the ends")
+                continue
+            found = term.lasso(x, state_key(x.loaded, x.symmetry), state_key(x.loaded, False))
+            if found is not None:
+                verdicts[players] = ("refuted", _lasso_text(found) + _trapped_text(x))
+                if lasso_of is None:
+                    lasso_of = (players, x.loaded, found)
+                continue
+            tried.append("exploration: " + ("complete" if x.complete else f"stopped by the {x.stopped_by} limit at "
+                                             f"depth {x.depth}") + ", no cycle among the states it saw")
+        config = config_of(spec, players, options) if explored or options == game.default_options() else None
+        if config is None:
+            tried.append("ranking function: tried under the explored options only (--all-options explores them all)")
+        elif bounds.solver_timeout > 0:
+            try:
+                with budget.time_box(build_limit(bounds), "the symbolic relation"):
+                    system = fragment.build(config)
+                with budget.resource_limit(min(budget.rlimit(), RANKING_RLIMIT)):
+                    ranking, why = term.ranking(system, int(bounds.solver_timeout * 1000))
+            except Unsupported as exc:
+                tried.append(f"ranking function: the exact symbolic relation does not cover the game ({_first(exc)})")
+            else:
+                if ranking is not None:
+                    verdicts[players] = ("proven", f"Z3 finds a ranking function over the exact symbolic relation: "
+                                                   f"{ranking.text()}")
+                    continue
+                tried.append(f"ranking function over the exact symbolic relation: {why}")
+        verdicts[players] = ("unknown", "; ".join(tried) or "no method applies")
+    fid = f"{game.name}/termination{suffix}"
+    played = _played_text(tally, bounds)
+    bound = {"players": counts, "per_players": {p: v for p, (v, _) in verdicts.items()}, **_lengths(tally, bounds)}
+    refuted = sorted(p for p, (v, _) in verdicts.items() if v == "refuted")
+    proven = sorted(p for p, (v, _) in verdicts.items() if v == "proven")
+    if refuted:
+        players, loaded, found = lasso_of
+        steps = witness(loaded.replay(found.prefix + found.loop))
+        bound["lasso"] = {"players": players, "prefix": len(found.prefix), "loop": len(found.loop)}
+        return Finding(fid, game.name, "termination", "warning", "refuted", "explicit-state",
+                       f"play can go on forever with {players_text(refuted)} players: {verdicts[players][1]}"
+                       + _others(verdicts, refuted) + played, bound=bound, witness=steps, options=changed)
+    if len(proven) == len(counts):
+        reasons = _grouped(verdicts)
+        return Finding(fid, game.name, "termination", "info", "proven",
+                       "explicit-state" if all("exploration" in verdicts[p][1] for p in counts) else "z3-ranking",
+                       f"every play ends, with {players_text(counts)} players ({reasons})" + played,
+                       bound=bound, options=changed)
+    reasons = _grouped(verdicts)
+    return Finding(fid, game.name, "termination", "info", "unknown", "explicit-state" if explored else "random-play",
+                   f"not decided whether every play ends ({reasons})" + played, bound=bound, options=changed)
+
+
+RANKING_RLIMIT = 200_000  # per query: a ranking function is a cheap extra in the default run
+
+
+def _trapped_text(x) -> str:
+    """In a complete exploration, the states from which no end can be reached at all."""
+    from ..verify import graphs
+
+    trapped = graphs.trapped(x) if x.complete else None
+    if trapped is None:
+        return ""
+    _, states, components = trapped
+    return (f"; {states} reachable states have no way out to an end at all"
+            + (f" ({components} strongly connected component(s))" if components >= 0 else ""))
+
+
+def _first(exc) -> str:
+    """The construct an encoder stopped at, without the explanation that follows it."""
+    return str(exc).split(" (", 1)[0]
+
+
+def _grouped(verdicts: dict) -> str:
+    """The player counts that share a verdict and its reason, said once."""
+    groups: dict = {}
+    for p, (verdict, why) in sorted(verdicts.items()):
+        groups.setdefault((verdict, why), []).append(p)
+    return "; ".join(f"{players_text(ps) if _run(ps) else ', '.join(map(str, ps))} players: "
+                     f"{'' if verdict == 'proven' else verdict + ', '}{why}" for (verdict, why), ps in groups.items())
+
+
+def _run(ps: list) -> bool:
+    return ps == list(range(ps[0], ps[-1] + 1))
+
+
+def _lasso_text(found) -> str:
+    chance = (" (its chance outcomes must repeat too)" if found.chance else
+              " (every step of it is a player's decision)")
+    return (f"after {len(found.prefix)} steps from the start, a loop of {len(found.loop)} steps returns to the "
+            f"same state{chance}, replayed in the engine")
+
+
+def _others(verdicts: dict, refuted: list) -> str:
+    rest = [f"{p} players: {v}" for p, (v, _) in sorted(verdicts.items()) if p not in refuted]
+    return f" ({'; '.join(rest)})" if rest else ""
+
+
+def _lengths(tally, bounds: PlayBounds) -> dict:
+    lengths = sorted(getattr(tally, "lengths", []) or [])
+    out = {"games": tally.played, "cut": tally.unfinished, "max_steps": bounds.max_steps}
+    if lengths:
+        out["finished_lengths"] = {"min": lengths[0], "median": statistics.median(lengths), "max": lengths[-1]}
+    return out
+
+
+def _played_text(tally, bounds: PlayBounds) -> str:
+    lengths = sorted(getattr(tally, "lengths", []) or [])
+    if not tally.played:
+        return ""
+    text = f". Random play: {len(lengths)} of {tally.played} games ended"
+    if lengths:
+        text += f", after {lengths[0]} to {lengths[-1]} decisions (median {statistics.median(lengths):g})"
+    if tally.unfinished:
+        text += (f"; {tally.unfinished} were cut at the step limit of {bounds.max_steps} decisions (a long game, "
+                 "not evidence of an endless one)")
+    return text
+
+
+__all__ = ["termination"]

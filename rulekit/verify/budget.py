@@ -1,0 +1,153 @@
+"""Budgets that make the check's verdicts the same on every machine, and limits that always hold.
+
+Z3 queries: every solver gets a resource limit (Z3's `rlimit`, a count of the solver's own
+elementary steps, the same on any machine and under any load) as the limit that decides; the
+wall-clock timeout stays only as a safety net, far above what the resource limit takes on an idle
+machine. An unknown answer says which of the two stopped it (`unknown_reason`): "the resource limit"
+is a property of the spec and the budget; "the wall-clock safety net" means the verdict depends on
+the machine and is said so.
+
+Encodings: building a symbolic encoding walks expression graphs whose size can grow fast with the
+player count; `time_box` gives a phase a deadline, and the builders call `tick`, which raises
+`TooLarge` (an `Unsupported`, so every caller already ends in an honest `unknown`) once it has passed.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from contextvars import ContextVar
+
+from . import Unsupported
+
+# Calibrated on the bundled specs (see benchmarks/check.py, which prints the resource use of the
+# proofs): the hardest query that succeeds on them takes a small fraction of this.
+DEFAULT_RLIMIT = 1_000_000
+SAFETY_FACTOR = 4  # the wall-clock safety net: this many times the time limit a caller asks for
+
+_rlimit: ContextVar[int] = ContextVar("rlimit", default=DEFAULT_RLIMIT)
+_deadline: ContextVar[tuple | None] = ContextVar("deadline", default=None)
+_usage: ContextVar[list | None] = ContextVar("usage", default=None)
+_account: ContextVar = ContextVar("account", default=None)  # of Account
+
+
+class Account:
+    """Resource units shared by the queries of one piece of work (a configuration): each query gets at
+    most what is left, so the work done, and the verdicts, do not depend on the machine."""
+
+    def __init__(self, units: int):
+        self.units = int(units)
+        self.left = int(units)
+
+    @property
+    def empty(self) -> bool:
+        return self.left <= 0
+
+    def reason(self) -> str:
+        return f"the resource budget of the configuration ({self.units:,} Z3 resource units) is spent"
+
+
+@contextlib.contextmanager
+def spending(account: Account):
+    """The queries inside the block draw on `account`."""
+    token = _account.set(account)
+    try:
+        yield account
+    finally:
+        _account.reset(token)
+
+
+def account() -> Account | None:
+    return _account.get()
+
+
+class TooLarge(Unsupported):
+    """An encoding that did not fit its phase's time or size limit."""
+
+
+@contextlib.contextmanager
+def resource_limit(rlimit: int | None):
+    """Z3's resource limit per query inside the block (None: the default)."""
+    token = _rlimit.set(int(rlimit) if rlimit else DEFAULT_RLIMIT)
+    try:
+        yield
+    finally:
+        _rlimit.reset(token)
+
+
+def rlimit() -> int:
+    return _rlimit.get()
+
+
+@contextlib.contextmanager
+def recording():
+    """Collects (resource units, seconds, result) of every query checked with `check` in the block."""
+    out: list = []
+    token = _usage.set(out)
+    try:
+        yield out
+    finally:
+        _usage.reset(token)
+
+
+def solver(timeout_ms: int | float):
+    """A Z3 solver with the resource limit and, as a safety net, SAFETY_FACTOR times `timeout_ms`."""
+    import z3
+
+    s = z3.Solver()
+    acc = _account.get()
+    s.set("rlimit", max(1, min(rlimit(), acc.left)) if acc is not None else rlimit())
+    s.set("timeout", max(1, int(timeout_ms * SAFETY_FACTOR)))
+    return s
+
+
+def _spent(s) -> int:
+    stats = s.statistics()
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+
+
+def check(s, *assumptions):
+    """`s.check(*assumptions)`, with its resource use recorded when `recording` is on."""
+    usage, acc = _usage.get(), _account.get()
+    if usage is None and acc is None:
+        return s.check(*assumptions)
+    before, t = _spent(s), time.perf_counter()
+    r = s.check(*assumptions)
+    spent = _spent(s) - before
+    if acc is not None:
+        acc.left -= spent
+    if usage is not None:
+        usage.append((spent, time.perf_counter() - t, str(r)))
+    return r
+
+
+def unknown_reason(s) -> str:
+    """Why `s` answered unknown, in words: the resource limit (deterministic) or the safety net."""
+    why = s.reason_unknown()
+    if why in ("timeout",):
+        return ("the wall-clock safety net fired (the machine was too slow or too busy for the query's "
+                "resource limit; the verdict depends on the machine)")
+    if why in ("canceled", "max. resource limit exceeded", "resource limit exceeded"):
+        acc = _account.get()
+        if acc is not None and acc.left < rlimit():
+            return acc.reason()
+        return f"the resource limit ({rlimit():,} Z3 resource units per query, --solver-rlimit)"
+    return f"Z3: {why}"
+
+
+@contextlib.contextmanager
+def time_box(seconds: float | None, what: str):
+    """A deadline for building the encodings inside the block; `tick` raises TooLarge after it."""
+    if seconds is None:
+        yield
+        return
+    token = _deadline.set((time.perf_counter() + seconds, what, seconds))
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def tick() -> None:
+    box = _deadline.get()
+    if box is not None and time.perf_counter() > box[0]:
+        raise TooLarge(f"{box[1]} is too large: building it took more than its limit of {box[2]:g} s")

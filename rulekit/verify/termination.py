@@ -1,0 +1,222 @@
+"""Does every play end? Evidence for one configuration, each piece sound on its own.
+
+- `acyclic`: a complete exploration whose graph has no cycle through states that are not over: every
+  play ends (within at most as many steps as there are states).
+- `lasso`: a cycle among explored states that are not over (the exploration need not be complete: a
+  cycle among the states it saw is a real one). It is turned into engine actions, a prefix from the
+  start and a loop, and replayed in the engine: after the loop the state is the same as before it,
+  compared on the explorer's exact (seat-order) key, so the loop can be repeated forever. With
+  symmetry reduction the explored cycle may close only up to a renaming of the seats; the loop is
+  then followed again until the engine state itself repeats.
+- `ranking`: a lexicographic linear ranking function over the exact symbolic relation
+  (`verify.fragment`), found by Z3 (counterexample-guided: candidate weights from the differences
+  seen so far, each checked over every state within the declared bounds). Each level is a weighted
+  sum of the slots that change (variables, tokens, card counts), bounded because every slot has a
+  declared range; every command strictly decreases one level and does not increase the levels
+  before it. Hence no infinite run: the first level whose commands run infinitely often would
+  decrease forever.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import Unsupported, budget
+from . import terms as t
+
+
+@dataclass
+class Lasso:
+    prefix: list[int]  # engine actions (chance outcomes included) from the start
+    loop: list[int]  # engine actions that lead back to the state after the prefix
+    chance: bool  # whether the loop takes chance outcomes (then it repeats only when chance repeats)
+
+
+def _cyclic_components(exploration) -> tuple[list[set], object]:
+    import networkx as nx
+
+    over = set(exploration.terminal)
+    edges = exploration.edges
+    graph = nx.DiGraph()
+    for i, succ in enumerate(edges):
+        if i in over:
+            continue
+        for j in succ:
+            if j not in over:
+                graph.add_edge(i, j)
+    return [c for c in nx.strongly_connected_components(graph)
+            if len(c) > 1 or graph.has_edge(next(iter(c)), next(iter(c)))], graph
+
+
+def acyclic(exploration) -> bool:
+    """True when the exploration is complete and no cycle avoids the ends."""
+    if not exploration.complete or exploration.edges is None:
+        return False
+    components, _ = _cyclic_components(exploration)
+    return not components
+
+
+def lasso(exploration, key_of, exact_key_of, max_repeats: int = 24) -> Lasso | None:
+    """A replayed lasso from the explored graph, or None (no cycle seen, or none that replays).
+    `key_of(state)` is the explorer's key (up to seat renaming when it used symmetry);
+    `exact_key_of(state)` tells engine states apart exactly."""
+    if exploration.edges is None:
+        return None
+    import networkx as nx
+
+    components, graph = _cyclic_components(exploration)
+    if not components:
+        return None
+    loaded = exploration.loaded
+    for component in sorted(components, key=min)[:3]:
+        entry = min(component)  # breadth-first numbering: the cycle with the shortest prefix
+        inside = graph.subgraph(component)
+        back = min((p for p in inside.predecessors(entry)), key=lambda p: nx.shortest_path_length(inside, entry, p))
+        cycle = nx.shortest_path(inside, entry, back) + [entry]
+        prefix = exploration.path(entry)
+        try:
+            state = loaded.replay(prefix)
+        except Exception:  # noqa: BLE001 - a path that does not replay is no witness
+            continue
+        targets = [key_of(loaded.replay(exploration.path(j))) for j in cycle[1:]]
+        start = exact_key_of(state)
+        loop: list[int] = []
+        chance = False
+        for _ in range(max_repeats):
+            for target in targets:
+                step = next((a for a in state.legal if _child_key(state, a, key_of) == target), None)
+                if step is None:
+                    break
+                chance = chance or state.chance is not None
+                state.apply_action(step)
+                loop.append(step)
+            else:
+                if exact_key_of(state) == start:
+                    return Lasso(prefix, loop, chance)
+                continue
+            break
+    return None
+
+
+def _child_key(state, action, key_of):
+    child = state.clone()
+    try:
+        child.apply_action(action)
+    except Exception:  # noqa: BLE001 - a refused action leads nowhere
+        return None
+    return key_of(child)
+
+
+# ---- ranking functions over the exact symbolic relation -------------------------------------------
+
+@dataclass
+class Ranking:
+    levels: list = field(default_factory=list)  # [(weights {slot name: weight}, [command labels])]
+
+    def text(self) -> str:
+        parts = []
+        for weights, labels in self.levels:
+            sum_ = " + ".join(f"{w}*{name}" if w != 1 else name for name, w in weights.items()) or "0"
+            parts.append(f"{sum_} (strictly decreased by {len(labels)} action(s))")
+        return "; then ".join(parts)
+
+
+def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rounds: int = 40) -> tuple[Ranking | None, str]:
+    """(a lexicographic linear ranking function, "") or (None, why none was found)."""
+    import z3
+
+    from .symbolic import to_z3
+
+    slots = system.slots
+    changing = sorted({i for c in system.commands for i in c.updates if i != system.over})
+    bounded = [i for i in changing if slots[i].low is not None and slots[i].high is not None]
+    if len(bounded) < len(changing):
+        names = ", ".join(slots[i].name for i in changing if i not in bounded)
+        return None, f"a changing slot has no declared range ({names}), so no weighted sum of them is bounded"
+    xs = {i: z3.IntVal(v) for i, v in enumerate(system.init)}
+    for i in changing + [system.over]:
+        xs[i] = z3.Int(slots[i].name)
+    domain = [z3.And(xs[i] >= slots[i].low, xs[i] <= slots[i].high) for i in bounded]
+    commands = [c for c in system.commands if c.guard != t.FALSE]
+    memo: dict = {}
+    enabled = {}
+    delta = {}
+    for c in commands:
+        parts = [to_z3(c.guard, xs, memo), xs[system.over] == 0]
+        if system.over in c.updates:  # a step that ends the game is on no infinite run
+            parts.append(to_z3(c.updates[system.over], xs, memo) == 0)
+        if c.error != t.FALSE:
+            parts.append(z3.Not(to_z3(c.error, xs, memo)))
+        enabled[c.label] = z3.And(*parts)
+        delta[c.label] = {i: to_z3(c.updates[i], xs, memo) - xs[i] for i in bounded if i in c.updates}
+    remaining = list(commands)
+    result = Ranking()
+    while remaining:
+        found = None
+        for first in remaining:
+            weights = _weights(first, remaining, domain, enabled, delta, bounded, weight_bound, rounds, timeout_ms)
+            if isinstance(weights, str):
+                if weights.startswith("the resource") or weights.startswith("the wall-clock"):
+                    return None, weights
+                continue
+            if weights is not None:
+                found = weights
+                break
+        if found is None:
+            labels = ", ".join(c.label for c in remaining[:3])
+            return None, (f"no weighted sum of the variables, tokens and card counts decreases on every play of "
+                          f"{labels}{' and others' if len(remaining) > 3 else ''} (weights up to {weight_bound})")
+        strict = [c for c in remaining if _holds(c, found, -1, domain, enabled, delta, timeout_ms) is True]
+        result.levels.append(({slots[i].name: w for i, w in found.items() if w}, [c.label for c in strict]))
+        remaining = [c for c in remaining if c not in strict]
+    return result, ""
+
+
+def _holds(c, weights: dict, bound: int, domain, enabled, delta, timeout_ms):
+    """True when the weighted change of command c is <= bound in every state where it is enabled;
+    else the counterexample's changes {slot: change}, or a string saying why it is unknown."""
+    import z3
+
+    change = z3.Sum([w * d for i, d in delta[c.label].items() if (w := weights.get(i, 0))] or [z3.IntVal(0)])
+    solver = budget.solver(timeout_ms)
+    solver.add(*domain, enabled[c.label], change > bound)
+    r = budget.check(solver)
+    if r == z3.unsat:
+        return True
+    if r == z3.unknown:
+        return budget.unknown_reason(solver)
+    model = solver.model()
+    return {i: model.eval(d, model_completion=True).as_long() for i, d in delta[c.label].items()}
+
+
+def _weights(first, remaining, domain, enabled, delta, bounded, weight_bound, rounds, timeout_ms):
+    """Weights making `first` strictly decrease and no command of `remaining` increase, or None."""
+    import z3
+
+    ws = {i: z3.Int(f"w{i}") for i in bounded}
+    chooser = budget.solver(timeout_ms)
+    chooser.add(*(z3.And(w >= -weight_bound, w <= weight_bound) for w in ws.values()))
+    for _ in range(rounds):
+        r = budget.check(chooser)
+        if r == z3.unsat:
+            return None
+        if r == z3.unknown:
+            return budget.unknown_reason(chooser)
+        model = chooser.model()
+        weights = {i: model.eval(w, model_completion=True).as_long() for i, w in ws.items()}
+        failed = False
+        for c in [first, *(c for c in remaining if c is not first)]:
+            bound = -1 if c is first else 0
+            answer = _holds(c, weights, bound, domain, enabled, delta, timeout_ms)
+            if answer is True:
+                continue
+            if isinstance(answer, str):
+                return answer
+            chooser.add(z3.Sum([ws[i] * d for i, d in answer.items()] or [z3.IntVal(0)]) <= bound)
+            failed = True
+            break
+        if not failed:
+            return weights
+    return None
+
+
+__all__ = ["Lasso", "Ranking", "acyclic", "lasso", "ranking", "Unsupported"]

@@ -1,0 +1,214 @@
+"""Termination verdicts (lasso, exhaustive, ranking function), state-space estimates, deterministic Z3
+budgets and the limits on building encodings, on tiny specs."""
+from __future__ import annotations
+
+import pytest
+
+from rulekit.checking import PlayBounds, check_spec
+from rulekit.pipeline import Spec
+from rulekit.verify import budget, fragment, segments, symbolic, terms
+from rulekit.verify import termination as term
+from rulekit.verify.estimate import estimate
+from rulekit.verify.explore import Limits, explore, state_key
+
+from helpers import write_spec
+
+HEAD = """
+game {name} "{name}"
+rulebook "rulebook.txt" source "{name}.txt"
+players 2 to 3
+unmodelled "Tiny Game." because "Title."
+unmodelled "Each player draws one card." because "Test."
+unmodelled "The player with the Ace wins." because "Test."
+zone box: set, public, initial
+card Ace x 1
+"""
+
+# A bluffing game: a player may always raise the claim back and forth instead of calling.
+BLUFF = HEAD + """
+var claim: int 0..1 = 0
+flow {
+  turns from seat(0) {
+    choose by current {
+      action bluff "Claim a card." { set claim = 1 - claim }
+      action call "Call the bluff." {
+        win current
+        end game
+      }
+    }
+  }
+}
+"""
+
+# Take one or two from six: every play ends. `loop { choose }` keeps it in the exact symbolic relation.
+TAKE = HEAD + """
+var left: int 0..6 = 6
+flow {
+  loop {
+    choose by current {
+      action one "Take one." {
+        add -1 to left
+        if left == 0 { end game }
+      }
+      action two when left >= 2 "Take two." {
+        add -2 to left
+        if left == 0 { end game }
+      }
+    }
+  }
+}
+"""
+
+# As TAKE, but a player may put one back: play can go on forever.
+PUT_BACK = TAKE.replace('action two when left >= 2 "Take two." {\n        add -2 to left',
+                        'action back when left < 6 "Put one back." {\n        add 1 to left')
+
+# Three decisions of two actions each, whatever was chosen: a tree of 1 + 2 + 4 + 8 nodes.
+BINARY = HEAD + """
+var n: int 0..3 = 0
+flow {
+  loop {
+    choose by current {
+      action a "A." {
+        add 1 to n
+        if n == 3 { end game }
+      }
+      action b "B." {
+        add 1 to n
+        if n == 3 { end game }
+      }
+    }
+  }
+}
+"""
+
+# A long game: a hundred decisions, each the only one possible.
+LONG = HEAD + """
+var n: int 0..100 = 0
+flow {
+  loop {
+    choose by current {
+      action up "Up." {
+        add 1 to n
+        if n == 100 { end game }
+      }
+    }
+  }
+}
+"""
+
+FAST = dict(games=4, variant_games=0, max_steps=50)
+
+
+def spec_of(tmp_path, text, name):
+    return Spec.find(str(write_spec(tmp_path, text.replace("{name}", name), name=name)))
+
+
+def termination_of(report):
+    found = [f for f in report.findings if f.kind == "termination"]
+    assert len(found) == 1, "one termination finding per option set"
+    return found[0]
+
+
+def test_a_bluffing_game_that_can_go_on_forever_is_refuted_with_a_replayed_lasso(tmp_path):
+    spec = spec_of(tmp_path, BLUFF, "bluff")
+    f = termination_of(check_spec(spec, PlayBounds(**FAST)))
+    assert f.verdict == "refuted" and f.severity == "warning" and f.witness
+    assert f.bound["players"] == [2, 3] and set(f.bound["per_players"].values()) == {"refuted"}
+    # The lasso itself: after the loop, the engine state is the same as before it.
+    loaded = spec.engine(2, spec.model.default_options())
+    x = explore(loaded, Limits())
+    x.loaded = loaded
+    found = term.lasso(x, state_key(loaded, x.symmetry), state_key(loaded, False))
+    assert found is not None and found.loop and not found.chance
+    exact = state_key(loaded, False)
+    assert exact(loaded.replay(found.prefix)) == exact(loaded.replay(found.prefix + found.loop))
+    assert not loaded.replay(found.prefix + found.loop).is_terminal()
+
+
+def test_a_game_that_always_ends_is_proven_by_exhaustive_exploration(tmp_path):
+    f = termination_of(check_spec(spec_of(tmp_path, TAKE, "take"), PlayBounds(**FAST)))
+    assert f.verdict == "proven" and f.method == "explicit-state" and "no cycle" in f.message
+
+
+def test_without_exploration_z3_finds_a_ranking_function(tmp_path):
+    f = termination_of(check_spec(spec_of(tmp_path, TAKE, "take"), PlayBounds(**FAST, max_states=0)))
+    assert f.verdict == "proven" and f.method == "z3-ranking" and "left" in f.message
+
+
+def test_no_ranking_function_for_a_game_that_can_go_on_forever(tmp_path):
+    spec = spec_of(tmp_path, PUT_BACK, "back")
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0)))
+    assert f.verdict == "unknown" and "no weighted sum" in f.message
+    system = fragment.build(spec.config(2, spec.model.default_options()))
+    ranking, why = term.ranking(system)
+    assert ranking is None and why
+
+
+def test_a_long_game_is_reported_as_cut_not_as_endless(tmp_path):
+    f = termination_of(check_spec(spec_of(tmp_path, LONG, "long"), PlayBounds(**FAST, max_states=0)))
+    assert f.severity == "info" and f.verdict == "proven"  # the ranking function: n goes up to 100
+    assert f.bound["cut"] == f.bound["games"] > 0 and "cut at the step limit of 50" in f.message
+
+
+def test_knuth_estimate_is_exact_on_a_uniform_tree(tmp_path):
+    spec = spec_of(tmp_path, BINARY, "binary")
+    found = estimate(spec.engine(2, spec.model.default_options()), probes=20)
+    assert found.probes == 20 and found.nodes == pytest.approx(15)
+    assert found.as_dict()["method"] == "knuth"
+
+
+def test_an_unfinished_exploration_reports_an_estimate(tmp_path):
+    report = check_spec(spec_of(tmp_path, BINARY, "binary"), PlayBounds(**FAST, depth=1))
+    explored = report.stats["explored"]
+    assert explored and all(not x["complete"] and x["estimate"]["probes"] > 0 for x in explored)
+    complete = check_spec(spec_of(tmp_path, TAKE, "take"), PlayBounds(**FAST)).stats["explored"]
+    assert all(x["complete"] and x["size"] == {"exact": x["states"]} for x in complete)
+
+
+def test_exhaustive_explores_to_the_end_what_the_estimate_says_fits(tmp_path):
+    report = check_spec(spec_of(tmp_path, BINARY, "binary"), PlayBounds(**FAST, max_states=3, exhaustive=True))
+    assert all(x["complete"] and x["exhaustive"] == "explored to the end" for x in report.stats["explored"])
+
+
+def test_resource_limit_decides_not_the_clock(tmp_path):
+    spec = spec_of(tmp_path, TAKE, "take")
+    system = fragment.build(spec.config(2, spec.model.default_options()))
+    expr = ("<=", ("s", system.index(("var", "left", None))), ("c", 6))
+    with budget.resource_limit(1):
+        status, _, why = symbolic.k_induction(system, expr, 1, timeout_ms=600_000)
+    assert status == "unknown" and "resource limit" in why
+    assert symbolic.k_induction(system, expr, 1) == symbolic.k_induction(system, expr, 1) == ("proven", 1, "")
+
+
+def test_shared_term_graphs_are_walked_once():
+    x = ("s", 0)
+    for i in range(200):  # a tree of 2**200 leaves, a graph of 201 nodes
+        x = ("+", x, ("ite", ("==", ("s", i + 1), ("c", 0)), x, x))
+    assert terms.slots_of(x) == set(range(201))
+    assert terms.SlotSets().values(x) == {0}
+
+
+def test_building_an_encoding_past_its_limit_is_too_large_not_a_hang(tmp_path):
+    spec = spec_of(tmp_path, TAKE, "take")
+    with pytest.raises(budget.TooLarge), budget.time_box(0.0, "the counts abstraction"):
+        segments.build(spec.config(2, spec.model.default_options()))
+
+
+def test_the_text_report_says_termination_and_the_state_space(tmp_path, capsys):
+    from rulekit.cli import main
+
+    path = write_spec(tmp_path, BINARY.replace("{name}", "binary"), name="binary")
+    code = main(["check", str(path), "--games", "4", "--variant-games", "0", "--jobs", "1", "--depth", "1",
+                 "--solver-rlimit", "200000"])
+    out = capsys.readouterr().out
+    assert code == 0 and "every play ends" in out
+    assert "state space, 2 players: " in out and "Knuth's estimator" in out
+
+
+def test_a_resource_limit_must_be_positive(tmp_path, capsys):
+    from rulekit.cli import main
+
+    path = write_spec(tmp_path, BINARY.replace("{name}", "binary"), name="binary")
+    assert main(["check", str(path), "--solver-rlimit", "0"]) != 0
+    assert "--solver-rlimit must be a positive" in capsys.readouterr().err
