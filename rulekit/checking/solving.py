@@ -154,6 +154,7 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
     counts = list(range(game.min_players, game.max_players + 1))
     timeout = max(1, int(min(bounds.solver_timeout, 1.0) * 1000))
     results: dict = {}
+    undecided_somewhere: set = set()
     try:
         for players in counts:
             config = config_of(spec, players, options)
@@ -167,8 +168,12 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
             deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR
             with budget.spending(budget.Account(bounds.config_units)):
                 for name in segments.by_cost(system):
-                    results.setdefault(name, {})[players] = segments.decide(
+                    if name in undecided_somewhere:  # one undecided player count leaves it unknown anyway
+                        continue
+                    answer = results.setdefault(name, {})[players] = segments.decide(
                         system, name, min(bounds.bmc_depth, 8), bounds.max_k, timeout, deadline)
+                    if answer[0] == "unknown":
+                        undecided_somewhere.add(name)
     except Unsupported as exc:
         return [Finding(f"{game.name}/invariant/z3-counts{suffix}", game.name, "invariant", "info", "unknown",
                         "z3-bmc", f"Z3 over the counts abstraction left out (unsupported: {exc})", options=changed)]
@@ -204,7 +209,8 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
         reason = per[undecided[0]][2]
         found.append(Finding(fid, game.name, "invariant", "info", "unknown", "z3-bmc",
                              f"{prop.name}: Z3 {how} could not decide it with {players_text(undecided)} players: "
-                             f"{reason}{described(prop)}", bound={"players": counts, "abstraction": "counts"}, **common))
+                             f"{reason}" + ("; the other player counts were not tried, since an undecided one leaves it "
+                                            "unknown" if len(per) < len(counts) else "") + described(prop), bound={"players": counts, "abstraction": "counts"}, **common))
     return found
 
 
