@@ -25,7 +25,7 @@ class PlayBounds:
     shrink: bool = True  # shrink random-play failures with Hypothesis
     play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
     variant_budget: int = 800  # decisions per player count under each non-default option
-    explore_budget: float = 3.0  # explorer: seconds per spec and option set, shared by the player counts
+    explore_budget: float = 2.0  # explorer: seconds per spec and option set, shared by the player counts
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
     max_k: int = 3  # Z3 k-induction: the largest k tried
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
