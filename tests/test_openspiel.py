@@ -55,7 +55,7 @@ def test_random_sim_test_with_serialization(name, players):
 @pytest.mark.parametrize("name,players", MIDDLE, ids=[f"{name}-{n}p" for name, n in MIDDLE])
 def test_random_sim_test_with_serialization_at_every_table_size(name, players):
     game = openspiel.load_game(name, players=players)
-    pyspiel.random_sim_test(game, num_sims=4, serialize=True, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("name,players", CONFIGS, ids=IDS)
