@@ -267,7 +267,7 @@ class DirectCodegen(Codegen):
             out += self.function(f"TQ{i}", (), trig.nlocals, trig.body)
             fired.append(f"(TRIG{i}, TQ{i}, {trig.once}), ")
         out += [f"DIRECT_TRIGGERS = ({''.join(fired)})",
-                # the engine's State._fire_trigger, the trigger's body run at once
+                # as the reference engine fires a trigger, but with the trigger's body run at once
                 "def fire(s):",
                 "    armed = s.armed",
                 "    for i, (holds, body, once) in enumerate(DIRECT_TRIGGERS):",
