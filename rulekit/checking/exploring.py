@@ -1,7 +1,6 @@
 """Explicit-state exploration of each configuration, by the vectorized explorer where it applies."""
 from __future__ import annotations
 
-
 from .. import model as m
 from ..errors import RuleRuntimeError, SpecError, WitnessError
 from ..pipeline import Spec
@@ -11,8 +10,7 @@ from .shared import PlayBounds
 def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list:
     """Per player count: the vectorized explorer where the configuration lies in the symbolic fragment,
     the engine's explorer otherwise."""
-    from ..verify import Unsupported, vector
-    from ..verify.explore import Limits, explore
+    from ..verify.explore import Limits
 
     counts = range(game.min_players, game.max_players + 1)
     share = bounds.explore_budget / len(counts) if bounds.explore_budget > 0 else bounds.time_limit
@@ -25,15 +23,8 @@ def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> 
             loaded = spec.engine(players, options)
         except (RuleRuntimeError, SpecError):
             continue
-        try:
-            result = vector.explore(loaded, limits)
-            _engine_errors(result)
-        except Unsupported:
-            try:
-                result = explore(loaded, limits)
-            except RuleRuntimeError:
-                continue
-        except RuleRuntimeError:
+        result = _explored(loaded, limits)
+        if result is None:
             continue
         result.loaded = loaded
         result.estimate = None
@@ -51,9 +42,8 @@ def _deeper(loaded, result, limits, bounds: PlayBounds):
     configuration whose estimate fits is explored again, to the end."""
     import math
 
-    from ..verify import Unsupported, vector
     from ..verify.estimate import estimate
-    from ..verify.explore import Limits, explore
+    from ..verify.explore import Limits
 
     found = estimate(loaded, probes=300, max_steps=bounds.max_steps, step_budget=bounds.estimate_steps,
                      seed=bounds.seed) if bounds.estimate_steps > 0 else None
@@ -65,20 +55,32 @@ def _deeper(loaded, result, limits, bounds: PlayBounds):
         result.exhaustive = (f"not tried: the estimate ({found.text()}) is above {EXHAUSTIVE_STATES:,} states")
         return result
     deep = Limits(max_states=EXHAUSTIVE_STATES, time_limit=bounds.exhaustive_time, depth=None)
-    try:
-        again = vector.explore(loaded, deep)
-        _engine_errors(again)
-    except Unsupported:
-        try:
-            again = explore(loaded, deep)
-        except RuleRuntimeError:
-            return result
-    except RuleRuntimeError:
+    again = _explored(loaded, deep)
+    if again is None:
         return result
     again.loaded, again.estimate = loaded, found
     again.exhaustive = "explored to the end" if again.complete else (
         f"tried, stopped by the {again.stopped_by} limit after {again.states:,} states")
     return again
+
+
+def _explored(loaded, limits):
+    """The vectorized explorer's result where the configuration lies in its fragment, the engine
+    explorer's otherwise; None when the rules fail where play starts."""
+    from ..verify import Unsupported, vector
+    from ..verify.explore import explore
+
+    try:
+        result = vector.explore(loaded, limits)
+        _engine_errors(result)
+        return result
+    except Unsupported:
+        try:
+            return explore(loaded, limits)
+        except RuleRuntimeError:
+            return None
+    except RuleRuntimeError:
+        return None
 
 
 def _engine_errors(x) -> None:
