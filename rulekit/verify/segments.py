@@ -38,6 +38,7 @@ from ..lower import Config, core
 from . import Unsupported, budget
 from .fragment import Builder, Store, where
 from .terms import TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
+from .terms import size as term_size
 
 _STOPS = (m.Choose, m.Random, m.Loop, m.Turns, m.Rounds, m.CheckTriggers)
 
@@ -427,16 +428,7 @@ SLICE_LIMIT = 2_500  # distinct term nodes of an invariant's slice (shared nodes
 
 def slice_size(system: System) -> int:
     """The distinct term nodes of a system's commands (shared subterms counted once)."""
-    seen: set = set()
-    stack = [x for c in system.commands for x in (c.guard, c.error, *c.updates.values())]
-    while stack:
-        y = stack.pop()
-        if id(y) in seen:
-            continue
-        seen.add(id(y))
-        if y[0] not in ("c", "b", "s"):
-            stack.extend(z for z in y[1:] if isinstance(z, tuple))
-    return len(seen)
+    return term_size(*(x for c in system.commands for x in (c.guard, c.error, *c.updates.values())))
 
 
 def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, deadline: float) -> tuple:
@@ -450,8 +442,6 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
       a spurious one), the slice is too large (`SLICE_LIMIT`), or Z3 ran out of its resource budget
       (`budget`); `deadline` is only a wall-clock safety net.
     """
-    import time
-
     from . import symbolic
 
     if name in system.compiled.get("untracked", {}):

@@ -204,10 +204,10 @@ class SlotSets:
         return memo[id(x)][1]
 
 
-def size(x) -> int:
-    """The number of distinct nodes of `x` (shared subterms counted once)."""
+def size(*roots) -> int:
+    """The number of distinct nodes of the terms `roots` (shared subterms counted once)."""
     seen: set = set()
-    stack = [x]
+    stack = list(roots)
     while stack:
         y = stack.pop()
         if id(y) in seen:
