@@ -177,6 +177,11 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--bmc-depth", type=int, default=PlayBounds.bmc_depth, metavar="N",
                    help=f"Z3 bounded model checking over the symbolic transition relation: steps from the start "
                    f"(default: {PlayBounds.bmc_depth})")
+    c.add_argument("--whole-bmc-depth", type=int, default=PlayBounds.whole_bmc_depth, metavar="N",
+                   help=f"Z3 bounded model checking over the whole-language relation (games with turns, rounds, "
+                   f"triggers or chance, whose states are their decision points): steps from the start, the set-up "
+                   f"being the first; each step costs far more than in the simple fragment "
+                   f"(default: {PlayBounds.whole_bmc_depth})")
     c.add_argument("--max-k", type=int, default=PlayBounds.max_k, metavar="K",
                    help=f"Z3 k-induction: the largest k tried (default: {PlayBounds.max_k})")
     c.add_argument("--symbolic-time-limit", type=float, default=PlayBounds.symbolic_time_limit, metavar="SECONDS",
@@ -299,7 +304,8 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=Non
 
 def _check(args, out: Console) -> int:
     for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_budget", "jobs", "max_steps",
-                 "max_states", "time_limit", "solver_timeout", "bmc_depth", "max_k", "symbolic_time_limit"):
+                 "max_states", "time_limit", "solver_timeout", "bmc_depth", "whole_bmc_depth", "max_k",
+                 "symbolic_time_limit"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.solver_rlimit is not None and args.solver_rlimit <= 0:
@@ -316,7 +322,7 @@ def _check(args, out: Console) -> int:
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
                         variant_budget=args.variant_budget, explore_budget=args.explore_budget,
-                        bmc_depth=args.bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
+                        bmc_depth=args.bmc_depth, whole_bmc_depth=args.whole_bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
                         deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,
                         exhaustive=args.exhaustive)

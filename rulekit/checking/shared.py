@@ -27,6 +27,7 @@ class PlayBounds:
     variant_budget: int = 800  # decisions per player count under each non-default option
     explore_budget: float = 2.0  # explorer: seconds per spec and option set, shared by the player counts
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
+    whole_bmc_depth: int = 1  # the same over the whole-language relation (verify.control), the set-up the first
     max_k: int = 3  # Z3 k-induction: the largest k tried
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
     confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts

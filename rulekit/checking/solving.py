@@ -10,6 +10,7 @@ from ..pipeline import Spec
 from .shared import build_limit, PlayBounds, config_of, described, location_of, players_text, property_test, quote_texts, z3_errors
 from .variants import changed_options, options_suffix
 from .witnesses import replayed
+from ..errors import WitnessError
 
 
 def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
@@ -17,12 +18,13 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     the symbolic fragment (`verify.fragment`); one `unknown` finding naming the construct otherwise."""
     from ..verify import Unsupported, budget, fragment, parametric, symbolic
     from ..lower import every_count
-    from ..verify.replay import action_ids
+    from ..verify.replay import history
 
     suffix, changed = options_suffix(options, game), changed_options(options, game)
     counts = list(range(game.min_players, game.max_players + 1))
     timeout = int(bounds.solver_timeout * 1000)
     results = {}
+    whole = False
     try:
         for players in counts:
             config = config_of(spec, players, options)
@@ -35,41 +37,59 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     except Unsupported as exc:
         if not game.properties:
             return []
-        return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
-                        "z3-bmc", f"Z3 (BMC, k-induction) left out: the exact symbolic transition relation does not "
-                        f"cover this game (unsupported: {exc}); its ends and deadlocks are judged by exploration and "
-                        "random play, its invariants also by Z3 over the counts abstraction", options=changed),
-                *segment_findings(spec, game, options, bounds)]
+        results, why = whole_language(spec, game, options, bounds, counts)
+        whole, exc = True, why or exc
+        if not results:
+            return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
+                            "z3-bmc", f"Z3 (BMC, k-induction) left out: the exact symbolic transition relation does not "
+                            f"cover this game (unsupported: {exc}); its ends and deadlocks are judged by exploration and "
+                            "random play, its invariants also by Z3 over the counts abstraction", options=changed),
+                    *segment_findings(spec, game, options, bounds)]
     except z3_errors() as exc:
         return [Finding(f"{game.name}/invariant/z3-symbolic{suffix}", game.name, "invariant", "info", "unknown",
                         "z3-bmc", f"Z3 failed on the symbolic transition relation ({exc})", options=changed)]
     if not results:
         return []
+    counts = sorted(results) if whole else counts
     where = players_text(counts)
     found: list[Finding] = []
     loaded_cache: dict = {}
 
-    def replay(players, path, holds, what):
+    def replay(players, answer, holds, what):
+        """The witness for people, replayed in the engine; None when it does not replay on a relation
+        that over-approximates the game (it forgot an order the engine knows)."""
         if players not in loaded_cache:
             loaded_cache[players] = spec.engine(players, options)
-        loaded = loaded_cache[players]
-        ids = action_ids(results[players][0], loaded)
-        return replayed(loaded, [ids[c] for c in path], holds, what)
+        loaded, system = loaded_cache[players], results[players][0]
+        path = history(system, loaded, answer.path, answer.states)
+        if not system.inexact:
+            return replayed(loaded, path, holds, what)
+        try:
+            return replayed(loaded, path, holds, what)
+        except WitnessError:
+            return None
 
     depth = min(v.depth for _, v in results.values())
-    bound = {"players": counts, "bmc_depth": depth, "max_k": bounds.max_k}
+    bound = {"players": counts, "bmc_depth": depth, "max_k": bounds.max_k,
+             "relation": "whole language" if whole else "fragment"}
+    spurious: dict = {}
+    tag = "z3-bmc" if whole else "z3"
     for prop in (p for p in game.properties if p.applies(options)):
         key = (prop.kind, prop.name)
         answers = {p: v.answers.get(key) for p, (_, v) in results.items()}
         test = property_test(prop)
         common = dict(quotes=quote_texts(prop), location=location_of(prop.span), options=changed)
         if prop.kind == "invariant":
-            fid = f"{game.name}/invariant/{prop.name}/z3{suffix}"
+            fid = f"{game.name}/invariant/{prop.name}/{tag}{suffix}"
             bad = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "refuted")
             ks = {p: v.proven.get(prop.name) for p, (_, v) in results.items()}
-            if bad:
-                d, p = bad[0]
-                steps = replay(p, answers[p].path, lambda s, t=test: not t(s), f"invariant {prop.name}")
+            steps = None
+            while bad and steps is None:
+                d, p = bad.pop(0)
+                steps = replay(p, answers[p], lambda s, t=test: not t(s), f"invariant {prop.name}")
+                if steps is None:
+                    spurious[prop.name] = p
+            if steps is not None:
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", "z3-bmc",
                                      f"{prop.name} is false {d} steps from the start with {p} players (Z3 BMC, a "
                                      f"shortest witness){described(prop)}", bound=bound, witness=steps, **common))
@@ -89,15 +109,21 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 if unknown:
                     text += "; undecided with " + ", ".join(map(str, unknown)) + " players (" + \
                         answers[unknown[0]].reason + ")"
+                if prop.name in spurious:
+                    unknown = unknown or [spurious[prop.name]]
+                    text += (f"; a violation Z3 found with {spurious[prop.name]} players does not replay in the engine "
+                             f"(the relation forgets {', '.join(results[spurious[prop.name]][0].inexact)})")
                 found.append(Finding(fid, game.name, "invariant", "info", "unknown" if unknown and not proven else
                                      "bounded", "z3-bmc", text + described(prop), bound=bound, **common))
         else:
-            fid = f"{game.name}/reachability/{prop.name}/z3{suffix}"
+            fid = f"{game.name}/reachability/{prop.name}/{tag}{suffix}"
             hits = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "reached")
             never = [p for p, (_, v) in results.items() if prop.name in v.unreachable]
-            if hits:
-                d, p = hits[0]
-                steps = replay(p, answers[p].path, lambda s, t=test: t(s), f"target {prop.name}")
+            steps = None
+            while hits and steps is None:
+                d, p = hits.pop(0)
+                steps = replay(p, answers[p], lambda s, t=test: t(s), f"target {prop.name}")
+            if steps is not None:
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "z3-bmc",
                                      f"{prop.name} is reached in {d} steps with {p} players (Z3 BMC, a shortest "
                                      f"witness){described(prop)}", bound=bound, witness=steps, **common))
@@ -113,10 +139,12 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                                      text + described(prop), bound=bound, **common))
     stuck = sorted((a.depth, p) for p, (_, v) in results.items()
                    if (a := v.answers.get(("deadlock",))) is not None and a.status == "found")
-    fid = f"{game.name}/deadlock/z3{suffix}"
-    if stuck:
-        d, p = stuck[0]
-        steps = replay(p, results[p][1].answers[("deadlock",)].path, lambda s: s.is_stuck(), "a deadlock")
+    fid = f"{game.name}/deadlock/{tag}{suffix}"
+    steps = None
+    while stuck and steps is None:
+        d, p = stuck.pop(0)
+        steps = replay(p, results[p][1].answers[("deadlock",)], lambda s: s.is_stuck(), "a deadlock")
+    if steps is not None:
         found.append(Finding(fid, game.name, "deadlock", "error", "refuted", "z3-bmc",
                              f"the game is not over, yet no one has a legal move, {d} steps from the start with "
                              f"{p} players (Z3 BMC, a shortest witness)", bound=bound, witness=steps, options=changed))
@@ -139,7 +167,35 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                                  "info", "proven", "z3-k-induction", f"{prop.name}: {proofs[prop.name][1]}{described(prop)}",
                                  bound={"players": f">= {game.min_players}", "k": 1}, quotes=quote_texts(prop),
                                  location=location_of(prop.span), options=changed))
+    if whole:
+        found += segment_findings(spec, game, options, bounds)
     return found
+
+
+def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, counts: list) -> tuple[dict, str]:
+    """BMC over the whole-language relation (`verify.control`) to `whole_bmc_depth` steps, at the
+    smallest player count (the cheapest to unroll); ({players: (system, verdicts)}, why not) where it
+    does not cover the game. Induction is left to the counts abstraction: over this relation a step
+    case would need invariants of the control as well."""
+    from ..verify import Unsupported, budget, control, symbolic
+
+    timeout = int(bounds.solver_timeout * 1000)
+    results = {}
+    for players in counts[:1]:
+        config = config_of(spec, players, options)
+        if config is None:
+            continue
+        try:
+            with budget.time_box(build_limit(bounds), "the whole-language relation"):
+                system = control.build(config)
+        except Unsupported as exc:
+            return {}, str(exc)
+        deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR
+        verdicts = symbolic.Verdicts()
+        verdicts.answers = symbolic.bmc(system, bounds.whole_bmc_depth, timeout, deadline)
+        verdicts.depth = min((a.depth for a in verdicts.answers.values()), default=bounds.whole_bmc_depth)
+        results[players] = (system, verdicts)
+    return results, ""
 
 
 def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:

@@ -2,14 +2,20 @@
 action id of each command, and one command or property evaluated on one state (numpy reading)."""
 from __future__ import annotations
 
-from .terms import System, to_python
+from .terms import System, evaluate, to_python
+
+DATA = ("var", "supply", "held", "zone", "over", "winner")  # the slots an engine state determines by itself
+
 
 def abstract(system: System, loaded, state) -> list[int]:
-    """The slot values of an engine state."""
+    """The slot values of an engine state; a slot of control or an input (which only the relation
+    knows) is None."""
     out = []
     for slot in system.slots:
         key = slot.key
-        if key[0] == "var":
+        if key[0] not in DATA:
+            out.append(None)
+        elif key[0] == "var":
             out.append(int(state.v[loaded.var_index(key[1], key[2])]))
         elif key[0] == "supply":
             out.append(state.v[loaded.var_index(key[1])])
@@ -24,10 +30,84 @@ def abstract(system: System, loaded, state) -> list[int]:
     return out
 
 
-def action_ids(system: System, loaded) -> list[int]:
-    """The engine's action id of each command."""
+def action_ids(system: System, loaded) -> list[int | None]:
+    """The engine's action id of each command (None for one that is no player's action: the set-up, or
+    the rules going on from a silent location)."""
     table = {(point, ai, tuple(combo)): i for i, (point, ai, combo, _) in enumerate(loaded.action_table)}
-    return [table[(c.point, c.action, c.combo)] for c in system.commands]
+    return [table[(c.point, c.action, c.combo)] if c.point >= 0 else None for c in system.commands]
+
+
+def history(system: System, loaded, path: list[int], states: list[list[int]]) -> list[int]:
+    """The engine's history (actions and chance outcomes, in order) of a path of commands, given the
+    state before each step (inputs included): each chance event that happens and that the engine shows
+    (it skips one of a single outcome) gives its outcome, after the action that led to it."""
+    ids = action_ids(system, loaded)
+    out = []
+    for c, values in zip(path, states):
+        if ids[c] is not None:
+            out.append(ids[c])
+        for event in system.commands[c].events:
+            if not holds(system, event.active, values) or not holds(system, event.shown, values):
+                continue
+            live = [v for v, w in event.outcomes if value(system, w, values) > 0]
+            if len(live) > 1:
+                out.append(values[event.slot])
+    return out
+
+
+def follow(system: System, loaded, engine_history: list[int]) -> tuple[list[str], int]:
+    """Walk the relation along a game the engine played (its history from the initial state): each
+    stretch (the set-up, or an action) must be the command of the engine's action, then the silent
+    commands, fed the engine's chance outcomes in order; it must be enabled and assume nothing the engine
+    did not do; and the state it leads to must agree with the engine's at the next decision.
+    (what disagrees, for people; how many decisions were followed). The walk stops early, with no
+    disagreement, where the relation over-approximates (the top of a stack whose order it forgot)."""
+    ids = action_ids(system, loaded)
+    silent = [c for c, i in enumerate(ids) if i is None]
+    state = loaded.new_initial_state(None)
+    values = list(system.init)
+    pending = list(engine_history)
+    action, followed = None, 0
+    while True:
+        feed = []
+        if action is not None:
+            state.apply_action(action)
+        while pending and state.is_chance_node():
+            feed.append(pending.pop(0))
+            state.apply_action(feed[-1])
+        first = action is not None
+        while True:
+            pool = [c for c, i in enumerate(ids) if i == action] if first else silent
+            enabled = [c for c in pool if holds(system, system.commands[c].guard, values)]
+            if not enabled:
+                if first:
+                    return [f"decision {followed}: no command of action {action} is enabled"], followed
+                break
+            first, cmd = False, system.commands[enabled[0]]
+            for event in cmd.events:
+                if not holds(system, event.active, values):
+                    continue
+                live = [v for v, w in event.outcomes if value(system, w, values) > 0]
+                if len(live) > 1 and not holds(system, event.shown, values):
+                    return [], followed  # the engine knows this card; the relation does not
+                if len(live) > 1:
+                    if not feed:
+                        return [f"decision {followed}: {cmd.label} meets a chance event the engine did not"], followed
+                    values[event.slot] = feed.pop(0)
+                else:
+                    values[event.slot] = live[0] if live else 0
+            if holds(system, cmd.error, values) or not holds(system, cmd.assume, values):
+                return [f"decision {followed}: {cmd.label} is refused, or takes a chance outcome for granted"], followed
+            values = step(system, values, enabled[0])[2]
+        if feed:
+            return [f"decision {followed}: the engine drew chance outcomes {feed} that the relation did not"], followed
+        problems = [f"decision {followed}: {slot.name} is {mine} in the relation, {theirs} in the engine"
+                    for slot, mine, theirs in zip(system.slots, values, abstract(system, loaded, state))
+                    if theirs is not None and mine != theirs]
+        if problems or not pending or state.is_terminal():
+            return problems, followed
+        action = pending.pop(0)
+        followed += 1
 
 
 def evaluator(exprs: list, name: str = "x"):
@@ -42,30 +122,23 @@ def evaluator(exprs: list, name: str = "x"):
 
 
 def step(system: System, values: list[int], command: int) -> tuple[bool, bool, list[int]]:
-    """(enabled, refused, successor) of one command on one state, by the numpy reading of the IR."""
-    import numpy as np
-
-    x = [np.array([v], dtype=np.int64) for v in values]
+    """(enabled, refused, successor) of one command on one state."""
     c = system.commands[command]
-    order = sorted(c.updates)
-    key = ("step", command)
-    if key not in system.compiled:
-        system.compiled[key] = evaluator([c.guard, c.error, *(c.updates[i] for i in order)])
-    out = system.compiled[key](x)
+    memo: dict = {}
     after = list(values)
-    for i, v in zip(order, out[2:]):
-        after[i] = int(np.broadcast_to(v, (1,))[0])
-    return bool(np.broadcast_to(out[0], (1,))[0]), bool(np.broadcast_to(out[1], (1,))[0]), after
+    for i, x in c.updates.items():
+        after[i] = int(evaluate(x, values, memo))
+    return bool(evaluate(c.guard, values, memo)), bool(evaluate(c.error, values, memo)), after
+
+
+def value(system: System, expr, values: list[int]) -> int:
+    """One integer term evaluated on one state."""
+    return int(evaluate(expr, values))
 
 
 def holds(system: System, expr, values: list[int]) -> bool:
-    import numpy as np
-
-    x = [np.array([v], dtype=np.int64) for v in values]
-    key = ("holds", id(expr))
-    if key not in system.compiled:
-        system.compiled[key] = (expr, evaluator([expr]))  # the expression kept, so its id stays its own
-    return bool(np.broadcast_to(system.compiled[key][1](x)[0], (1,))[0])
+    """One condition evaluated on one state."""
+    return bool(evaluate(expr, values))
 
 
-__all__ = ["abstract", "action_ids", "evaluator", "step", "holds"]
+__all__ = ["DATA", "abstract", "action_ids", "evaluator", "follow", "history", "holds", "step", "value"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from . import budget, replay
+from . import budget, replay, smtlib
 from . import terms
 
 _CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
@@ -97,6 +97,7 @@ class Answer:
     depth: int = 0
     path: list[int] = field(default_factory=list)
     reason: str = ""
+    states: list = field(default_factory=list)  # the slot values before each step of `path` (inputs too)
 
 
 class Relation:
@@ -105,6 +106,7 @@ class Relation:
     def __init__(self, system: terms.System):
         self.system = system
         self.changing = sorted({i for c in system.commands for i in c.updates} | set(system.free))
+        self.template = None
 
     def state(self, tag: str) -> dict:
         xs = {i: z3.IntVal(v) for i, v in enumerate(self.system.init)}
@@ -116,17 +118,50 @@ class Relation:
         return [xs[i] == self.system.init[i] for i in self.changing if i not in self.system.free]
 
     def step(self, xs: dict, ys: dict, choice) -> z3.BoolRef:
-        memo: dict = {}
+        """One step: the chosen command is enabled, and each slot's next value is that command's update.
+        The step is written once, over placeholder states, and instantiated for each pair of states."""
+        if self.template is None:
+            self.template = self._template()
+        formula, pairs = self.template
+        targets = {"x": xs, "y": ys}
+        return z3.substitute(formula, *[(var, choice if side == "choice" else targets[side][i])
+                                        for var, (side, i) in pairs])
+
+    def _template(self):
+        """(the step over placeholder constants, [(placeholder, (side, slot))]). Each slot's next value is
+        one if-chain over the commands that change it, rather than a disjunction of whole successor
+        states, which the solver would have to split case by case."""
+        system = self.system
+        n = len(system.slots)
+        fixed = {i: terms.const(v) for i, v in enumerate(system.init) if i not in self.changing}
+        choice = ("s", 2 * n)
+
+        def pre(x):
+            return terms.substitute(x, {i: v[1] for i, v in fixed.items()}) if fixed else x
+
         options = []
-        for ci, c in enumerate(self.system.commands):
-            parts = [choice == ci, to_z3(c.guard, xs, memo)]
-            if c.error != terms.FALSE:
-                parts.append(z3.Not(to_z3(c.error, xs, memo)))
-            for i in self.changing:
-                if i not in self.system.free:
-                    parts.append(ys[i] == (to_z3(c.updates[i], xs, memo) if i in c.updates else xs[i]))
-            options.append(z3.And(parts))
-        return z3.Or(options) if options else z3.BoolVal(False)
+        for ci, c in enumerate(system.commands):
+            parts = [pre(c.guard), pre(c.assume), terms.not_(pre(c.error))]
+            options.append(terms.and_(terms.compare("==", choice, terms.const(ci)), *parts))
+        frame = []
+        for i in self.changing:
+            if i in system.free:
+                continue
+            value = ("s", i)
+            for ci in range(len(system.commands) - 1, -1, -1):
+                update = system.commands[ci].updates.get(i)
+                if update is not None:
+                    value = terms.ite(terms.compare("==", choice, terms.const(ci)), pre(update), value)
+            frame.append(terms.compare("==", ("s", n + i), value))
+        step = terms.and_(terms.or_(*options), *frame)
+        names = {i: f"x!{i}" for i in range(n)}
+        names.update({n + i: f"y!{i}" for i in range(n)})
+        names[2 * n] = "choice!"
+        formula = smtlib.condition(step, names)
+        pairs = [(z3.Int(f"x!{i}"), ("x", i)) for i in self.changing]
+        pairs += [(z3.Int(f"y!{i}"), ("y", i)) for i in self.changing if i not in system.free]
+        pairs.append((z3.Int("choice!"), ("choice", 0)))
+        return formula, pairs
 
     def cond(self, expr, xs: dict) -> z3.BoolRef:
         return to_z3(expr, xs)
@@ -166,7 +201,23 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
         xs = states[t]
         for lemma in lemmas:
             solver.add(rel.cond(lemma, xs))
-        for key, goal in list(open_.items()):
+        # All open questions at once first: at most depths nothing is found, and one query says so.
+        batch = _ask(solver, [goal(xs) for goal in open_.values()]) if len(open_) > 1 else None
+        while batch is not None and open_:
+            r, _ = batch
+            if r != z3.sat:
+                break
+            model = solver.model()
+            hits = [key for key, goal in open_.items() if z3.is_true(model.eval(goal(xs), model_completion=True))]
+            for key in hits:
+                found[key] = _answer(key, t, model, choices, states, system)
+                del open_[key]
+            batch = _ask(solver, [goal(xs) for goal in open_.values()]) if len(open_) > 1 else None
+        if batch is not None and batch[0] == z3.unsat:
+            open_questions = {}
+        else:
+            open_questions = dict(open_)
+        for key, goal in list(open_questions.items()):
             if deadline is not None and time.perf_counter() > deadline:
                 unknown[key] = "the wall-clock safety net of BMC fired (the verdict depends on the machine)"
                 del open_[key]
@@ -178,9 +229,7 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
             else:
                 solver_reason = budget.unknown_reason(solver) if r == z3.unknown else ""
             if r == z3.sat:
-                model = solver.model()
-                path = [model.eval(c, model_completion=True).as_long() for c in choices]
-                found[key] = Answer({"invariant": "refuted", "reachable": "reached", "deadlock": "found"}[key[0]], t, path)
+                found[key] = _answer(key, t, solver.model(), choices, states, system)
                 del open_[key]
             elif r == z3.unknown:
                 unknown[key] = solver_reason or "Z3: unknown"
@@ -204,6 +253,24 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
     for key in open_:
         out[key] = Answer(quiet[key[0]], reached)
     return out
+
+
+def _ask(solver, goals: list):
+    """(result, reason) of one query for any of `goals`."""
+    try:
+        r = budget.check(solver, z3.Or(*goals))
+    except z3.Z3Exception as exc:
+        return z3.unknown, str(exc)
+    return r, budget.unknown_reason(solver) if r == z3.unknown else ""
+
+
+def _answer(key, depth: int, model, choices: list, states: list, system: terms.System) -> Answer:
+    """The answer to a question that the model meets at `depth`: its path and the states along it."""
+    path = [model.eval(c, model_completion=True).as_long() for c in choices]
+    values = [[model.eval(xs[i], model_completion=True).as_long() for i in range(len(system.slots))]
+              for xs in states[:len(path)]]
+    status = {"invariant": "refuted", "reachable": "reached", "deadlock": "found"}[key[0]]
+    return Answer(status, depth, path, states=values)
 
 
 def k_induction(system: terms.System, expr, max_k: int = 3, timeout_ms: int = 5000, assume: list | None = None,

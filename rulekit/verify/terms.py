@@ -249,6 +249,38 @@ def to_python(x, name: str = "x") -> str:
     return f"({a} {tag} {b})"
 
 
+def evaluate(x, values: list[int], memo: dict | None = None):
+    """The value (an int or a bool) of `x` on one state. Terms are DAGs whose trees can be
+    exponentially larger, so each node is computed once, by identity; `memo` may be shared by the
+    terms of one state."""
+    memo = {} if memo is None else memo
+    key = id(x)
+    hit = memo.get(key)
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    tag = x[0]
+    if tag in ("c", "b"):
+        out = x[1]
+    elif tag == "s":
+        out = values[x[1]]
+    elif tag == "neg":
+        out = -evaluate(x[1], values, memo)
+    elif tag == "not":
+        out = not evaluate(x[1], values, memo)
+    elif tag == "ite":
+        out = evaluate(x[2] if evaluate(x[1], values, memo) else x[3], values, memo)
+    elif tag == "and":
+        out = bool(evaluate(x[1], values, memo)) and bool(evaluate(x[2], values, memo))
+    elif tag == "or":
+        out = bool(evaluate(x[1], values, memo)) or bool(evaluate(x[2], values, memo))
+    elif tag in _CMP:
+        out = _CMP[tag](evaluate(x[1], values, memo), evaluate(x[2], values, memo))
+    else:
+        out = _ARITH[tag](int(evaluate(x[1], values, memo)), int(evaluate(x[2], values, memo)))
+    memo[key] = (x, out)
+    return out
+
+
 # ---- the system ------------------------------------------------------------------------------------
 
 @dataclass
@@ -273,6 +305,10 @@ class Command:
     guard: tuple
     error: tuple
     updates: dict  # slot index -> new value
+    # What the command takes for granted of its inputs (free slots): each chance event's outcome is one of
+    # nonzero weight; and those events, in order, for a witness to be replayed with the same outcomes.
+    assume: tuple = TRUE
+    events: list = field(default_factory=list)
 
 
 @dataclass
@@ -287,6 +323,8 @@ class System:
     over: int = 0  # slot index of the end flag
     # Slots with no initial value and no update: any value in every state (an abstraction's unknowns).
     free: frozenset = frozenset()
+    # Where the system over-approximates the game (a witness must replay before it counts); empty when exact.
+    inexact: tuple = ()
     compiled: dict = field(default_factory=dict, repr=False, compare=False)  # evaluators, by what they compute
 
     def index(self, key: tuple) -> int:

@@ -1,0 +1,718 @@
+"""The whole-language relation: a configuration's game as a guarded-command system whose states are
+its decision points.
+
+`verify.fragment` covers games whose flow is one loop around one choice. This module extends its
+builder with the control of the whole language, so that BMC and k-induction (`verify.symbolic`) run on
+games with turns, rounds, loops, procedures and triggers around their decisions:
+
+- a state is a decision point (or the end): the game's slots, plus `pc` (which decision the rules wait
+  at, 0 before the set-up), whose turn it is, each trigger's armed flag, each stack's `mixed` flag, and
+  the locals that the rules still need after the decision (a `for` running around it, a `let` before it);
+- a command is one action at one decision: it runs the action, then the rules onward, symbolically,
+  until the next decision or the end. One extra command, at pc 0, runs the set-up to the first decision;
+- control inside a stretch is predicated: `running` is the condition under which the rules are still
+  running; `break`, `end turn` and `end round` move running paths to an exit flag of their construct,
+  which gives them back when the construct is left; reaching a decision stores `pc` and the locals;
+- a loop, `turns` or `rounds` that can go round without a decision is unrolled, and a stretch that
+  could go round more often than that is refused unless Z3 proves that it cannot;
+- triggers fire as the engine fires them: before each decision and at `check triggers`, the first
+  armed one whose condition holds, again and again until none fires;
+- chance is nondeterminism over its support: each chance event of a stretch reads a free slot (an
+  input), and the command assumes that the input is one of the outcomes of nonzero weight. The events
+  are kept, in order, so that a witness is replayed in the engine with the same outcomes;
+- a stack whose cards were shuffled, and nothing put on since, is its count of each kind: its top is a
+  chance event over the kinds it holds, exactly as the engine's deferred shuffle draws it. Once cards
+  are put on a stack its order is known to the engine but not to the counts: its top is then any card
+  it holds, an over-approximation (`System.exact` is False): a proof stays a proof, and a violation counts
+  only once it replays in the engine.
+
+Whatever else the builder does not model raises `Unsupported`, naming it and where it is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import model as m
+from ..lower import Config, core
+from . import Unsupported, budget
+from .fragment import Builder, where
+from .terms import FALSE, TRUE, Command, System, and_, arith, compare, const, ite, not_, or_
+
+UNROLL = 3  # rounds of a loop (or of `rounds`) run in one stretch before the rest waits at a silent location
+
+
+class Flow:
+    """A symbolic store with control: `running` is the condition under which the rules still run;
+    `exits` maps a construct to the paths that left it early and return when it is left."""
+
+    __slots__ = ("vals", "running", "exits", "error")
+
+    def __init__(self, vals: list, running=TRUE, exits: dict | None = None, error=FALSE):
+        self.vals, self.running, self.exits, self.error = vals, running, dict(exits or {}), error
+
+    @property
+    def halted(self):
+        return not_(self.running)
+
+    def copy(self) -> Flow:
+        return Flow(list(self.vals), self.running, self.exits, self.error)
+
+    def leave(self, key) -> None:
+        """The running paths stop here and resume when construct `key` is left."""
+        self.exits[key] = or_(self.exits.get(key, FALSE), self.running)
+        self.running = FALSE
+
+    def regain(self, key) -> None:
+        self.running = or_(self.running, self.exits.pop(key, FALSE))
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One level of what encloses the statement being run: `kind` block/loop/for/turns/rounds/call/
+    action/trigger, its node, `extra` (the statement index in a block, the round of a `for`, the part of
+    `turns`), and the environment level of its locals."""
+
+    kind: str
+    node: object
+    extra: object
+    level: int
+
+    def key(self) -> tuple:
+        return (self.kind, id(self.node), self.extra)
+
+
+@dataclass
+class Location:
+    pc: int
+    frames: tuple  # Frame, outermost first; the last is the block frame of the choice
+    choose: m.Choose
+    locals: dict = field(default_factory=dict)  # level -> {local key: slot index}
+
+
+@dataclass
+class Event:
+    """One chance event of a command, in the order the rules meet it: the input slot it reads, the
+    condition under which it happens, and its outcomes with their weights; `drawn` when it is a stack's
+    top or bottom (the engine asks for it only while the stack is shuffled)."""
+
+    slot: int
+    active: tuple
+    outcomes: list  # (value, weight term)
+    shown: tuple = TRUE  # the engine shows it as a chance node (it may also skip one of a single outcome)
+
+
+class ControlBuilder(Builder):
+    """The builder of `verify.fragment`, with the control and chance of the whole language."""
+
+    def __init__(self, config: Config):
+        super().__init__(config)
+        self.locations: dict[tuple, Location] = {}
+        self.order: list[Location] = []
+        self.frames: list[Frame] = []
+        self.envs: list[dict] = []
+        self.inputs: list[int] = []  # input slots, shared by the commands (a step runs one)
+        self.used_inputs = 0
+        self.events: list[Event] = []
+        self.assumes: list = []
+        self.inexact: set[str] = set()
+        self.binding = False
+        self.stale = False
+        self.pc = self._add("pc", 0, None, 0)
+        self.cur = self._add("cur", 0, self.n - 1, 0)
+        self.armed = [self._add(("armed", i), 0, 1, 1, f"armed[{t.name}]") for i, t in enumerate(self.g.triggers)]
+        self.mixed = {}
+        for z in self.g.zones:
+            if z.shape == "stack":
+                for p in (range(self.n) if z.per_player else [None]):
+                    self.mixed[(z.name, p)] = self._add(("mixed", z.name, p), 0, 1, 0,
+                                                        f"mixed[{z.name}{'' if p is None else f'[{p}]'}]")
+        self.fed = self._fed_stacks()
+
+    def _check_declarations(self) -> None:
+        g = self.g
+        if g.boards:
+            raise Unsupported(f"board {g.boards[0].name}{where(g.boards[0])}")
+        for z in g.zones:
+            if getattr(z, "per_board", None) is not None:
+                raise Unsupported(f"zone {z.name} laid out on a board{where(z)}")
+        if self.reverses:
+            raise Unsupported("`reverse order` (the direction of play changes during the game)")
+
+    def _add(self, key, low, high, init, name=None) -> int:
+        key = key if isinstance(key, tuple) else (key,)
+        self._slot(key, name or key[0], low, high, init)
+        return self.at[key]
+
+    def _fed_stacks(self) -> set:
+        """Stacks that cards are put on during play and not shuffled after, in the same block: their
+        order becomes known to the engine."""
+        out = set()
+
+        def scan(stmts) -> None:
+            for i, s in enumerate(stmts):
+                if isinstance(s, m.Move) and isinstance(s.dest, m.ZoneRef) and self.zones[s.dest.zone].shape == "stack":
+                    if not any(isinstance(x, m.Shuffle) and isinstance(x.zone, m.ZoneRef) and x.zone.zone == s.dest.zone
+                               for x in stmts[i + 1:]):
+                        out.add(s.dest.zone)
+                for child in _blocks(s):
+                    scan(child)
+
+        for body in (self.g.flow.body, *(p.body for p in self.g.procedures), *(t.body for t in self.g.triggers)):
+            scan(body)
+        return out
+
+    # ---- the store
+    def write_slot(self, st: Flow, slot: int, value) -> None:
+        self.pad(st)
+        st.vals[slot] = ite(st.running, value, st.vals[slot])
+
+    def pad(self, st: Flow) -> None:
+        """Slots made while a stretch is built (locals, inputs) join every store as themselves."""
+        st.vals.extend(("s", i) for i in range(len(st.vals), len(self.slots)))
+
+    def fail_if(self, st, cond) -> None:
+        st.error = or_(st.error, and_(st.running, cond))
+
+    def run(self, stmts, st, env) -> None:
+        self.run_block(stmts, 0, st, env)
+
+    def run_block(self, stmts, start: int, st: Flow, env: dict) -> None:
+        budget.tick()
+        level = self._level(env)
+        for j in range(start, len(stmts)):
+            if st.running == FALSE:
+                return
+            s = stmts[j]
+            method = getattr(self, "s_" + type(s).__name__, None)
+            if method is None:
+                raise Unsupported(f"statement {type(s).__name__}{where(s)}")
+            self.frames.append(Frame("block", stmts, j, level))
+            try:
+                method(s, st, env)
+            finally:
+                self.frames.pop()
+
+    def _level(self, env: dict) -> int:
+        for i, e in enumerate(self.envs):
+            if e is env:
+                return i
+        self.envs.append(env)
+        return len(self.envs) - 1
+
+    def _if(self, branches, orelse, st, env):
+        if not branches:
+            self.run(orelse, st, env)
+            return
+        (cond, body), rest = branches[0], branches[1:]
+        if cond[0] == "b":
+            self.run(body, st, dict(env)) if cond[1] else self._if(rest, orelse, st, env)
+            return
+        then, other = st.copy(), st.copy()
+        then.running = and_(st.running, cond)
+        other.running = and_(st.running, not_(cond))
+        self.run(body, then, dict(env))
+        self._if(rest, orelse, other, dict(env))
+        self.merge(st, cond, then, other)
+
+    def merge(self, st: Flow, cond, a: Flow, b: Flow) -> None:
+        self.pad(a)
+        self.pad(b)
+        st.vals = [ite(cond, x, y) for x, y in zip(a.vals, b.vals)]
+        st.running = ite(cond, a.running, b.running)
+        st.error = ite(cond, a.error, b.error)
+        st.exits = {k: ite(cond, a.exits.get(k, FALSE), b.exits.get(k, FALSE)) for k in {*a.exits, *b.exits}}
+
+    # ---- control statements
+    def s_End(self, s, st, env):
+        if s.what == "game":
+            self.write_slot(st, self.at[("over",)], const(1))
+            st.running = FALSE
+            return
+        kind = {"turn": "turns", "round": "rounds"}.get(s.what)
+        target = next((f for f in reversed(self.frames) if f.kind == kind), None)
+        if target is None:
+            raise Unsupported(f"`end {s.what}` outside any {s.what}{where(s)}")
+        st.leave(("end", id(target.node)))
+
+    def s_Break(self, s, st, env):
+        for f in reversed(self.frames):
+            if f.kind in ("loop", "for"):
+                st.leave(("break", id(f.node)))
+                return
+            if f.kind in ("call", "turns", "rounds", "trigger"):
+                break
+        raise Unsupported(f"`break` outside a loop{where(s)}")
+
+    def s_Loop(self, s, st, env):
+        self.loop_from(s, st, env)
+
+    def loop_from(self, s: m.Loop, st: Flow, env: dict) -> None:
+        key = ("break", id(s))
+        for _ in range(UNROLL):
+            if s.cond is not None:
+                cond = self.ev(s.cond, st, env)
+                if cond != TRUE:
+                    then, other = st.copy(), st.copy()
+                    other.running = and_(st.running, not_(cond))
+                    other.leave(key)
+                    self.merge(st, cond, then, other)
+            if st.running == FALSE:
+                break
+            self.frames.append(Frame("loop", s, None, self._level(env)))
+            try:
+                self.run(s.body, st, env)
+            finally:
+                self.frames.pop()
+        else:
+            self.residue(st, Frame("loop", s, None, self._level(env)))
+        st.regain(key)
+
+    def s_For(self, s, st, env):
+        b = s.binder
+        if b.cond is not None:
+            raise Unsupported(f"a `for` with a condition{where(s)}")
+        cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
+        # The engine takes the domain once, before the first round: the amounts are kept for later rounds.
+        values = self.domain(b.iter, st, env)
+        env[("for", id(s))] = [amount for _, amount in values] if cards else []
+        env[("forv", id(s))] = [value for value, _ in values]
+        self.for_from(s, 0, st, env)
+
+    def for_from(self, s: m.For, start: int, st: Flow, env: dict) -> None:
+        b = s.binder
+        amounts, values = env.get(("for", id(s)), []), env[("forv", id(s))]
+        key = ("break", id(s))
+        level = self._level(env)
+        for k in range(start, len(values)):
+            if st.running == FALSE:
+                break
+            inner = env  # the loop variable is a local of this level, like the engine's frame slot
+            inner[b.slot] = values[k]
+            self.frames.append(Frame("for", s, k, level))
+            try:
+                if amounts:
+                    self._if([(compare(">", amounts[k], const(0)), s.body)], (), st, inner)
+                else:
+                    self.run(s.body, st, inner)
+            finally:
+                self.frames.pop()
+        st.regain(key)
+
+    def s_Do(self, s, st, env):
+        proc = self.procs.get(s.procedure)
+        if proc is None:
+            raise Unsupported(f"procedure {s.procedure}{where(s)}")
+        with self._nested(30, f"recursive procedure {s.procedure}{where(s)}"):
+            inner = {p.slot: self.ev(a, st, env) for p, a in zip(proc.params, s.args)}
+            self.frames.append(Frame("call", s, None, self._level(env)))
+            try:
+                self.run(proc.body, st, inner)
+            finally:
+                self.frames.pop()
+
+    def s_Rounds(self, s, st, env):
+        self.rounds_from(s, st, env)
+
+    def rounds_from(self, s: m.Rounds, st: Flow, env: dict) -> None:
+        key = ("end", id(s))
+        for _ in range(UNROLL):
+            if st.running == FALSE:
+                break
+            self.frames.append(Frame("rounds", s, None, self._level(env)))
+            try:
+                self.run(s.body, st, env)
+            finally:
+                self.frames.pop()
+            st.regain(key)
+        else:
+            self.residue(st, Frame("rounds", s, None, self._level(env)))
+
+    def s_Turns(self, s, st, env):
+        self.write_slot(st, self.cur, self.ev(s.start, st, env))
+        self.turns_from(s, "body", st, env)
+
+    def turns_from(self, s: m.Turns, part: str, st: Flow, env: dict) -> None:
+        """Turns from `part` of the current one on: its body, its `then`, or the move to the next seat."""
+        key = ("end", id(s))
+        level = self._level(env)
+        for _ in range(self.n + 1):  # a whole round of turns that all pass without a decision, and one more
+            if st.running == FALSE:
+                break
+            for name, stmts in (("body", s.body), ("then", s.then)):
+                if part == "after" or (part == "then" and name == "body"):
+                    continue
+                    continue
+                self.frames.append(Frame("turns", s, name, level))
+                try:
+                    self.run(stmts, st, env)
+                finally:
+                    self.frames.pop()
+                st.regain(key)
+            cur = st.vals[self.cur]
+            self.write_slot(st, self.cur, arith("mod", arith("+", cur, const(self.direction)), const(self.n)))
+            part = "body"
+        else:
+            self.residue(st, Frame("turns", s, "head", level))
+
+    def e_Current(self, e, st, env):
+        return st.vals[self.cur]
+
+    def residue(self, st: Flow, frame: Frame) -> None:
+        """The rules may still be running after the unrolled rounds: those paths stop at a silent
+        location (a state that is no decision point), from which one command goes on."""
+        self.suspend(st, (*self.frames, frame), None)
+
+    # ---- decisions and triggers
+    def s_Choose(self, s, st, env):
+        self.fire_triggers(st)
+        self.suspend(st, tuple(self.frames), s)
+
+    def suspend(self, st: Flow, frames: tuple, choose: m.Choose | None) -> None:
+        """The running paths wait here: at a decision, or (`choose` None) at a silent location. The
+        location and the locals still needed after it are kept in slots."""
+        if st.running == FALSE:
+            return
+        key = tuple(f.key() for f in frames)
+        loc = self.locations.get(key)
+        if loc is None:
+            loc = Location(len(self.order) + 1, frames, choose)
+            self.locations[key] = loc
+            self.order.append(loc)
+        for level, e in enumerate(self.envs):
+            if not any(f.level == level for f in frames):
+                continue
+            slots = loc.locals.setdefault(level, {})
+            for name, value in e.items():
+                if isinstance(value, list):
+                    for i, v in enumerate(value):
+                        self._save(st, slots, (name, i), v, loc)
+                else:
+                    self._save(st, slots, name, value, loc)
+        self.write_slot(st, self.pc, const(loc.pc))
+        st.running = FALSE
+
+    def _save(self, st, slots: dict, name, value, loc: Location) -> None:
+        """Keep a local for after the decision: as itself when every path brings the same constant."""
+        kept = slots.get(name)
+        if kept is None and value[0] in ("c", "b"):
+            slots[name] = ("const", value)
+            return
+        if kept is not None and kept[0] == "const":
+            if kept[1] == value:
+                return
+            self.stale = True  # commands built while it looked constant read it wrongly: build again
+            kept = None
+        if kept is None:
+            kept = slots[name] = ("slot", self._add(("local", loc.pc, len(slots)), None, None, 0,
+                                                   f"local@{loc.pc}.{len(slots)}"))
+        self.write_slot(st, kept[1], value)
+
+    def s_CheckTriggers(self, s, st, env):
+        self.fire_triggers(st)
+
+    def fire_triggers(self, st: Flow) -> None:
+        """The engine's quiet moment: the first armed trigger whose condition holds fires (disarmed),
+        one whose condition is false is armed again, and this repeats while a trigger fired."""
+        if not self.g.triggers:
+            return
+        pending = st.running
+        for _ in range(2 * len(self.g.triggers) + 1):
+            if pending == FALSE:
+                return
+            fired = FALSE
+            for i, t in enumerate(self.g.triggers):
+                armed = compare("!=", st.vals[self.armed[i]], const(0))
+                with self._nested(30, f"trigger {t.name}{where(t)}"):
+                    holds = self.ev(t.cond, st, {})
+                fire = and_(pending, not_(fired), armed, holds)
+                rearm = FALSE if t.once else and_(pending, not_(fired), not_(armed), not_(holds))
+                st.vals[self.armed[i]] = ite(fire, const(0), ite(rearm, const(1), st.vals[self.armed[i]]))
+                if fire != FALSE:
+                    self.frames.append(Frame("trigger", t, i, self._level({})))
+                    try:
+                        self._if([(fire, t.body)], (), st, {})
+                    finally:
+                        self.frames.pop()
+                fired = or_(fired, fire)
+            pending = and_(fired, st.running)
+        again = Flow(st.vals, pending, st.exits, st.error)
+        self.residue(again, Frame("trigger", None, "again", self._level({})))
+        st.running = and_(st.running, not_(pending))
+
+    # ---- chance
+    def chance(self, outcomes: list, st: Flow, shown=TRUE):
+        """A fresh input for one chance event with these (value, weight) outcomes: the value it takes."""
+        if self.used_inputs == len(self.inputs):
+            self.inputs.append(self._add(("input", len(self.inputs)), None, None, 0, f"chance{len(self.inputs)}"))
+        slot = self.inputs[self.used_inputs]
+        self.used_inputs += 1
+        x = ("s", slot)
+        live = [(v, w) for v, w in outcomes if w != const(0)]
+        self.fail_if(st, and_(*(compare("<=", w, const(0)) for _, w in live)) if live else TRUE)
+        self.assumes.append(or_(not_(st.running), *(and_(compare("==", x, v), compare(">", w, const(0))) for v, w in live)))
+        self.events.append(Event(slot, st.running, [(v[1], w) for v, w in live], shown))
+        return x
+
+    def s_Random(self, s, st, env):
+        b = s.binder
+        cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
+        outcomes = []
+        for value, amount in self.domain(b.iter, st, env):
+            if value[0] != "c":
+                raise Unsupported(f"a chance event over values not known before play{where(s)}")
+            inner = {**env, b.slot: value}
+            weight = amount if cards else const(1)
+            if s.weight is not None:
+                w = self.ev(s.weight, st, inner)
+                self.fail_if(st, compare("<", w, const(0)))
+                weight = arith("max", const(0), w) if not cards else ite(compare(">", amount, const(0)), w, const(0))
+            if b.cond is not None:
+                weight = ite(self.ev(b.cond, st, inner), weight, const(0))
+            outcomes.append((value, weight))
+        env[b.slot] = self.chance(outcomes, st)
+
+    # ---- stacks
+    def stack_end(self, zone, st: Flow, top: bool):
+        """The kind at the top (or bottom) of a stack: a chance event while it is shuffled."""
+        name, seat = zone[1], zone[2]
+        kinds = range(len(self.counts))
+        outcomes = [(const(k), self.zone_count(st, zone, k)) for k in kinds]
+        mixed = self.read(st, self._mixed_slots(name), seat)
+        if name in self.fed:
+            self.inexact.add(f"the order of stack {name}")
+        return self.chance(outcomes, st, shown=compare("==", mixed, const(0)))
+
+    def _mixed_slots(self, name: str) -> list[int]:
+        return [self.mixed[(name, p)] for p in (range(self.n) if self.zones[name].per_player else [None])]
+
+    def e_StackEnd(self, e, st, env):
+        zone = self.ev(e.zone, st, env)
+        return self.stack_end(zone, st, e.top)
+
+    def s_Shuffle(self, s, st, env):
+        zone = self.ev(s.zone, st, env)
+        if self.zones[zone[1]].shape == "stack":
+            self.write(st, self._mixed_slots(zone[1]), zone[2], lambda old: const(0))
+
+    def s_Move(self, s, st, env):
+        sel = s.selector
+        src, dst = self.ev(s.source, st, env), self.ev(s.dest, st, env)
+        if src[0] != "zone" or dst[0] != "zone":
+            raise Unsupported(f"move between things that are not zones{where(s)}")
+        if isinstance(sel, core.FirstCard) and self.zones[src[1]].shape == "stack":
+            raise Unsupported(f"a move of the first matching card of a stack{where(s)}")
+        before = self._size(st, dst)
+        if isinstance(sel, (core.TopCard, core.BottomCard)):
+            self.fail_if(st, compare("<=", self._size(st, src), const(0)))
+            card = self.stack_end(src, st, isinstance(sel, core.TopCard))
+            for k in range(len(self.counts)):
+                here = compare("==", card, const(k))
+                self._move(st, src, dst, k, lambda have, h=here: ite(h, const(1), const(0)))
+        else:
+            super().s_Move(s, st, env)
+        if self.zones[dst[1]].shape == "stack":
+            moved = arith("-", self._size(st, dst), before)
+            src_bag = (self.read(st, self._mixed_slots(src[1]), src[2]) if self.zones[src[1]].shape == "stack"
+                       else None)
+            # A shuffled stack moved whole onto an empty one stays shuffled; one card has no order.
+            keeps = or_(compare("<=", moved, const(0)),
+                        and_(compare("==", before, const(0)), compare("<=", moved, const(1))))
+            if src_bag is not None and isinstance(sel, core.AllCards):
+                keeps = or_(keeps, and_(compare("==", before, const(0)), compare("==", src_bag, const(0))))
+            self.write(st, self._mixed_slots(dst[1]), dst[2], lambda old: ite(keeps, old, const(1)))
+
+    def s_Rotate(self, s, st, env):
+        # Zone p's cards go to seat p + step in the direction of play, a stack with its order known or not.
+        shift = s.step * self.direction
+        for k in range(len(self.counts)):
+            family = self.count_slots(("zone", s.zone, None), k)
+            old = [st.vals[i] for i in family]
+            for p, i in enumerate(family):
+                self.write_slot(st, i, old[(p - shift) % self.n])
+        if self.zones[s.zone].shape == "stack":
+            family = self._mixed_slots(s.zone)
+            old = [st.vals[i] for i in family]
+            for p, i in enumerate(family):
+                self.write_slot(st, i, old[(p - shift) % self.n])
+
+    def _size(self, st, zone):
+        out = const(0)
+        for k in range(len(self.counts)):
+            out = arith("+", out, self.zone_count(st, zone, k))
+        return out
+
+    def e_Quant(self, e, st, env):
+        if e.kind != "the":
+            return super().e_Quant(e, st, env)
+        b = e.binder
+        cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
+        found, out = FALSE, const(0)
+        for value, amount in self.domain(b.iter, st, env):
+            inner = {**env, b.slot: value}
+            cond = self.ev(b.cond, st, inner) if b.cond is not None else TRUE
+            present = and_(compare(">", amount, const(0)), cond) if cards else cond
+            out = ite(and_(not_(found), present), value, out)
+            found = or_(found, present)
+        self.fail_if(st, not_(found))
+        return out
+
+    # ---- the system
+    def _commands(self) -> list[Command]:
+        over = self.at[("over",)]
+        commands = [self._command("(set-up)", -1, -1, (), compare("==", ("s", self.pc), const(0)),
+                                  lambda st: self._finish(self.g.flow.body, st, {}), start=True)]
+        done = 0
+        while done < len(self.order):
+            loc = self.order[done]
+            done += 1
+            waiting = and_(compare("==", ("s", self.pc), const(loc.pc)), compare("==", ("s", over), const(0)))
+            if loc.choose is None:
+                commands.append(self._command("(the rules go on)", -1, -1, (), waiting,
+                                              lambda st, l=loc: self.resume(l, None, st, {})))
+                continue
+            for ai, action in enumerate(loc.choose.actions):
+                for values, env in self._resumed_combos(loc, action):
+                    symbolic = Flow([("s", i) for i in range(len(self.slots))])
+                    guard = and_(waiting, *(p for _, p, _ in values))
+                    if action.when is not None:
+                        guard = and_(guard, self.ev(action.when, symbolic, env))
+                    if guard == FALSE:
+                        continue
+                    combo = tuple(index for _, _, index in values)
+                    shown = ", ".join(str(v[1]) for v, _, _ in values)
+                    label = f"{action.name}({shown})" if values else action.name
+                    commands.append(self._command(label, loc.choose.point, ai, combo, guard,
+                                                  lambda st, l=loc, a=action, en=env: self.resume(l, a, st, en)))
+        return commands
+
+    def build(self) -> System:
+        for _ in range(8):
+            self.stale = False
+            commands = self._commands()
+            if not self.stale:
+                break
+        else:
+            raise Unsupported("locals kept over a decision that do not settle")
+        symbolic = [("s", i) for i in range(len(self.slots))]
+        for s in self.slots:
+            if s.key == ("pc",):
+                s.high = len(self.order)
+        waiting = [compare("!=", ("s", self.pc), const(loc.pc)) for loc in self.order if loc.choose is None]
+        started = and_(compare("!=", ("s", self.pc), const(0)), *waiting)  # a state: a decision point or the end
+        props = {"invariant": {}, "reachable": {}}
+        for p in self.g.properties:
+            if p.kind in props:
+                value = self.ev(p.expr, Flow(list(symbolic)), {})
+                props[p.kind][p.name] = or_(not_(started), value) if p.kind == "invariant" else and_(started, value)
+        return System(self.n, self.options, self.slots, self.init, commands, props["invariant"], props["reachable"],
+                      self.at[("over",)], free=frozenset(self.inputs), inexact=tuple(sorted(self.inexact)))
+
+    def _command(self, label, point, action, combo, guard, body, start: bool = False) -> Command:
+        """One command: `body` run on a store of the slots (of their initial values, at the start)."""
+        self.used_inputs, self.events, self.assumes = 0, [], []
+        initial = {self.pc} | {s for s in range(len(self.slots)) if self.slots[s].key[0] in ("local", "input")}
+        st = Flow([const(v) if start and i not in initial else ("s", i) for i, v in enumerate(self.init)])
+        self.frames, self.envs = [], []
+        body(st)
+        self.pad(st)
+        updates = {i: v for i, v in enumerate(st.vals) if v != ("s", i)}
+        return Command(label, point, action, combo, guard, st.error, updates, assume=and_(*self.assumes),
+                       events=list(self.events))
+
+    def _finish(self, stmts, st: Flow, env: dict) -> None:
+        """The flow from its start; when it runs out, the game is over."""
+        self.run(stmts, st, env)
+        self.write_slot(st, self.at[("over",)], const(1))
+
+    def _resumed_combos(self, loc: Location, action: m.Action) -> list:
+        """The assignments of an action's binders at a location, each with the environment it runs in."""
+        base = self._restored(loc)[loc.frames[-1].level] if loc.frames else {}
+        out = []
+        self.binding = True
+        try:
+            combos = self._combos(action, Flow([("s", i) for i in range(len(self.slots))]), dict(base))
+        finally:
+            self.binding = False
+        for values in combos:
+            env = {**base, **{b.slot: v for b, (v, _, _) in zip(action.binders, values)}}
+            out.append((values, env))
+        return out
+
+    def domain(self, it, st, env):
+        if isinstance(it, core.Seats) and self.binding:
+            return [(const(p), TRUE) for p in range(self.n)]  # a choice's players, numbered by seat
+        if isinstance(it, core.Seats) and it.start is not None:
+            s = self.ev(it.start, st, env)
+            if s[0] != "c":
+                return [(arith("mod", arith("+", s, const((self.direction * i) % self.n)), const(self.n)), TRUE)
+                        for i in range(self.n)]
+        return super().domain(it, st, env)
+
+    def _restored(self, loc: Location) -> list[dict]:
+        """The environments of a location's levels, read back from where they were kept."""
+        levels = max((f.level for f in loc.frames), default=-1) + 1
+        envs = []
+        for level in range(levels):
+            e: dict = {}
+            for name, (how, what) in loc.locals.get(level, {}).items():
+                value = what if how == "const" else ("s", what)
+                if isinstance(name, tuple) and len(name) == 2 and isinstance(name[0], tuple):
+                    e.setdefault(name[0], []).append(value)
+                else:
+                    e[name] = value
+            envs.append(e)
+        return envs
+
+    def resume(self, loc: Location, action: m.Action, st: Flow, env: dict) -> None:
+        """An action taken at a location, then the rules onward: each enclosing construct, innermost
+        first, runs what is left of it."""
+        envs = self._restored(loc)
+        frames = list(loc.frames)
+        self.envs = list(envs)
+        if action is not None:
+            # A choice's binders are locals of the block it stands in: the statements after it read them.
+            self.envs[frames[-1].level].update({b.slot: env[b.slot] for b in action.binders})
+            inner = dict(env)
+            self.frames = frames[:]
+            self.frames.append(Frame("action", loc.choose, id(action), self._level(inner)))
+            self.run(action.body, st, inner)
+        for d in range(len(frames) - 1, -1, -1):
+            f = frames[d]
+            self.frames = frames[:d]
+            e = self.envs[f.level]
+            if f.kind == "block":
+                if d == len(frames) - 1 or frames[d + 1].kind != "trigger":
+                    self.run_block(f.node, f.extra + 1, st, e)
+                else:
+                    self.run_block(f.node, f.extra, st, e)  # after a trigger, its quiet moment again
+            elif f.kind == "loop":
+                self.loop_from(f.node, st, e)
+            elif f.kind == "for":
+                self.for_from(f.node, f.extra + 1, st, e)
+            elif f.kind == "turns":
+                st.regain(("end", id(f.node)))
+                self.turns_from(f.node, {"body": "then", "then": "after", "head": "body"}[f.extra], st, e)
+            elif f.kind == "rounds":
+                st.regain(("end", id(f.node)))
+                self.rounds_from(f.node, st, e)
+        self.write_slot(st, self.at[("over",)], const(1))
+
+
+def _blocks(s) -> list:
+    """The statement lists directly inside a statement."""
+    if isinstance(s, m.If):
+        return [body for _, body in s.branches] + [s.orelse]
+    if isinstance(s, m.Turns):
+        return [s.body, s.then]
+    if isinstance(s, m.Choose):
+        return [a.body for a in s.actions]
+    body = getattr(s, "body", None)
+    return [body] if isinstance(body, tuple) else []
+
+
+def build(config: Config) -> System:
+    """The configuration as a guarded-command system over its decision points, or `Unsupported`."""
+    return ControlBuilder(config).build()
+
+
+__all__ = ["ControlBuilder", "Event", "Flow", "build"]
