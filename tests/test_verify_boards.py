@@ -4,6 +4,7 @@ are the engine's integers (so choices over them have the engine's action ids), a
 relation step by step, BMC witnesses replay in the engine, and a wrong geometry is caught."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -195,3 +196,23 @@ def test_what_the_fragment_does_not_model_on_a_board_is_unsupported_with_its_pla
     spec = Spec.find(str(write_spec(tmp_path, text, name="walk", checks=checks)))
     with pytest.raises(Unsupported, match=r"the first card of a stack at .*walk\.checks:\d+:\d+"):
         fragment.build(spec.config(1))
+
+
+@pytest.mark.parametrize("name", ["chicken", "chucky"])
+def test_the_bundled_board_games_get_past_their_boards(name):
+    """Their boards get a count per position and kind, each named as the engine names that zone; what
+    stops the relation now is their control flow (turns), not the board."""
+    spec = Spec.find(name)
+    config = spec.config(2)
+    bare = dataclasses.replace(config, game=dataclasses.replace(config.game, triggers=()))  # a trigger stops it first
+    with pytest.raises(Unsupported, match=rf"Turns at .*{name}\.rules:\d+:\d+"):
+        fragment.build(bare)
+    builder = fragment.Builder(bare)
+    loaded = load(spec.path, players=2)
+    names = loaded.layout.zone_names
+    on_board = [s for s in builder.slots if s.key[0] == "zone" and builder.zones[s.key[1]].per_board is not None]
+    boards = {z.per_board for z in config.game.zones if z.per_board is not None}
+    positions = sum(config.board_sizes[z.per_board][0] * config.board_sizes[z.per_board][1]
+                    for z in config.game.zones if z.per_board is not None)
+    assert boards and len(on_board) == positions * len(config.game.components)
+    assert all(s.name.startswith(names[loaded.zone_index(s.key[1], s.key[2])] + ":") for s in on_board)
