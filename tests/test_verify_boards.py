@@ -216,3 +216,14 @@ def test_the_bundled_board_games_get_past_their_boards(name):
                     for z in config.game.zones if z.per_board is not None)
     assert boards and len(on_board) == positions * len(config.game.components)
     assert all(s.name.startswith(names[loaded.zone_index(s.key[1], s.key[2])] + ":") for s in on_board)
+
+
+def test_check_gives_a_board_game_z3_verdicts_with_a_replayed_witness(walk):
+    from rulekit.checking import PlayBounds, check_spec
+
+    report = check_spec(walk, PlayBounds(games=2, variant_games=0, max_steps=20, bmc_depth=4, max_states=0))
+    by_id = {f.id: f for f in report.findings}
+    left = by_id["walk/invariant/left_side/z3"]
+    assert left.verdict == "refuted" and left.method == "z3-bmc" and len(left.witness) == 2 and left.fails
+    assert by_id["walk/invariant/cards_kept/z3"].verdict == "proven"
+    assert by_id["walk/reachability/far_corner/z3"].verdict == "proven"
