@@ -305,8 +305,10 @@ class Builder:
 
     def e_Seat(self, e, st, env):
         a = self.ev(e.number, st, env)
-        if a[0] != "c" or not 0 <= a[1] < self.n:
-            raise Unsupported(f"seat() of a number not known before play{where(e)}")
+        if a[0] == "c" and not 0 <= a[1] < self.n:
+            raise Unsupported(f"seat({a[1]}) outside the table{where(e)}")
+        if a[0] != "c":  # the engine refuses a seat outside the table
+            self.fail_if(st, or_(compare("<", a, const(0)), compare(">=", a, const(self.n))))
         return a
 
     def e_Near(self, e, st, env):

@@ -139,7 +139,7 @@ class _Abstract(Builder):
         if isinstance(it, core.Positions):
             raise Unsupported(f"the positions of board {it.board}")
         if isinstance(it, core.CardsInEvery) and it.family in self.untracked_zones():
-            return [(const(k), self.fresh(0, max(0, c), f"count every {it.family}")) for k, c in enumerate(self.counts)]
+            return [(const(k), self.fresh(0, max(0, c), f"count {it.family}")) for k, c in enumerate(self.counts)]
         if self.reverses and isinstance(it, core.Seats) and it.start is not None:
             raise Unsupported(f"the order of `players from` once the order of play can turn{where(it.start)}")
         return super().domain(it, st, env)
