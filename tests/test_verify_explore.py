@@ -143,6 +143,30 @@ def test_hypothesis_shrinks_a_failure():
     assert short is not None and len(short) == 2 and fails(game.replay(short))
 
 
+# Taking the first legal action every time (`up`) ends in a rule error on the third step, before `down`
+# ever breaks the invariant: that play is no witness.
+OVERFLOW = """
+game overflow "Overflow"
+rulebook "rulebook.txt" source "overflow.txt"
+players 1 to 1
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+zone box: set, public, initial
+var n: int 0..2 = 0
+var m: int 0..9 = 0
+flow { loop { choose by current { action up "Up." { add 1 to n } action down "Down." { add 1 to m } } } }
+"""
+
+
+def test_hypothesis_shrinks_to_a_failure_never_to_a_rule_error(tmp_path):
+    game = load(str(write_spec(tmp_path, OVERFLOW, name="overflow")), players=1)
+    up, down = game.new_initial_state().legal
+    fails = lambda s: s.value("m") >= 3  # noqa: E731
+    long = [up, down, up, down, down]
+    assert fails(game.replay(long))
+    short = strategies.shrink(game, long, fails)
+    assert short is not None and fails(game.replay(short)) and len(short) < len(long)
+
+
 def test_cli_all_options_and_sarif(tmp_path, capsys):
     path = write_spec(tmp_path, COUNTER, name="counter", rulebook=TINY_RULEBOOK)
     code = main(["check", str(path), "--games", "2", "--variant-games", "1", "--format", "sarif"])

@@ -3,16 +3,20 @@
 A configuration (a player count and a choice of options) lies in the fragment when:
 
 - its state is integers: variables (shared or per player), token supplies and holdings, how many
-  copies of each card kind each zone holds (order forgotten), who has won and whether the game is over;
+  copies of each card kind each zone holds (order forgotten; a zone laid out on a board has one count
+  per position, as a per-player zone has one per seat), who has won and whether the game is over;
 - its flow is straight-line set-up statements, then `loop { A; choose ...; B }` (or one `choose`
   followed by straight-line statements, after which the game is over), with no other decision;
 - every statement the flow and the actions run is straight-line: set/add/subtract, take/return,
   if, let, `for` over a finite domain (unrolled), a procedure call (inlined), move of a given card kind,
   of all cards or of the first matching kind out of an unordered zone, reveal, win, end game.
 
-Anything else (chance, shuffles, the top of a stack, turns, rounds, triggers, boards, `the`, model nodes
-this module does not know) raises `Unsupported` naming the construct and where it is, and the caller
-reports `unknown`. Translation never guesses.
+A position of a board is the integer the engine uses: (row - 1) * columns + column - 1, so positions
+run row by row from 0, and a choice over positions has the engine's action numbering.
+
+Anything else (chance, shuffles, the top of a stack, turns, rounds, triggers, `the` over the cards of
+a stack, model nodes this module does not know) raises `Unsupported` naming the construct and where it
+is, and the caller reports `unknown`. Translation never guesses.
 
 The system is built from the core IR of the configuration alone (`rulekit.lower`); the engine is used
 only to name actions (their ids) when a witness is replayed (`verify.replay`). Expressions become the
@@ -80,11 +84,6 @@ class Builder:
         g = self.g
         if g.triggers:
             raise Unsupported(f"trigger {g.triggers[0].name}{where(g.triggers[0])}")
-        if g.boards:
-            raise Unsupported(f"board {g.boards[0].name}{where(g.boards[0])}")
-        for z in g.zones:
-            if getattr(z, "per_board", None) is not None:
-                raise Unsupported(f"zone {z.name} laid out on a board{where(z)}")
         if self.reverses:
             raise Unsupported("`reverse order` (the direction of play changes during the game)")
 
@@ -134,29 +133,61 @@ class Builder:
         for z in self.g.zones:
             if z.name in self.untracked_zones():
                 continue
-            for p in (range(n) if z.per_player else [None]):
+            for p in self.instances(z):
+                index_name = "" if p is None else f"[{p}]" if z.per_player else self.position_name(z.per_board, p)
                 for k, c in enumerate(self.g.components):
+                    # the engine puts the cards in the first instance of the initial zone
                     start = self.counts[k] if z.name == initial and p in (None, 0) else 0
-                    self._slot(("zone", z.name, p, k), f"{z.name}{'' if p is None else f'[{p}]'}:{c.name}", 0,
-                               max(0, self.counts[k]), start, p)
+                    self._slot(("zone", z.name, p, k), f"{z.name}{index_name}:{c.name}", 0,
+                               max(0, self.counts[k]), start, p if z.per_player else None)
         self._slot(("over",), "over", 0, 1, 0)
         for p in range(n):
             self._slot(("winner", p), f"winner[{p}]", 0, 1, 0, p)
 
-    # ---- reading and writing slot families at a possibly symbolic seat
+    # ---- boards: a position is the engine's integer, row by row from 0
+    def board_size(self, board: str) -> tuple[int, int]:
+        """(rows, columns) of a board in this configuration."""
+        return self.config.board_sizes[board]
+
+    def positions(self, board: str) -> int:
+        rows, columns = self.board_size(board)
+        return rows * columns
+
+    def position_name(self, board: str, p: int) -> str:
+        """`[row,column]`, as the engine names a zone instance on a board."""
+        columns = self.board_size(board)[1]
+        return f"[{p // columns + 1},{p % columns + 1}]"
+
+    def instances(self, z: m.ZoneDecl):
+        """A zone's instances: its seats, its positions on a board, or the one shared (None)."""
+        if z.per_player:
+            return range(self.n)
+        if z.per_board is not None:
+            return range(self.positions(z.per_board))
+        return [None]
+
+    # ---- reading and writing slot families at a possibly symbolic seat (or position)
     def family(self, prefix: tuple, per_player: bool) -> list[int]:
-        """The slots of ('var', name) or ('zone', name, kind): one per seat, or the one shared."""
+        """The slots of ('var', name) or ('zone', name, kind): one per seat, or the one shared; a zone
+        laid out on a board has one per position."""
         key = (prefix, per_player)
         memo = self.__dict__.setdefault("_families", {})
         if key not in memo:
-            seats = range(self.n) if per_player else [None]
+            zone = self.zones.get(prefix[1]) if prefix[0] == "zone" else None
+            seats = (self.instances(zone) if zone is not None and zone.per_board is not None
+                     else range(self.n) if per_player else [None])
             memo[key] = [self.at[(*prefix[:2], p, *prefix[2:])] for p in seats]
         return memo[key]
+
+    def by_seat(self, slots: list[int]) -> bool:
+        """Whether a family is indexed by seats (a position of a board is never `none`)."""
+        return self.slots[slots[0]].seat is not None
 
     def read(self, st: Store, slots: list[int], seat):
         if len(slots) == 1:
             return st.vals[slots[0]]
-        self.fail_if_no_seat(st, seat)
+        if self.by_seat(slots):
+            self.fail_if_no_seat(st, seat)
         if seat[0] == "c":
             if not 0 <= seat[1] < len(slots):
                 raise Unsupported(f"seat {seat[1]} out of range")
@@ -169,7 +200,8 @@ class Builder:
     def write(self, st: Store, slots: list[int], seat, new_value) -> None:
         """new_value(old) -> new; only where the seat matches, and only while the game goes on."""
         if len(slots) > 1:
-            self.fail_if_no_seat(st, seat)
+            if self.by_seat(slots):
+                self.fail_if_no_seat(st, seat)
             if seat[0] == "c" and not 0 <= seat[1] < len(slots):
                 raise Unsupported(f"seat {seat[1]} out of range")
         targets = [(TRUE, slots[0])] if len(slots) == 1 else (
@@ -273,11 +305,46 @@ class Builder:
 
     def e_Seat(self, e, st, env):
         a = self.ev(e.number, st, env)
-        if a[0] != "c" or not 0 <= a[1] < self.n:
-            raise Unsupported(f"seat() of a number not known before play{where(e)}")
+        if a[0] == "c" and not 0 <= a[1] < self.n:
+            raise Unsupported(f"seat({a[1]}) outside the table{where(e)}")
+        if a[0] != "c":  # the engine refuses a seat outside the table
+            self.fail_if(st, or_(compare("<", a, const(0)), compare(">=", a, const(self.n))))
         return a
 
+    def e_Near(self, e, st, env):
+        """`adjacent` (diagonals too) or `orthogonal`, as the engine's neighbour tables say."""
+        a, b = self.ev(e.a, st, env), self.ev(e.b, st, env)
+        columns = self.board_size(e.board)[1]
+        if a[0] != "c" and b[0] == "c":
+            a, b = b, a  # next to each other is symmetric
+        if a[0] == "c":
+            return or_(*(compare("==", b, const(q)) for q in self.neighbours(e.board, a[1], e.diagonal)))
+        rows = [arith("div", x, const(columns)) for x in (a, b)]
+        cols = [arith("mod", x, const(columns)) for x in (a, b)]
+        dr, dc = arith("-", rows[0], rows[1]), arith("-", cols[0], cols[1])
+        if e.diagonal:
+            return and_(compare("!=", a, b), compare("<=", dr, const(1)), compare(">=", dr, const(-1)),
+                        compare("<=", dc, const(1)), compare(">=", dc, const(-1)))
+        one = [or_(compare("==", d, const(1)), compare("==", d, const(-1))) for d in (dr, dc)]
+        return or_(and_(compare("==", dr, const(0)), one[1]), and_(compare("==", dc, const(0)), one[0]))
+
+    def neighbours(self, board: str, p: int, diagonal: bool) -> list[int]:
+        rows, columns = self.board_size(board)
+        if not 0 <= p < rows * columns:
+            raise Unsupported(f"position {p} outside board {board}")
+        r, c = divmod(p, columns)
+        out = []
+        for q in range(rows * columns):
+            dr, dc = abs(q // columns - r), abs(q % columns - c)
+            if (q != p and dr <= 1 and dc <= 1) if diagonal else dr + dc == 1:
+                out.append(q)
+        return out
+
     def e_Attr(self, e, st, env):
+        if e.target.type.kind == "pos" and e.attr in ("row", "column"):
+            columns = self.board_size(e.target.type.enum)[1]
+            at = self.ev(e.target, st, env)
+            return arith("+", arith("div" if e.attr == "row" else "mod", at, const(columns)), const(1))
         if e.target.type != m.CARD:
             raise Unsupported(f"attribute {e.attr} of a {e.target.type}{where(e)}")
         card = self.ev(e.target, st, env)
@@ -349,11 +416,13 @@ class Builder:
             if lo[0] != "c" or hi[0] != "c":
                 raise Unsupported(f"a range whose bounds are not known before play{where(it.low)}")
             return [(const(v), TRUE) for v in range(lo[1], hi[1] + 1)]
+        if isinstance(it, core.Positions):
+            return [(const(p), TRUE) for p in range(self.positions(it.board))]
         if isinstance(it, core.Items):
             return [(self.ev(x, st, env), TRUE) for x in it.items]
         if isinstance(it, (core.CardsIn, core.CardsInEvery)):
-            zones = ([("zone", it.family, const(p)) for p in range(self.n)] if isinstance(it, core.CardsInEvery)
-                     else [self.ev(it.zone, st, env)])
+            zones = ([("zone", it.family, const(p)) for p in self.instances(self.zones[it.family])]
+                     if isinstance(it, core.CardsInEvery) else [self.ev(it.zone, st, env)])
             if any(z[0] != "zone" for z in zones):
                 raise Unsupported("cards of something that is not a zone")
             return [(const(k), _sum([self.zone_count(st, z, k) for z in zones]))
@@ -363,7 +432,7 @@ class Builder:
     def e_Quant(self, e, st, env):
         b = e.binder
         if e.kind == "the":
-            raise Unsupported(f"the(...){where(e)}")
+            return self.the(e, st, env)
         if e.kind in ("max", "min", "argmax", "argmin"):
             return self.aggregate(e, st, env)
         cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
@@ -384,6 +453,30 @@ class Builder:
             return _sum([ite(p, arith("*", amount, self.ev(e.body, st, inner)) if cards else self.ev(e.body, st, inner),
                              const(0)) for inner, _, p, amount in terms])
         raise Unsupported(f"quantifier {e.kind}{where(e)}")
+
+    def the(self, e, st, env):
+        """`the(x in D where c)`: the first element of D that meets c, in the engine's order (a zone
+        of cards that is a set is kept sorted: its first card is the smallest kind it holds; `every Z`
+        goes through Z's instances in order); the engine refuses when there is none."""
+        b = e.binder
+        if isinstance(b.iter, (core.CardsIn, core.CardsInEvery)):
+            # Every copy, zone after zone (the instances of a family in order), each zone's cards in its order.
+            zones = ([("zone", b.iter.family, const(p)) for p in self.instances(self.zones[b.iter.family])]
+                     if isinstance(b.iter, core.CardsInEvery) else [self.ev(b.iter.zone, st, env)])
+            if any(z[0] != "zone" or self.zones[z[1]].shape != "set" for z in zones):
+                raise Unsupported(f"the first card of a stack{where(e)}")
+            conds = [self.ev(b.cond, st, {**env, b.slot: const(k)}) if b.cond is not None else TRUE
+                     for k in range(len(self.counts))]
+            found = [(and_(compare(">", self.zone_count(st, z, k), const(0)), conds[k]), const(k))
+                     for z in zones for k in range(len(self.counts)) if conds[k] != FALSE]
+        else:
+            found = [(self.ev(b.cond, st, {**env, b.slot: value}) if b.cond is not None else TRUE, value)
+                     for value, _ in self.domain(b.iter, st, env)]
+        self.fail_if(st, not_(or_(*(p for p, _ in found))))
+        out = const(0)
+        for present, value in reversed(found):
+            out = ite(present, value, out)
+        return out
 
     def aggregate(self, e, st, env):
         """max/min, or the first element with the largest/smallest value (argmax/argmin), over the
@@ -651,7 +744,7 @@ class Builder:
                 present = and_(compare(">", amount, const(0)), cond) if cards else cond
                 if present == FALSE:
                     continue
-                by_value = isinstance(b.iter, (core.Seats, core.CardsIn, core.CardsInEvery, core.Members))
+                by_value = isinstance(b.iter, (core.Seats, core.CardsIn, core.CardsInEvery, core.Members, core.Positions))
                 index = value[1] if by_value else value[1] - low if isinstance(b.iter, core.Numbers) else position
                 go(i + 1, inner, acc + [(value, present, index)])
         go(0, env, [])

@@ -21,7 +21,7 @@ def abstract(system: System, loaded, state) -> list[int]:
             out.append(state.v[loaded.var_index(key[1])])
         elif key[0] == "held":
             out.append(state.v[loaded.var_index(key[1], key[2])])
-        elif key[0] == "zone":
+        elif key[0] == "zone":  # key[2]: the seat or the position, as the engine indexes the zone
             out.append(state.z[loaded.zone_index(key[1], key[2])].count(key[3]))
         elif key[0] == "over":
             out.append(int(state.over))

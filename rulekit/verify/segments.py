@@ -121,7 +121,25 @@ class _Abstract(Builder):
             return self.fresh_of(m.PLAYER, "neighbour")
         return super().e_Neighbour(e, st, env)
 
+    # Boards are not recorded (the fragment's exact reading of them costs a count per position): a
+    # position, whether two are neighbours, the first element that meets a condition (`the`) and the
+    # cards of a whole family on a board are unknowns, as the module says.
+    def e_Near(self, e, st, env):
+        raise Unsupported(f"neighbours on a board{where(e)}")
+
+    def e_Attr(self, e, st, env):
+        if e.target.type.kind == "pos":
+            raise Unsupported(f"the {e.attr} of a position{where(e)}")
+        return super().e_Attr(e, st, env)
+
+    def the(self, e, st, env):
+        raise Unsupported(f"the(...){where(e)}")
+
     def domain(self, it, st, env):
+        if isinstance(it, core.Positions):
+            raise Unsupported(f"the positions of board {it.board}")
+        if isinstance(it, core.CardsInEvery) and it.family in self.untracked_zones():
+            return [(const(k), self.fresh(0, max(0, c), f"count {it.family}")) for k, c in enumerate(self.counts)]
         if self.reverses and isinstance(it, core.Seats) and it.start is not None:
             raise Unsupported(f"the order of `players from` once the order of play can turn{where(it.start)}")
         return super().domain(it, st, env)

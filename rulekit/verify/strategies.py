@@ -34,7 +34,7 @@ def play(loaded, choices: list[int], max_steps: int, fails) -> list[int] | None:
         try:
             state.apply_action(legal[pick % len(legal)])
         except RuleRuntimeError:
-            return list(state.history) + [legal[pick % len(legal)]]
+            return None  # a rule the engine refuses ends this play before any state where `fails` holds
     return None
 
 

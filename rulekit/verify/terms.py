@@ -286,8 +286,10 @@ def evaluate(x, values: list[int], memo: dict | None = None):
 @dataclass
 class Slot:
     """One integer of the state. `key` names it: ('var', name, seat), ('supply', token),
-    ('held', token, seat), ('zone', zone, seat, kind), ('over',), ('winner', seat); `seat` is the
-    player it belongs to (None when shared): the unit that symmetry reduction permutes."""
+    ('held', token, seat), ('zone', zone, index, kind), ('over',), ('winner', seat). A zone's `index`
+    is the engine's (`zone_index`): None when shared, the seat of a per-player zone, the position of a
+    zone laid out on a board (row by row from 0). `seat` is the player the slot belongs to (None when
+    shared, and for a position of a board): the unit that symmetry reduction permutes."""
 
     key: tuple
     name: str
