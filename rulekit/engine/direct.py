@@ -18,7 +18,7 @@ from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
-from .state import splitmix
+from .stream import Stream
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
 
@@ -62,10 +62,10 @@ ENDS = {"turn": EndOfTurn, "round": EndOfRound}
 class Playout:
     """The state of one game played here: the engine's state without its control data."""
 
-    __slots__ = ("z", "lo", "hi", "v", "cur", "winners", "over", "end", "log", "seed", "t", "made", "max_steps",
+    __slots__ = ("z", "lo", "hi", "v", "cur", "winners", "over", "end", "log", "seed", "u", "t", "made", "max_steps",
                  "pick", "rounds", "armed", "is_set", "zone_names", "kind_names")
 
-    def __init__(self, game, seed: int, max_steps: int, pick):
+    def __init__(self, game, seed: int, max_steps: int, pick, stream: Stream | None = None):
         self.z = [list(cards) for cards in game.initial_zones]
         self.lo = [0] * len(self.z)
         self.hi = [0] * len(self.z)
@@ -76,6 +76,7 @@ class Playout:
         self.end = CUT  # how the game ended: won, no winner, deadlock or cut
         self.log: list[tuple] = []  # what the native statements record; nobody reads it here
         self.seed = seed
+        self.u = stream if stream is not None else Stream(seed)  # the draws: u[t] is splitmix(seed, t)
         self.t = 0  # the length of the engine's history: decisions and chance outcomes so far
         self.made = 0
         self.max_steps = max_steps
@@ -88,11 +89,17 @@ class Playout:
 
 
 # ---- what the compiled code calls: the engine's chance and decisions (see State), without suspending
+def uniform(s) -> float:
+    """The draw of chance event `s.t`; the helpers below read the stream inline, this where it runs out."""
+    return s.u.at(s.t)
+
+
 def draw_card(s, zone, span):
     cards = s.z[zone]
     if not cards:
         raise RuleRuntimeError("a random card is drawn from an empty zone", span)
-    kind = cards[int(splitmix(s.seed, s.t) * len(cards))]
+    t = s.t
+    kind = cards[int((s.u[t] if t < len(s.u) else uniform(s)) * len(cards))]
     if cards.count(kind) != len(cards):
         s.t += 1
     return kind
@@ -103,7 +110,8 @@ def draw(s, weights, span):
         return next(iter(weights))
     if not weights:
         raise RuleRuntimeError("a random choice has nothing to choose from", span)
-    u = splitmix(s.seed, s.t) * sum(weights.values())
+    t = s.t
+    u = (s.u[t] if t < len(s.u) else uniform(s)) * sum(weights.values())
     for outcome in sorted(weights):
         u -= weights[outcome]
         if u < 0:
@@ -114,7 +122,8 @@ def draw(s, weights, span):
 
 def resolve(s, zone, top):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    kind = cards[lo + int(splitmix(s.seed, s.t) * (hi - lo))]
+    t = s.t
+    kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
     if cards[lo:hi].count(kind) != hi - lo:
         s.t += 1
     runtime.fix_end(s, zone, kind, top)
@@ -124,7 +133,8 @@ def draw_top(s, zone, span):
     """The top card of a zone taken, drawn first if it is undetermined: `resolve` then `take_top`."""
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
-        kind = cards[lo + int(splitmix(s.seed, s.t) * (hi - lo))]
+        t = s.t
+        kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
         if (cards.count(kind) if lo == 0 else cards[lo:hi].count(kind)) != hi - lo:
             s.t += 1
         del cards[cards.index(kind, lo, hi)]
@@ -300,10 +310,11 @@ class DirectProgram:
         self.flow = namespace["FLOW"]
         self.game = game
 
-    def play(self, seed: int, max_steps: int, pick) -> Playout | None:
-        """One game, decisions by `pick` (of the sorted legal actions); None when the engine must play
-        it instead (a rule error, or a loop left to the engine to judge)."""
-        s = Playout(self.game, seed, max_steps, pick)
+    def play(self, seed: int, max_steps: int, pick, stream: Stream | None = None) -> Playout | None:
+        """One game, decisions by `pick` (of the sorted legal actions), chance from `stream` (the draws
+        of `seed`, see `rulekit.engine.stream`); None when the engine must play it instead (a rule
+        error, or a loop left to the engine to judge)."""
+        s = Playout(self.game, seed, max_steps, pick, stream)
         try:
             self.flow(s)
             s.over = True  # the flow ran out

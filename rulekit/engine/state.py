@@ -7,6 +7,7 @@ import json
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import runtime
 from .codegen import FRAMES, SUSPEND, TRIGGER
+from .stream import Stream
 
 CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
@@ -31,7 +32,7 @@ def _counts(cards: list[int], lo: int, hi: int) -> dict[int, int]:
 
 class State:
     __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
-                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "auto", "armed",
+                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "stream", "auto", "armed",
                  "triggers", "on_round",
                  "zone_names", "kind_names", "is_set")
 
@@ -62,6 +63,7 @@ class State:
         self.resume: tuple | None = None
         self.history: list[int] = []
         self.seed = seed
+        self.stream = Stream(seed) if seed is not None else None  # splitmix(seed, t), many at a time
         self.triggers = game.triggers
         self.armed = [True] * len(self.triggers)
         self.on_round = on_round  # a function of the state, called as each round of a `rounds` loop begins
@@ -139,7 +141,7 @@ class State:
         if not cards:
             raise RuleRuntimeError("a random card is drawn from an empty zone", span)
         if self.auto:
-            kind = cards[int(splitmix(self.seed, len(self.history)) * len(cards))]
+            kind = cards[int(self._uniform() * len(cards))]
             if cards.count(kind) != len(cards):
                 self.history.append(kind)
             self.fr[-1][slot] = kind
@@ -152,7 +154,7 @@ class State:
         cards, lo, hi = self.z[zone], self.lo[zone], self.hi[zone]
         if self.auto:
             # Sampling a position of the block is sampling a kind weighted by its copies.
-            kind = cards[lo + int(splitmix(self.seed, len(self.history)) * (hi - lo))]
+            kind = cards[lo + int(self._uniform() * (hi - lo))]
             if cards[lo:hi].count(kind) != hi - lo:
                 self.history.append(kind)  # a block of one kind is no chance event
             runtime.fix_end(self, zone, kind, top)
@@ -164,9 +166,14 @@ class State:
         self._set_chance(counts, ("fix", zone, top))
         return SUSPEND
 
+    def _uniform(self) -> float:
+        """The draw of the next chance event: `splitmix(seed, its place in the history)`."""
+        t, stream = len(self.history), self.stream
+        return stream[t] if t < len(stream) else stream.at(t)
+
     def _roll(self, weights: dict) -> int:
         """Sample and record a chance outcome from the seed (auto_chance mode)."""
-        u = splitmix(self.seed, len(self.history)) * sum(weights.values())
+        u = self._uniform() * sum(weights.values())
         for outcome in sorted(weights):
             u -= weights[outcome]
             if u < 0:
@@ -326,7 +333,7 @@ class State:
         other.pending, other.legal, other.to_move = self.pending, self.legal, self.to_move
         other.chance, other.resume = self.chance, self.resume
         other.history = self.history[:]
-        other.seed, other.auto = self.seed, self.auto
+        other.seed, other.stream, other.auto = self.seed, self.stream, self.auto
         other.triggers, other.armed = self.triggers, self.armed[:]
         other.on_round = self.on_round
         return other
@@ -349,7 +356,7 @@ class State:
             raise IllegalActionError("sample_chance", [], self.action_to_string)
         if self.seed is None:
             raise ValueError("this state has no seed: create it with new_initial_state(seed=...)")
-        u = splitmix(self.seed, len(self.history))
+        u = self._uniform()
         acc = 0.0
         for action, p in self.chance:
             acc += p
