@@ -16,9 +16,10 @@ import re
 from dataclasses import dataclass
 
 from .. import model as m
-from ..errors import InternalError
+from ..errors import InternalError, RuleRuntimeError
 from ..lower import Config, core
 from . import runtime, subsets
+from .pyscope import free_names
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
 AGGREGATES = {"max": (True, False), "min": (False, False), "argmax": (True, True), "argmin": (False, True)}
@@ -92,6 +93,9 @@ class Codegen:
         self.label_count = itertools.count()
         self.consts: dict[str, object] = {}
         self.env: dict[int, str] = {}
+        # While a decision's options are listed: the quantifiers that read none of the loops' variables,
+        # each worked out once for the whole listing (code -> its key in the dict `_m`), see `x_Quant`.
+        self.memo: dict[str, int] | None = None
         self.loop_ends: list[str] = []
         self.frame_size = 0
         self.board_sizes = config.board_sizes
@@ -277,6 +281,15 @@ class Codegen:
         return self.iter_src(b.iter, distinct)
 
     def x_Quant(self, e):
+        code = self.quant_src(e)
+        if self.memo is None or any(name.startswith("_") and name != "_m" for name in free_names(code)):
+            return code
+        # The same for every option: evaluated where it is first needed (so that an error is raised
+        # where it would be anyway), then remembered until the listing ends.
+        key = self.memo.setdefault(code, len(self.memo))
+        return f"(_m[{key}] if {key} in _m else _m.setdefault({key}, {code}))"
+
+    def quant_src(self, e):
         b = e.binder
         var = f"{self.prefix}{b.slot}"
         self.env[b.slot] = var
@@ -690,7 +703,23 @@ class Codegen:
     def choice_options(self, st: m.Choose, entry) -> list[str]:
         """Lines that fill the dict `_o` with the legal actions of a decision: action id ->
         `entry(action index, "slot, ..." of its binders, "value, ..." of their Python variables)`."""
-        lines = ["_o = {}"]
+        saved, self.memo = self.memo, {}
+        try:
+            lines = self.option_lines(st, entry)
+        finally:
+            memo, self.memo = self.memo, saved
+        return ["_o = {}", "_m = {}", *lines] if memo else ["_o = {}", *lines]
+
+    def once(self, node, distinct: bool = False) -> str:
+        """An expression (or a binder's domain) of the listing evaluated once, outside its loops: nothing to remember."""
+        saved, self.memo = self.memo, None
+        try:
+            return self.binder_src(node, distinct) if isinstance(node, m.Binder) else self.ex(node)
+        finally:
+            self.memo = saved
+
+    def option_lines(self, st: m.Choose, entry) -> list[str]:
+        lines = []
         for ai, action in enumerate(st.actions):
             base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
             depth = 0
@@ -703,12 +732,13 @@ class Codegen:
             needs = [i for i, b in enumerate(action.binders) if action.when is not None and _mentions(action.when, b.slot)]
             when_after = needs[-1] if needs else -1
             if action.when is not None and when_after < 0:
-                lines.append("    " * depth + f"if {self.ex(action.when)}:")
+                lines.append("    " * depth + f"if {self.once(action.when)}:")
                 depth += 1
             for i, b in enumerate(action.binders):
                 var = f"_L{b.slot}"
                 self.env[b.slot] = var
-                lines.append("    " * depth + f"for {var} in {self.binder_src(b, distinct=True)}:")
+                src = self.once(b, distinct=True) if i == 0 else self.binder_src(b, distinct=True)
+                lines.append("    " * depth + f"for {var} in {src}:")
                 depth += 1
                 if b.cond is not None:
                     lines.append("    " * depth + f"if {self.ex(b.cond)}:")
@@ -768,6 +798,34 @@ class Codegen:
 
     def chance_weights(self, st: m.Random) -> list[str]:
         """Lines that fill the dict `_w` with the outcomes of a `random` statement and their weights."""
+        fixed = self.constant_weights(st)
+        if fixed is not None:
+            return [f"_w = {fixed}"]
+        return self.weight_lines(st)
+
+    def constant_weights(self, st: m.Random) -> str | None:
+        """The name of a constant holding the outcomes and weights of a `random` statement whose domain,
+        condition and weights read nothing of the state (dice, a weighted coin): worked out here once,
+        by the very lines that would work them out at each draw. None when they depend on the game, or
+        when working them out fails (the engine then fails at the draw, as it must)."""
+        b = st.binder
+        if not isinstance(b.iter, (core.Items, core.Members, core.Numbers, core.Seats)):
+            return None
+        if isinstance(b.iter, core.Seats) and b.iter.start is not None:
+            return None
+        parts = [b.iter, *(x for x in (b.cond, st.weight) if x is not None)]
+        closed = (m.Const, m.Binary, m.Unary, m.IfExpr, m.SetLit, core.Smaller, core.Larger, core.Abs, core.Domain)
+        for x in (x for part in parts for x in m.nodes(part)):
+            if not (isinstance(x, closed) or (isinstance(x, m.Local) and x.slot == b.slot)):
+                return None
+        namespace = {**self.consts, "fail": runtime.fail}
+        try:
+            exec("\n".join(self.weight_lines(st)), namespace)  # noqa: S102 - the engine's own generated lines
+        except RuleRuntimeError:
+            return None
+        return self.const(f"CW{len(self.consts)}", namespace["_w"])
+
+    def weight_lines(self, st: m.Random) -> list[str]:
         b = st.binder
         var = f"_L{b.slot}"
         self.env[b.slot] = var

@@ -21,10 +21,9 @@ def uniforms(seeds, start: int, count: int) -> np.ndarray:
     """`splitmix(seed, t)` for each seed (rows) and t in [start, start + count) (columns)."""
     base = np.array([(seed * 0x9E3779B97F4A7C15) & MASK for seed in seeds], dtype=np.uint64)[:, None]
     steps = np.arange(start + 1, start + count + 1, dtype=np.uint64)[None, :]
-    with np.errstate(over="ignore"):
-        z = base + steps * _MIX1
-        z = (z ^ (z >> _S30)) * _MIX1
-        z = (z ^ (z >> _S27)) * _MIX2
+    z = base + steps * _MIX1  # arrays wrap silently modulo 2**64
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
     return ((z ^ (z >> _S31)) >> _S11).astype(np.float64) * 1.1102230246251565e-16
 
 
