@@ -12,7 +12,8 @@ from rulekit.engine.state import splitmix
 from rulekit.engine.stream import CHUNK, Stream, streams
 from tests.helpers import write_spec
 
-# A weighted coin, a die and a decision whose options share a test that reads none of their loops.
+# A weighted coin, a die, a decision whose options share a test that reads none of their loops, and a
+# count of the cards of one kind.
 COINS_SPEC = """
 game coins "Coins"
 rulebook "rulebook.txt" source "coins.txt"
@@ -33,7 +34,7 @@ flow {
         action keep { }
       }
     }
-    if score(current) >= 12 {
+    if score(current) >= 12 or count(c in hand(current) where c == Ace) == 2 {
       win current
       end game
     }
@@ -116,3 +117,14 @@ def test_whole_playouts_past_the_first_draws_are_the_state_api_games(name, playe
         made = state.play_on(rng.choice, 100_000)
         assert (result.lengths[i], result.steps[i], result.returns[i]) == (made, len(state.history), state.returns())
     assert max(result.steps) > 128
+
+
+@pytest.mark.parametrize("name", ["coins", "chocobo"])
+def test_tests_of_a_card_by_kind_are_sets_of_kinds_and_play_as_the_plain_code(name, tmp_path, monkeypatch):
+    game = coins(tmp_path) if name == "coins" else rulekit.load(name, players=4)
+    assert ".isdisjoint(" in game.source or ".count(" in game.source
+    by_card = plain(game, monkeypatch, kind_set=lambda self, var, cond: None)
+    assert ".isdisjoint(" not in by_card.source
+    seeds = range(6)
+    assert games(game, seeds) == games(by_card, seeds)
+    assert batch(game, seeds) == batch(by_card, seeds)

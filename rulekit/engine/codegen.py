@@ -96,6 +96,8 @@ class Codegen:
         # While a decision's options are listed: the quantifiers that read none of the loops' variables,
         # each worked out once for the whole listing (code -> its key in the dict `_m`), see `x_Quant`.
         self.memo: dict[str, int] | None = None
+        self.finite: dict[str, tuple] = {}  # Python variables bound over a constant domain -> its values
+        self._attr_tables: dict | None = None
         self.loop_ends: list[str] = []
         self.frame_size = 0
         self.board_sizes = config.board_sizes
@@ -293,7 +295,67 @@ class Codegen:
         b = e.binder
         var = f"{self.prefix}{b.slot}"
         self.env[b.slot] = var
+        domain = self.finite_domain(b)
+        if domain is not None:  # known while its body and condition are compiled (see `kind_set`)
+            self.finite[var] = domain
+        try:
+            return self.quant_code(e, b, var)
+        finally:
+            self.finite.pop(var, None)
+
+    def finite_domain(self, b: m.Binder) -> tuple | None:
+        """The values of a binder over a constant domain (listed values, an enum, constant bounds)."""
+        if not isinstance(b.iter, (core.Items, core.Members, core.Numbers, core.Seats)):
+            return None
+        code = self.iter_src(b.iter, True)
+        return tuple(eval(code, {"range": range})) if free_names(code) <= {"range"} else None  # noqa: S307
+
+    def attr_tables(self) -> dict:
+        """The attribute tables `A_<name>` of the generated module, as values."""
+        if self._attr_tables is None:
+            self._attr_tables = {}
+            for a in self.g.attrs:
+                default = -1 if a.type.kind == "enum" else 0
+                given = [dict(c.attrs).get(a.name) for c in self.g.components]
+                self._attr_tables[f"A_{_py_name(a.name)}"] = tuple(
+                    eval(self.ex(x), {}) if x is not None else default for x in given)  # noqa: S307 - a literal
+        return self._attr_tables
+
+    def kind_set(self, var: str, cond: str) -> str | None:
+        """For a test of card `var` that reads only the card's kind, its attributes and values bound over
+        constant domains: the kinds that pass it, worked out here for every kind (a constant frozenset,
+        or a table of them by those values); None for any other test, or one that fails here."""
+        tables = self.attr_tables()
+        free = free_names(cond)
+        outer = sorted(name for name in free if name in self.finite)
+        if free - {var} - set(outer) - set(tables) - {"min", "max", "abs"}:
+            return None
+        combos = list(itertools.product(*(self.finite[name] for name in outer)))
+        if len(combos) > 256:
+            return None
+        table = {}
+        for combo in combos:
+            scope = {**tables, **dict(zip(outer, combo))}
+            try:
+                kinds = frozenset(k for k in range(len(self.g.components)) if eval(cond, {**scope, var: k}))  # noqa: S307
+            except Exception:  # noqa: BLE001 - a test that fails somewhere stays as it is
+                return None
+            table[combo if len(outer) > 1 else combo[0] if outer else None] = kinds
+        if not outer:
+            return self.const(f"K{len(self.consts)}", table[None])
+        key = outer[0] if len(outer) == 1 else "(" + "".join(name + ", " for name in outer) + ")"
+        return f"{self.const(f'KT{len(self.consts)}', table)}[{key}]"
+
+    def quant_code(self, e, b: m.Binder, var: str) -> str:
         cond = self.ex(b.cond) if b.cond is not None else None
+        if cond and e.kind in ("exists", "count") and isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)):
+            kinds = self.kind_set(var, cond)
+            if kinds is not None:  # the zone's cards tested by kind in C, not one by one in Python
+                src = self.binder_src(b, distinct=False)
+                if e.kind == "exists":
+                    return f"(not {kinds}.isdisjoint({src}))"
+                single = kinds in self.consts and len(self.consts[kinds]) == 1
+                return f"{src}.count({next(iter(self.consts[kinds]))})" if single else f"sum(map({kinds}.__contains__, {src}))"
         if e.kind == "count":
             src = self.binder_src(b, distinct=False)
             copies = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
