@@ -7,6 +7,7 @@ import pytest
 
 import rulekit
 from rulekit.engine import Game
+from rulekit.engine import codegen
 from rulekit.engine.codegen import Codegen
 from rulekit.engine.state import splitmix
 from rulekit.engine.stream import CHUNK, Stream, streams
@@ -67,11 +68,14 @@ def batch(game, seeds) -> tuple:
     return result.returns, result.lengths, result.steps, result.ends
 
 
-def plain(game, monkeypatch, **methods) -> Game:
-    """The game compiled again with some of the code generator's methods replaced (the plain code)."""
+def plain(game, monkeypatch, module: dict | None = None, **methods) -> Game:
+    """The game compiled again with some of the code generator's methods (and functions of its module)
+    replaced: the plain code."""
     with monkeypatch.context() as patch:
         for name, method in methods.items():
             patch.setattr(Codegen, name, method)
+        for name, function in (module or {}).items():
+            patch.setattr(codegen, name, function)
         other = Game(game.config)
         assert other.whole_games is not None  # compiled now, with the plain code
     return other
@@ -128,3 +132,13 @@ def test_tests_of_a_card_by_kind_are_sets_of_kinds_and_play_as_the_plain_code(na
     seeds = range(6)
     assert games(game, seeds) == games(by_card, seeds)
     assert batch(game, seeds) == batch(by_card, seeds)
+
+
+def test_loops_over_positions_read_their_zones_from_a_slice_and_play_as_the_plain_code(monkeypatch):
+    game = rulekit.load("chucky", players=2)
+    assert "in enumerate(s.z[" in game.source and "in enumerate(s.z[" in game.whole_games.source
+    indexed = plain(game, monkeypatch, module={"by_slices": lambda *args: None})
+    assert "in enumerate(s.z[" not in indexed.source + indexed.whole_games.source
+    seeds = range(6)
+    assert games(game, seeds) == games(indexed, seeds)
+    assert batch(game, seeds) == batch(indexed, seeds)

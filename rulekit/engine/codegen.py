@@ -20,6 +20,7 @@ from ..errors import InternalError, RuleRuntimeError
 from ..lower import Config, core
 from . import runtime, subsets
 from .pyscope import free_names
+from .slices import by_slices
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
 AGGREGATES = {"max": (True, False), "min": (False, False), "argmax": (True, True), "argmin": (False, True)}
@@ -299,9 +300,21 @@ class Codegen:
         if domain is not None:  # known while its body and condition are compiled (see `kind_set`)
             self.finite[var] = domain
         try:
-            return self.quant_code(e, b, var)
+            code = self.quant_code(e, b, var)
         finally:
             self.finite.pop(var, None)
+        loop = re.search(rf" for {re.escape(var)} in (range\(\d+\))", code)
+        if loop is not None:  # the quantifier's own loop (its variable is bound nowhere else)
+            sliced = by_slices(var, loop.group(1), [code], self.families())
+            if sliced is not None:
+                target, src, (code,) = sliced
+                code = code.replace(loop.group(0), f" for {target} in {src}", 1)
+        return code
+
+    def families(self) -> dict[int, int]:
+        """The first zone index of each family of zones (per player, per position) -> its size."""
+        return {self.lay.zone_base[z.name]: self.lay.zone_count[z.name] for z in self.g.zones
+                if self.lay.zone_count[z.name] > 1}
 
     def finite_domain(self, b: m.Binder) -> tuple | None:
         """The values of a binder over a constant domain (listed values, an enum, constant bounds)."""
@@ -783,40 +796,51 @@ class Codegen:
     def option_lines(self, st: m.Choose, entry) -> list[str]:
         lines = []
         for ai, action in enumerate(st.actions):
-            base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
-            depth = 0
-            ids, values = [], []
-            radix = 1
-            for b, size in reversed(list(zip(action.binders, sizes))):
-                ids.append(f"{self.domain_index(b)}*{radix}" if radix != 1 else self.domain_index(b))
-                radix *= size
-            # `when` is tested as soon as the binders it reads are bound, before the loops it does not need
-            needs = [i for i, b in enumerate(action.binders) if action.when is not None and _mentions(action.when, b.slot)]
-            when_after = needs[-1] if needs else -1
-            if action.when is not None and when_after < 0:
-                lines.append("    " * depth + f"if {self.once(action.when)}:")
-                depth += 1
-            for i, b in enumerate(action.binders):
-                var = f"_L{b.slot}"
-                self.env[b.slot] = var
-                src = self.once(b, distinct=True) if i == 0 else self.binder_src(b, distinct=True)
-                lines.append("    " * depth + f"for {var} in {src}:")
-                depth += 1
-                if b.cond is not None:
-                    lines.append("    " * depth + f"if {self.ex(b.cond)}:")
-                    depth += 1
-                if i == when_after:
-                    lines.append("    " * depth + f"if {self.ex(action.when)}:")
-                    depth += 1
-                values.append(var)
-            aid = " + ".join([str(base)] + ids[::-1])
-            slots = "".join(f"{b.slot}, " for b in action.binders)
-            vals = "".join(f"{v}, " for v in values)
-            lines.append("    " * depth + f"_o[{aid}] = {entry(ai, slots, vals)}")
+            start = len(lines)
+            self.action_lines(st, ai, action, entry, lines)
+            for j in range(start, len(lines)):  # each loop of a binder, with the lines nested in it
+                loop = re.fullmatch(r"(\s*)for (_L\d+) in (range\(\d+\)):", lines[j])
+                sliced = loop and by_slices(loop.group(2), loop.group(3), lines[j + 1:], self.families())
+                if sliced:
+                    target, src, lines[j + 1:] = sliced
+                    lines[j] = f"{loop.group(1)}for {target} in {src}:"
         for action in st.actions:
             for b in action.binders:
                 self.env.pop(b.slot, None)
         return lines
+
+    def action_lines(self, st: m.Choose, ai: int, action: m.Action, entry, lines: list[str]) -> None:
+        """The loops and tests that list one action's options into `_o`, appended to `lines`."""
+        base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
+        depth = 0
+        ids, values = [], []
+        radix = 1
+        for b, size in reversed(list(zip(action.binders, sizes))):
+            ids.append(f"{self.domain_index(b)}*{radix}" if radix != 1 else self.domain_index(b))
+            radix *= size
+        # `when` is tested as soon as the binders it reads are bound, before the loops it does not need
+        needs = [i for i, b in enumerate(action.binders) if action.when is not None and _mentions(action.when, b.slot)]
+        when_after = needs[-1] if needs else -1
+        if action.when is not None and when_after < 0:
+            lines.append("    " * depth + f"if {self.once(action.when)}:")
+            depth += 1
+        for i, b in enumerate(action.binders):
+            var = f"_L{b.slot}"
+            self.env[b.slot] = var
+            src = self.once(b, distinct=True) if i == 0 else self.binder_src(b, distinct=True)
+            lines.append("    " * depth + f"for {var} in {src}:")
+            depth += 1
+            if b.cond is not None:
+                lines.append("    " * depth + f"if {self.ex(b.cond)}:")
+                depth += 1
+            if i == when_after:
+                lines.append("    " * depth + f"if {self.ex(action.when)}:")
+                depth += 1
+            values.append(var)
+        aid = " + ".join([str(base)] + ids[::-1])
+        slots = "".join(f"{b.slot}, " for b in action.binders)
+        vals = "".join(f"{v}, " for v in values)
+        lines.append("    " * depth + f"_o[{aid}] = {entry(ai, slots, vals)}")
 
     def domain_desc(self, it: core.Domain) -> str:
         if isinstance(it, (core.CardsIn, core.CardsInEvery)):
