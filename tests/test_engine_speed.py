@@ -142,3 +142,20 @@ def test_loops_over_positions_read_their_zones_from_a_slice_and_play_as_the_plai
     seeds = range(6)
     assert games(game, seeds) == games(indexed, seeds)
     assert batch(game, seeds) == batch(indexed, seeds)
+
+
+def test_the_compiled_trigger_test_fires_as_the_loop_over_the_triggers():
+    """A state whose triggers are a copy runs the reference loop over them instead of the compiled FIRE."""
+    game = rulekit.load("chucky", players=3)
+    fired = 0
+    for seed in range(8):
+        rng, other_rng = random.Random(seed), random.Random(seed)
+        state, reference = (game.new_initial_state(seed=seed, auto_chance=True) for _ in range(2))
+        reference.triggers = tuple(reference.triggers)
+        while not state.is_terminal():
+            assert state.legal_actions() == reference.legal_actions()
+            state.apply_action(rng.choice(state.legal_actions()))
+            reference.apply_action(other_rng.choice(reference.legal_actions()))
+        assert state.history == reference.history and state.returns() == reference.returns()
+        fired += not state.armed[0]
+    assert fired  # the trigger fired in some of these games

@@ -1031,8 +1031,22 @@ class Codegen:
             self.procedure(proc)
             triggers.append((i, entry, trig.once, self.frame_size))
         out.append("TRIGGERS = (" + "".join(f"(TRIG{i}, {entry}, {once}, {size}), " for i, entry, once, size in triggers) + ")")
+        out += self.fire(triggers)
         out += self.assemble()
         return "\n".join(out) + "\n", self.consts, flow_size
+
+    def fire(self, triggers: list[tuple]) -> list[str]:
+        """`FIRE(s)`: start the first armed trigger whose condition holds (its frame pushed), re-arming
+        on the way each that is not `once` and whose condition is false; True when one started."""
+        lines = ["def FIRE(s):", "    armed = s.armed"]
+        for i, entry, once, size in triggers:
+            self.env = {}
+            cond = self.ex(self.g.triggers[i].cond)  # as TRIG<i> has it (its probes too)
+            lines += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False",
+                      f"            s.fr.append([{entry}{', None' * size}])", "            return True"]
+            if not once:
+                lines += [f"    elif not {cond}:", f"        armed[{i}] = True"]
+        return lines + ["    return False"]
 
     # ---- assembly: instructions into Python functions
     def assemble(self) -> list[str]:

@@ -98,7 +98,11 @@ class State:
             self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
 
     def _fire_trigger(self) -> bool:
-        """Start the first armed trigger whose condition holds; re-arm those whose condition is false."""
+        """Start the first armed trigger whose condition holds; re-arm those whose condition is false.
+        The game's compiled `FIRE` does it with the conditions inline (see `Codegen.fire`); a state
+        whose triggers were put in another order (to see whether the order matters) runs this loop."""
+        if self.triggers is self.game.triggers:
+            return self.game.fire_triggers(self)
         for i, (holds, entry, once, size) in enumerate(self.triggers):
             if self.armed[i]:
                 if holds(self):
@@ -154,9 +158,11 @@ class State:
         cards, lo, hi = self.z[zone], self.lo[zone], self.hi[zone]
         if self.auto:
             # Sampling a position of the block is sampling a kind weighted by its copies.
-            kind = cards[lo + int(self._uniform() * (hi - lo))]
-            if cards[lo:hi].count(kind) != hi - lo:
-                self.history.append(kind)  # a block of one kind is no chance event
+            history, stream, n = self.history, self.stream, hi - lo
+            t = len(history)
+            kind = cards[lo + int((stream[t] if t < len(stream) else stream.at(t)) * n)]
+            if (cards.count(kind) if n == len(cards) else cards[lo:hi].count(kind)) != n:
+                history.append(kind)  # a block of one kind is no chance event
             runtime.fix_end(self, zone, kind, top)
             return 0
         counts = _counts(cards, lo, hi)
