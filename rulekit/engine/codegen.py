@@ -347,10 +347,11 @@ class Codegen:
         if len(combos) > 256:
             return None
         table = {}
+        test = compile(cond, "<kind test>", "eval")
         for combo in combos:
             scope = {**tables, **dict(zip(outer, combo))}
             try:
-                kinds = frozenset(k for k in range(len(self.g.components)) if eval(cond, {**scope, var: k}))  # noqa: S307
+                kinds = frozenset(k for k in range(len(self.g.components)) if eval(test, {**scope, var: k}))  # noqa: S307
             except Exception:  # noqa: BLE001 - a test that fails somewhere stays as it is
                 return None
             table[combo if len(outer) > 1 else combo[0] if outer else None] = kinds

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 _COMPREHENSIONS = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
-def free_names(code: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def free_names(code: str) -> frozenset[str]:
     """The names an expression reads that it does not bind itself (in a comprehension or a lambda)."""
     free: set[str] = set()
 
@@ -37,4 +39,4 @@ def free_names(code: str) -> set[str]:
             visit(child, bound)
 
     visit(ast.parse(code, mode="eval"), frozenset())
-    return free
+    return frozenset(free)
