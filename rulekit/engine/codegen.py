@@ -16,9 +16,11 @@ import re
 from dataclasses import dataclass
 
 from .. import model as m
-from ..errors import InternalError
+from ..errors import InternalError, RuleRuntimeError
 from ..lower import Config, core
 from . import runtime, subsets
+from .pyscope import free_names
+from .slices import by_slices
 
 SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
 AGGREGATES = {"max": (True, False), "min": (False, False), "argmax": (True, True), "argmin": (False, True)}
@@ -92,6 +94,11 @@ class Codegen:
         self.label_count = itertools.count()
         self.consts: dict[str, object] = {}
         self.env: dict[int, str] = {}
+        # While a decision's options are listed: the quantifiers that read none of the loops' variables,
+        # each worked out once for the whole listing (code -> its key in the dict `_m`), see `x_Quant`.
+        self.memo: dict[str, int] | None = None
+        self.finite: dict[str, tuple] = {}  # Python variables bound over a constant domain -> its values
+        self._attr_tables: dict | None = None
         self.loop_ends: list[str] = []
         self.frame_size = 0
         self.board_sizes = config.board_sizes
@@ -277,10 +284,92 @@ class Codegen:
         return self.iter_src(b.iter, distinct)
 
     def x_Quant(self, e):
+        code = self.quant_src(e)
+        if self.memo is None or any(name.startswith("_") and name != "_m" for name in free_names(code)):
+            return code
+        # The same for every option: evaluated where it is first needed (so that an error is raised
+        # where it would be anyway), then remembered until the listing ends.
+        key = self.memo.setdefault(code, len(self.memo))
+        return f"(_m[{key}] if {key} in _m else _m.setdefault({key}, {code}))"
+
+    def quant_src(self, e):
         b = e.binder
         var = f"{self.prefix}{b.slot}"
         self.env[b.slot] = var
+        domain = self.finite_domain(b)
+        if domain is not None:  # known while its body and condition are compiled (see `kind_set`)
+            self.finite[var] = domain
+        try:
+            code = self.quant_code(e, b, var)
+        finally:
+            self.finite.pop(var, None)
+        loop = re.search(rf" for {re.escape(var)} in (range\(\d+\))", code)
+        if loop is not None:  # the quantifier's own loop (its variable is bound nowhere else)
+            sliced = by_slices(var, loop.group(1), [code], self.families())
+            if sliced is not None:
+                target, src, (code,) = sliced
+                code = code.replace(loop.group(0), f" for {target} in {src}", 1)
+        return code
+
+    def families(self) -> dict[int, int]:
+        """The first zone index of each family of zones (per player, per position) -> its size."""
+        return {self.lay.zone_base[z.name]: self.lay.zone_count[z.name] for z in self.g.zones
+                if self.lay.zone_count[z.name] > 1}
+
+    def finite_domain(self, b: m.Binder) -> tuple | None:
+        """The values of a binder over a constant domain (listed values, an enum, constant bounds)."""
+        if not isinstance(b.iter, (core.Items, core.Members, core.Numbers, core.Seats)):
+            return None
+        code = self.iter_src(b.iter, True)
+        return tuple(eval(code, {"range": range})) if free_names(code) <= {"range"} else None  # noqa: S307
+
+    def attr_tables(self) -> dict:
+        """The attribute tables `A_<name>` of the generated module, as values."""
+        if self._attr_tables is None:
+            self._attr_tables = {}
+            for a in self.g.attrs:
+                default = -1 if a.type.kind == "enum" else 0
+                given = [dict(c.attrs).get(a.name) for c in self.g.components]
+                self._attr_tables[f"A_{_py_name(a.name)}"] = tuple(
+                    eval(self.ex(x), {}) if x is not None else default for x in given)  # noqa: S307 - a literal
+        return self._attr_tables
+
+    def kind_set(self, var: str, cond: str) -> str | None:
+        """For a test of card `var` that reads only the card's kind, its attributes and values bound over
+        constant domains: the kinds that pass it, worked out here for every kind (a constant frozenset,
+        or a table of them by those values); None for any other test, or one that fails here."""
+        tables = self.attr_tables()
+        free = free_names(cond)
+        outer = sorted(name for name in free if name in self.finite)
+        if free - {var} - set(outer) - set(tables) - {"min", "max", "abs"}:
+            return None
+        combos = list(itertools.product(*(self.finite[name] for name in outer)))
+        if len(combos) > 256:
+            return None
+        table = {}
+        test = compile(cond, "<kind test>", "eval")
+        for combo in combos:
+            scope = {**tables, **dict(zip(outer, combo))}
+            try:
+                kinds = frozenset(k for k in range(len(self.g.components)) if eval(test, {**scope, var: k}))  # noqa: S307
+            except Exception:  # noqa: BLE001 - a test that fails somewhere stays as it is
+                return None
+            table[combo if len(outer) > 1 else combo[0] if outer else None] = kinds
+        if not outer:
+            return self.const(f"K{len(self.consts)}", table[None])
+        key = outer[0] if len(outer) == 1 else "(" + "".join(name + ", " for name in outer) + ")"
+        return f"{self.const(f'KT{len(self.consts)}', table)}[{key}]"
+
+    def quant_code(self, e, b: m.Binder, var: str) -> str:
         cond = self.ex(b.cond) if b.cond is not None else None
+        if cond and e.kind in ("exists", "count") and isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)):
+            kinds = self.kind_set(var, cond)
+            if kinds is not None:  # the zone's cards tested by kind in C, not one by one in Python
+                src = self.binder_src(b, distinct=False)
+                if e.kind == "exists":
+                    return f"(not {kinds}.isdisjoint({src}))"
+                single = kinds in self.consts and len(self.consts[kinds]) == 1
+                return f"{src}.count({next(iter(self.consts[kinds]))})" if single else f"sum(map({kinds}.__contains__, {src}))"
         if e.kind == "count":
             src = self.binder_src(b, distinct=False)
             copies = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
@@ -690,41 +779,69 @@ class Codegen:
     def choice_options(self, st: m.Choose, entry) -> list[str]:
         """Lines that fill the dict `_o` with the legal actions of a decision: action id ->
         `entry(action index, "slot, ..." of its binders, "value, ..." of their Python variables)`."""
-        lines = ["_o = {}"]
+        saved, self.memo = self.memo, {}
+        try:
+            lines = self.option_lines(st, entry)
+        finally:
+            memo, self.memo = self.memo, saved
+        return ["_o = {}", "_m = {}", *lines] if memo else ["_o = {}", *lines]
+
+    def once(self, node, distinct: bool = False) -> str:
+        """An expression (or a binder's domain) of the listing evaluated once, outside its loops: nothing to remember."""
+        saved, self.memo = self.memo, None
+        try:
+            return self.binder_src(node, distinct) if isinstance(node, m.Binder) else self.ex(node)
+        finally:
+            self.memo = saved
+
+    def option_lines(self, st: m.Choose, entry) -> list[str]:
+        lines = []
         for ai, action in enumerate(st.actions):
-            base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
-            depth = 0
-            ids, values = [], []
-            radix = 1
-            for b, size in reversed(list(zip(action.binders, sizes))):
-                ids.append(f"{self.domain_index(b)}*{radix}" if radix != 1 else self.domain_index(b))
-                radix *= size
-            # `when` is tested as soon as the binders it reads are bound, before the loops it does not need
-            needs = [i for i, b in enumerate(action.binders) if action.when is not None and _mentions(action.when, b.slot)]
-            when_after = needs[-1] if needs else -1
-            if action.when is not None and when_after < 0:
-                lines.append("    " * depth + f"if {self.ex(action.when)}:")
-                depth += 1
-            for i, b in enumerate(action.binders):
-                var = f"_L{b.slot}"
-                self.env[b.slot] = var
-                lines.append("    " * depth + f"for {var} in {self.binder_src(b, distinct=True)}:")
-                depth += 1
-                if b.cond is not None:
-                    lines.append("    " * depth + f"if {self.ex(b.cond)}:")
-                    depth += 1
-                if i == when_after:
-                    lines.append("    " * depth + f"if {self.ex(action.when)}:")
-                    depth += 1
-                values.append(var)
-            aid = " + ".join([str(base)] + ids[::-1])
-            slots = "".join(f"{b.slot}, " for b in action.binders)
-            vals = "".join(f"{v}, " for v in values)
-            lines.append("    " * depth + f"_o[{aid}] = {entry(ai, slots, vals)}")
+            start = len(lines)
+            self.action_lines(st, ai, action, entry, lines)
+            for j in range(start, len(lines)):  # each loop of a binder, with the lines nested in it
+                loop = re.fullmatch(r"(\s*)for (_L\d+) in (range\(\d+\)):", lines[j])
+                sliced = loop and by_slices(loop.group(2), loop.group(3), lines[j + 1:], self.families())
+                if sliced:
+                    target, src, lines[j + 1:] = sliced
+                    lines[j] = f"{loop.group(1)}for {target} in {src}:"
         for action in st.actions:
             for b in action.binders:
                 self.env.pop(b.slot, None)
         return lines
+
+    def action_lines(self, st: m.Choose, ai: int, action: m.Action, entry, lines: list[str]) -> None:
+        """The loops and tests that list one action's options into `_o`, appended to `lines`."""
+        base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
+        depth = 0
+        ids, values = [], []
+        radix = 1
+        for b, size in reversed(list(zip(action.binders, sizes))):
+            ids.append(f"{self.domain_index(b)}*{radix}" if radix != 1 else self.domain_index(b))
+            radix *= size
+        # `when` is tested as soon as the binders it reads are bound, before the loops it does not need
+        needs = [i for i, b in enumerate(action.binders) if action.when is not None and _mentions(action.when, b.slot)]
+        when_after = needs[-1] if needs else -1
+        if action.when is not None and when_after < 0:
+            lines.append("    " * depth + f"if {self.once(action.when)}:")
+            depth += 1
+        for i, b in enumerate(action.binders):
+            var = f"_L{b.slot}"
+            self.env[b.slot] = var
+            src = self.once(b, distinct=True) if i == 0 else self.binder_src(b, distinct=True)
+            lines.append("    " * depth + f"for {var} in {src}:")
+            depth += 1
+            if b.cond is not None:
+                lines.append("    " * depth + f"if {self.ex(b.cond)}:")
+                depth += 1
+            if i == when_after:
+                lines.append("    " * depth + f"if {self.ex(action.when)}:")
+                depth += 1
+            values.append(var)
+        aid = " + ".join([str(base)] + ids[::-1])
+        slots = "".join(f"{b.slot}, " for b in action.binders)
+        vals = "".join(f"{v}, " for v in values)
+        lines.append("    " * depth + f"_o[{aid}] = {entry(ai, slots, vals)}")
 
     def domain_desc(self, it: core.Domain) -> str:
         if isinstance(it, (core.CardsIn, core.CardsInEvery)):
@@ -768,6 +885,34 @@ class Codegen:
 
     def chance_weights(self, st: m.Random) -> list[str]:
         """Lines that fill the dict `_w` with the outcomes of a `random` statement and their weights."""
+        fixed = self.constant_weights(st)
+        if fixed is not None:
+            return [f"_w = {fixed}"]
+        return self.weight_lines(st)
+
+    def constant_weights(self, st: m.Random) -> str | None:
+        """The name of a constant holding the outcomes and weights of a `random` statement whose domain,
+        condition and weights read nothing of the state (dice, a weighted coin): worked out here once,
+        by the very lines that would work them out at each draw. None when they depend on the game, or
+        when working them out fails (the engine then fails at the draw, as it must)."""
+        b = st.binder
+        if not isinstance(b.iter, (core.Items, core.Members, core.Numbers, core.Seats)):
+            return None
+        if isinstance(b.iter, core.Seats) and b.iter.start is not None:
+            return None
+        parts = [b.iter, *(x for x in (b.cond, st.weight) if x is not None)]
+        closed = (m.Const, m.Binary, m.Unary, m.IfExpr, m.SetLit, core.Smaller, core.Larger, core.Abs, core.Domain)
+        for x in (x for part in parts for x in m.nodes(part)):
+            if not (isinstance(x, closed) or (isinstance(x, m.Local) and x.slot == b.slot)):
+                return None
+        namespace = {**self.consts, "fail": runtime.fail}
+        try:
+            exec("\n".join(self.weight_lines(st)), namespace)  # noqa: S102 - the engine's own generated lines
+        except RuleRuntimeError:
+            return None
+        return self.const(f"CW{len(self.consts)}", namespace["_w"])
+
+    def weight_lines(self, st: m.Random) -> list[str]:
         b = st.binder
         var = f"_L{b.slot}"
         self.env[b.slot] = var
@@ -887,8 +1032,22 @@ class Codegen:
             self.procedure(proc)
             triggers.append((i, entry, trig.once, self.frame_size))
         out.append("TRIGGERS = (" + "".join(f"(TRIG{i}, {entry}, {once}, {size}), " for i, entry, once, size in triggers) + ")")
+        out += self.fire(triggers)
         out += self.assemble()
         return "\n".join(out) + "\n", self.consts, flow_size
+
+    def fire(self, triggers: list[tuple]) -> list[str]:
+        """`FIRE(s)`: start the first armed trigger whose condition holds (its frame pushed), re-arming
+        on the way each that is not `once` and whose condition is false; True when one started."""
+        lines = ["def FIRE(s):", "    armed = s.armed"]
+        for i, entry, once, size in triggers:
+            self.env = {}
+            cond = self.ex(self.g.triggers[i].cond)  # as TRIG<i> has it (its probes too)
+            lines += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False",
+                      f"            s.fr.append([{entry}{', None' * size}])", "            return True"]
+            if not once:
+                lines += [f"    elif not {cond}:", f"        armed[{i}] = True"]
+        return lines + ["    return False"]
 
     # ---- assembly: instructions into Python functions
     def assemble(self) -> list[str]:

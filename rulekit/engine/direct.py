@@ -18,7 +18,7 @@ from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
-from .state import splitmix
+from .stream import Stream
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
 
@@ -62,10 +62,10 @@ ENDS = {"turn": EndOfTurn, "round": EndOfRound}
 class Playout:
     """The state of one game played here: the engine's state without its control data."""
 
-    __slots__ = ("z", "lo", "hi", "v", "cur", "winners", "over", "end", "log", "seed", "t", "made", "max_steps",
+    __slots__ = ("z", "lo", "hi", "v", "cur", "winners", "over", "end", "log", "seed", "u", "t", "made", "max_steps",
                  "pick", "rounds", "armed", "is_set", "zone_names", "kind_names")
 
-    def __init__(self, game, seed: int, max_steps: int, pick):
+    def __init__(self, game, seed: int, max_steps: int, pick, stream: Stream | None = None):
         self.z = [list(cards) for cards in game.initial_zones]
         self.lo = [0] * len(self.z)
         self.hi = [0] * len(self.z)
@@ -76,6 +76,7 @@ class Playout:
         self.end = CUT  # how the game ended: won, no winner, deadlock or cut
         self.log: list[tuple] = []  # what the native statements record; nobody reads it here
         self.seed = seed
+        self.u = stream if stream is not None else Stream(seed)  # the draws: u[t] is splitmix(seed, t)
         self.t = 0  # the length of the engine's history: decisions and chance outcomes so far
         self.made = 0
         self.max_steps = max_steps
@@ -88,11 +89,17 @@ class Playout:
 
 
 # ---- what the compiled code calls: the engine's chance and decisions (see State), without suspending
+def uniform(s) -> float:
+    """The draw of chance event `s.t`; the helpers below read the stream inline, this where it runs out."""
+    return s.u.at(s.t)
+
+
 def draw_card(s, zone, span):
     cards = s.z[zone]
     if not cards:
         raise RuleRuntimeError("a random card is drawn from an empty zone", span)
-    kind = cards[int(splitmix(s.seed, s.t) * len(cards))]
+    t = s.t
+    kind = cards[int((s.u[t] if t < len(s.u) else uniform(s)) * len(cards))]
     if cards.count(kind) != len(cards):
         s.t += 1
     return kind
@@ -103,7 +110,8 @@ def draw(s, weights, span):
         return next(iter(weights))
     if not weights:
         raise RuleRuntimeError("a random choice has nothing to choose from", span)
-    u = splitmix(s.seed, s.t) * sum(weights.values())
+    t = s.t
+    u = (s.u[t] if t < len(s.u) else uniform(s)) * sum(weights.values())
     for outcome in sorted(weights):
         u -= weights[outcome]
         if u < 0:
@@ -112,9 +120,23 @@ def draw(s, weights, span):
     return outcome
 
 
+def draw_fixed(s, table):
+    """`draw` for constant weights of two outcomes or more: (their total, (outcome, weight) in order)."""
+    total, weights = table
+    t = s.t
+    u = (s.u[t] if t < len(s.u) else uniform(s)) * total
+    for outcome, weight in weights:
+        u -= weight
+        if u < 0:
+            break
+    s.t = t + 1
+    return outcome
+
+
 def resolve(s, zone, top):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    kind = cards[lo + int(splitmix(s.seed, s.t) * (hi - lo))]
+    t = s.t
+    kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
     if cards[lo:hi].count(kind) != hi - lo:
         s.t += 1
     runtime.fix_end(s, zone, kind, top)
@@ -124,7 +146,8 @@ def draw_top(s, zone, span):
     """The top card of a zone taken, drawn first if it is undetermined: `resolve` then `take_top`."""
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
-        kind = cards[lo + int(splitmix(s.seed, s.t) * (hi - lo))]
+        t = s.t
+        kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
         if (cards.count(kind) if lo == 0 else cards[lo:hi].count(kind)) != hi - lo:
             s.t += 1
         del cards[cards.index(kind, lo, hi)]
@@ -200,9 +223,24 @@ class DirectCodegen(Codegen):
                 f"        endless({self.span_const(st.span)})", *self.indent(self.block_lines(st.body))]
 
     def d_Do(self, st):
-        if self.native_procedure(st.procedure):
-            return self.n_Do(st)
         return [f"Q_{py_name(st.procedure)}(s{''.join(', ' + self.ex(a) for a in st.args)})"]
+
+    n_Do = d_Do  # a procedure without decisions too is compiled here, without the move log
+
+    # The move log is for observations, and nobody observes a playout: moves, reveals of a whole zone
+    # and rotations leave it out (a one-card reveal still checks that the card is there).
+    @staticmethod
+    def unlogged(lines: list[str]) -> list[str]:
+        return [line for line in lines if not line.lstrip().startswith(("s.log.append((", "for _k in _ks: s.log.append(("))]
+
+    def n_Move(self, st):
+        return self.unlogged(super().n_Move(st))
+
+    def n_Reveal(self, st):
+        return super().n_Reveal(st) if st.card is not None else self.unlogged(super().n_Reveal(st))
+
+    def n_Rotate(self, st):
+        return self.unlogged(super().n_Rotate(st))
 
     def d_Choose(self, st):
         options = self.choice_options(st, lambda ai, slots, values: f"({ai}, ({values}))")
@@ -223,6 +261,13 @@ class DirectCodegen(Codegen):
         b = st.binder
         if self.draws_card(st):
             return [f"fr[{b.slot + 1}] = draw_card(s, {self.ex(b.iter.zone)}, {self.span_const(st.span)})"]
+        fixed = self.constant_weights(st)
+        if fixed is not None and len(self.consts[fixed]) == 1:  # one outcome: no chance event
+            return [f"fr[{b.slot + 1}] = {next(iter(self.consts[fixed]))}"]
+        if fixed is not None and self.consts[fixed]:  # the outcomes in order, each with its weight
+            weights = self.consts[fixed]
+            table = self.const(f"DW{len(self.consts)}", (sum(weights.values()), tuple(sorted(weights.items()))))
+            return [f"fr[{b.slot + 1}] = draw_fixed(s, {table})"]
         return [*self.chance_weights(st), f"fr[{b.slot + 1}] = draw(s, _w, {self.span_const(st.span)})"]
 
     def d_CheckTriggers(self, st):
@@ -260,25 +305,22 @@ class DirectCodegen(Codegen):
         out = ["# generated by rulekit (whole games) from " + g.spec_path]
         out += self.function("FLOW", (), g.flow.nlocals, g.flow.body)
         for p in g.procedures:
-            if not self.native_procedure(p.name):
+            if p.result is None:
                 out += self.function(f"Q_{py_name(p.name)}", p.params, p.nlocals, p.body)
-        fired = []
         for i, trig in enumerate(g.triggers):
             out += self.function(f"TQ{i}", (), trig.nlocals, trig.body)
-            fired.append(f"(TRIG{i}, TQ{i}, {trig.once}), ")
-        out += [f"DIRECT_TRIGGERS = ({''.join(fired)})",
-                # as the reference engine fires a trigger, but with the trigger's body run at once
-                "def fire(s):",
-                "    armed = s.armed",
-                "    for i, (holds, body, once) in enumerate(DIRECT_TRIGGERS):",
-                "        if armed[i]:",
-                "            if holds(s):",
-                "                armed[i] = False",
-                "                body(s)",
-                "                return True",
-                "        elif not once and not holds(s):",
-                "            armed[i] = True",
-                "    return False"]
+        # As the reference engine fires a trigger (the first armed one whose condition holds; one that
+        # is not `once` re-arms when its condition is false), with the conditions inline and the
+        # trigger's body run at once.
+        out += ["def fire(s):", "    armed = s.armed"]
+        for i, trig in enumerate(g.triggers):
+            self.env = {}
+            cond = self.ex(trig.cond)
+            out += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False", f"            TQ{i}(s)",
+                    "            return True"]
+            if not trig.once:
+                out += [f"    elif not {cond}:", f"        armed[{i}] = True"]
+        out.append("    return False")
         return "\n".join(out) + "\n"
 
 
@@ -290,7 +332,7 @@ class DirectProgram:
         self.source = codegen.source()
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, resolve=resolve, draw_top=draw_top, decide=decide, endless=endless,
+        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, decide=decide, endless=endless,
                          GameOver=GameOver, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
@@ -300,10 +342,11 @@ class DirectProgram:
         self.flow = namespace["FLOW"]
         self.game = game
 
-    def play(self, seed: int, max_steps: int, pick) -> Playout | None:
-        """One game, decisions by `pick` (of the sorted legal actions); None when the engine must play
-        it instead (a rule error, or a loop left to the engine to judge)."""
-        s = Playout(self.game, seed, max_steps, pick)
+    def play(self, seed: int, max_steps: int, pick, stream: Stream | None = None) -> Playout | None:
+        """One game, decisions by `pick` (of the sorted legal actions), chance from `stream` (the draws
+        of `seed`, see `rulekit.engine.stream`); None when the engine must play it instead (a rule
+        error, or a loop left to the engine to judge)."""
+        s = Playout(self.game, seed, max_steps, pick, stream)
         try:
             self.flow(s)
             s.over = True  # the flow ran out

@@ -58,6 +58,7 @@ class Game:
         exec(code, namespace)  # noqa: S102
         self.program = Program(source, namespace, flow_size, len(codegen.instrs), codegen.origins)
         self.triggers = namespace["TRIGGERS"]
+        self.fire_triggers = namespace["FIRE"]  # FIRE(state): start the first trigger due, if any
         self.action_table: ActionTable = config.actions
         self.choices = config.choices
         self.decision_prefixes = decision_prefixes(self.model)  # names that tell alike decisions apart

@@ -20,6 +20,10 @@ from ..errors import RuleRuntimeError
 
 DEFAULT_MAX_STEPS = 100_000  # decisions per game before it counts as cut
 from .direct import CUT, DEADLOCK, NO_WINNER, WON
+from .stream import streams
+
+STREAM_BLOCK = 64  # games whose first draws are computed together
+FIRST_DRAWS = 128  # draws per game computed up front; a longer game computes more as it goes
 
 RULE_ERROR = "rule error"
 
@@ -64,8 +68,11 @@ def playouts(game, n: int | None = None, seed: int = 0, policy=None, max_steps: 
     players = game.num_players()
     win, lose = game.model.payoff
     fast = game.whole_games if policy is None else None
+    ahead = []
     for index, game_seed in enumerate(result.seeds):
-        played = fast.play(game_seed, max_steps, random.Random(game_seed).choice) if fast is not None else None
+        if fast is not None and not ahead:
+            ahead = streams(result.seeds[index:index + STREAM_BLOCK], FIRST_DRAWS)[::-1]
+        played = fast.play(game_seed, max_steps, random.Random(game_seed).choice, ahead.pop()) if fast is not None else None
         if played is None:
             _engine_playout(game, index, game_seed, policy, max_steps, result)
             continue

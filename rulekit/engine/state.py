@@ -7,6 +7,7 @@ import json
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import runtime
 from .codegen import FRAMES, SUSPEND, TRIGGER
+from .stream import Stream
 
 CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
@@ -31,7 +32,7 @@ def _counts(cards: list[int], lo: int, hi: int) -> dict[int, int]:
 
 class State:
     __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
-                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "auto", "armed",
+                 "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "stream", "auto", "armed",
                  "triggers", "on_round",
                  "zone_names", "kind_names", "is_set")
 
@@ -62,6 +63,7 @@ class State:
         self.resume: tuple | None = None
         self.history: list[int] = []
         self.seed = seed
+        self.stream = Stream(seed) if seed is not None else None  # splitmix(seed, t), many at a time
         self.triggers = game.triggers
         self.armed = [True] * len(self.triggers)
         self.on_round = on_round  # a function of the state, called as each round of a `rounds` loop begins
@@ -96,7 +98,11 @@ class State:
             self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
 
     def _fire_trigger(self) -> bool:
-        """Start the first armed trigger whose condition holds; re-arm those whose condition is false."""
+        """Start the first armed trigger whose condition holds; re-arm those whose condition is false.
+        The game's compiled `FIRE` does it with the conditions inline (see `Codegen.fire`); a state
+        whose triggers were put in another order (to see whether the order matters) runs this loop."""
+        if self.triggers is self.game.triggers:
+            return self.game.fire_triggers(self)
         for i, (holds, entry, once, size) in enumerate(self.triggers):
             if self.armed[i]:
                 if holds(self):
@@ -139,7 +145,7 @@ class State:
         if not cards:
             raise RuleRuntimeError("a random card is drawn from an empty zone", span)
         if self.auto:
-            kind = cards[int(splitmix(self.seed, len(self.history)) * len(cards))]
+            kind = cards[int(self._uniform() * len(cards))]
             if cards.count(kind) != len(cards):
                 self.history.append(kind)
             self.fr[-1][slot] = kind
@@ -152,9 +158,11 @@ class State:
         cards, lo, hi = self.z[zone], self.lo[zone], self.hi[zone]
         if self.auto:
             # Sampling a position of the block is sampling a kind weighted by its copies.
-            kind = cards[lo + int(splitmix(self.seed, len(self.history)) * (hi - lo))]
-            if cards[lo:hi].count(kind) != hi - lo:
-                self.history.append(kind)  # a block of one kind is no chance event
+            history, stream, n = self.history, self.stream, hi - lo
+            t = len(history)
+            kind = cards[lo + int((stream[t] if t < len(stream) else stream.at(t)) * n)]
+            if (cards.count(kind) if n == len(cards) else cards[lo:hi].count(kind)) != n:
+                history.append(kind)  # a block of one kind is no chance event
             runtime.fix_end(self, zone, kind, top)
             return 0
         counts = _counts(cards, lo, hi)
@@ -164,9 +172,14 @@ class State:
         self._set_chance(counts, ("fix", zone, top))
         return SUSPEND
 
+    def _uniform(self) -> float:
+        """The draw of the next chance event: `splitmix(seed, its place in the history)`."""
+        t, stream = len(self.history), self.stream
+        return stream[t] if t < len(stream) else stream.at(t)
+
     def _roll(self, weights: dict) -> int:
         """Sample and record a chance outcome from the seed (auto_chance mode)."""
-        u = splitmix(self.seed, len(self.history)) * sum(weights.values())
+        u = self._uniform() * sum(weights.values())
         for outcome in sorted(weights):
             u -= weights[outcome]
             if u < 0:
@@ -326,7 +339,7 @@ class State:
         other.pending, other.legal, other.to_move = self.pending, self.legal, self.to_move
         other.chance, other.resume = self.chance, self.resume
         other.history = self.history[:]
-        other.seed, other.auto = self.seed, self.auto
+        other.seed, other.stream, other.auto = self.seed, self.stream, self.auto
         other.triggers, other.armed = self.triggers, self.armed[:]
         other.on_round = self.on_round
         return other
@@ -349,7 +362,7 @@ class State:
             raise IllegalActionError("sample_chance", [], self.action_to_string)
         if self.seed is None:
             raise ValueError("this state has no seed: create it with new_initial_state(seed=...)")
-        u = splitmix(self.seed, len(self.history))
+        u = self._uniform()
         acc = 0.0
         for action, p in self.chance:
             acc += p

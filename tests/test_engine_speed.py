@@ -1,0 +1,161 @@
+"""The engine's optimisations against the plain code they replace: the same games from the same seeds."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import rulekit
+from rulekit.engine import Game
+from rulekit.engine import codegen
+from rulekit.engine.codegen import Codegen
+from rulekit.engine.state import splitmix
+from rulekit.engine.stream import CHUNK, Stream, streams
+from tests.helpers import write_spec
+
+# A weighted coin, a die, a decision whose options share a test that reads none of their loops, and a
+# count of the cards of one kind.
+COINS_SPEC = """
+game coins "Coins"
+rulebook "rulebook.txt" source "coins.txt"
+players 2 to 3
+zone box: set, public, initial
+zone hand per player: set, owner
+card Ace x 2
+card Two x 4
+var score per player: int = 0
+flow {
+  turns from seat(0) {
+    random d in 1..6
+    random heads in {true, false} weighted (if heads then 1 else 2)
+    if heads { add d to score(current) }
+    if size(box) > 0 {
+      choose by current {
+        action take(c in box where c == Ace or not exists(x in box where x == Ace)) { move c from box to hand(current) }
+        action keep { }
+      }
+    }
+    if score(current) >= 12 or count(c in hand(current) where c == Ace) == 2 {
+      win current
+      end game
+    }
+    if size(box) == 0 { end game }
+  }
+}
+"""
+
+
+def coins(tmp_path):
+    return rulekit.load(str(write_spec(tmp_path, COINS_SPEC, name="coins", rulebook="Coins.\n")), players=2)
+
+
+def games(game, seeds, max_steps=400) -> list[tuple]:
+    """Each seed's game through the State API: its history, log and end, and every legal-action list met."""
+    out = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = game.new_initial_state(seed=seed, auto_chance=True)
+        offered = []
+        while not state.is_terminal() and len(offered) < max_steps and state.legal_actions():
+            offered.append(state.legal_actions())
+            state.apply_action(rng.choice(state.legal_actions()))
+        out.append((state.history, state.log, state.returns(), offered))
+    return out
+
+
+def batch(game, seeds) -> tuple:
+    result = game.playouts(seeds=seeds, max_steps=400)
+    return result.returns, result.lengths, result.steps, result.ends
+
+
+def plain(game, monkeypatch, module: dict | None = None, **methods) -> Game:
+    """The game compiled again with some of the code generator's methods (and functions of its module)
+    replaced: the plain code."""
+    with monkeypatch.context() as patch:
+        for name, method in methods.items():
+            patch.setattr(Codegen, name, method)
+        for name, function in (module or {}).items():
+            patch.setattr(codegen, name, function)
+        other = Game(game.config)
+        assert other.whole_games is not None  # compiled now, with the plain code
+    return other
+
+
+@pytest.mark.parametrize("seed", [0, 1, -7, 2**64 + 5, 123_456_789_012])
+def test_the_stream_of_a_seed_is_splitmix_across_chunks(seed):
+    stream = Stream(seed)
+    assert [stream.at(t) for t in range(3 * CHUNK + 5)] == [splitmix(seed, t) for t in range(3 * CHUNK + 5)]
+    first = streams([seed, seed + 1], 10)
+    assert first[1][:10] == [splitmix(seed + 1, t) for t in range(10)]
+    assert first[0].at(40) == splitmix(seed, 40)  # grows past what was computed up front
+
+
+def test_constant_chance_weights_are_folded_and_play_as_the_plain_code(tmp_path, monkeypatch):
+    game = coins(tmp_path)
+    assert "_w = CW" in game.source and "draw_fixed(" in game.whole_games.source
+    unfolded = plain(game, monkeypatch, constant_weights=lambda self, st: None)
+    assert "_w = CW" not in unfolded.source and "draw_fixed(" not in unfolded.whole_games.source
+    seeds = range(12)
+    assert games(game, seeds) == games(unfolded, seeds)
+    assert batch(game, seeds) == batch(unfolded, seeds)
+
+
+def test_a_listing_works_out_a_shared_test_once_and_offers_what_the_plain_code_offers(tmp_path, monkeypatch):
+    game = coins(tmp_path)
+    assert "_m = {}" in game.source and "_m = {}" in game.whole_games.source
+    unshared = plain(game, monkeypatch, x_Quant=Codegen.quant_src)
+    assert "_m = {}" not in unshared.source
+    seeds = range(12)
+    assert games(game, seeds) == games(unshared, seeds)
+    assert batch(game, seeds) == batch(unshared, seeds)
+
+
+@pytest.mark.parametrize("name,players", [("chocobo", 4), ("chucky", 3)])
+def test_whole_playouts_past_the_first_draws_are_the_state_api_games(name, players):
+    """Games played to their end (more draws than computed up front), triggers and procedures included."""
+    game = rulekit.load(name, players=players)
+    result = game.playouts(3, seed=40)
+    for i, seed in enumerate(result.seeds):
+        rng = random.Random(seed)
+        state = game.new_initial_state(seed=seed, auto_chance=True)
+        made = state.play_on(rng.choice, 100_000)
+        assert (result.lengths[i], result.steps[i], result.returns[i]) == (made, len(state.history), state.returns())
+    assert max(result.steps) > 128
+
+
+@pytest.mark.parametrize("name", ["coins", "chocobo"])
+def test_tests_of_a_card_by_kind_are_sets_of_kinds_and_play_as_the_plain_code(name, tmp_path, monkeypatch):
+    game = coins(tmp_path) if name == "coins" else rulekit.load(name, players=4)
+    assert ".isdisjoint(" in game.source or ".count(" in game.source
+    by_card = plain(game, monkeypatch, kind_set=lambda self, var, cond: None)
+    assert ".isdisjoint(" not in by_card.source
+    seeds = range(6)
+    assert games(game, seeds) == games(by_card, seeds)
+    assert batch(game, seeds) == batch(by_card, seeds)
+
+
+def test_loops_over_positions_read_their_zones_from_a_slice_and_play_as_the_plain_code(monkeypatch):
+    game = rulekit.load("chucky", players=2)
+    assert "in enumerate(s.z[" in game.source and "in enumerate(s.z[" in game.whole_games.source
+    indexed = plain(game, monkeypatch, module={"by_slices": lambda *args: None})
+    assert "in enumerate(s.z[" not in indexed.source + indexed.whole_games.source
+    seeds = range(6)
+    assert games(game, seeds) == games(indexed, seeds)
+    assert batch(game, seeds) == batch(indexed, seeds)
+
+
+def test_the_compiled_trigger_test_fires_as_the_loop_over_the_triggers():
+    """A state whose triggers are a copy runs the reference loop over them instead of the compiled FIRE."""
+    game = rulekit.load("chucky", players=3)
+    fired = 0
+    for seed in range(8):
+        rng, other_rng = random.Random(seed), random.Random(seed)
+        state, reference = (game.new_initial_state(seed=seed, auto_chance=True) for _ in range(2))
+        reference.triggers = tuple(reference.triggers)
+        while not state.is_terminal():
+            assert state.legal_actions() == reference.legal_actions()
+            state.apply_action(rng.choice(state.legal_actions()))
+            reference.apply_action(other_rng.choice(reference.legal_actions()))
+        assert state.history == reference.history and state.returns() == reference.returns()
+        fired += not state.armed[0]
+    assert fired  # the trigger fired in some of these games
