@@ -36,9 +36,29 @@ from .. import model as m
 from ..lower import Config, core
 from . import Unsupported, budget
 from .fragment import Builder, where
-from .terms import FALSE, TRUE, Command, System, and_, arith, compare, const, ite, not_, or_
+from .terms import FALSE, TRUE, Command, System, and_, arith, compare, const, interval, ite, not_, or_
 
+WORK_LIMIT = 250_000  # expressions and blocks translated before the relation counts as too large (deterministic)
 UNROLL = 3  # rounds of a loop (or of `rounds`) run in one stretch before the rest waits at a silent location
+
+
+class Values(list):
+    """A store's slot values, with a count of the writes: a definition's value is remembered for one
+    list at one count of writes."""
+
+    __slots__ = ("version",)
+
+    def __init__(self, items=()):
+        super().__init__(items)
+        self.version = 0
+
+    def __setitem__(self, i, v):
+        self.version += 1
+        super().__setitem__(i, v)
+
+    def extend(self, items):
+        self.version += 1
+        super().extend(items)
 
 
 class Flow:
@@ -48,6 +68,7 @@ class Flow:
     __slots__ = ("vals", "running", "exits", "error")
 
     def __init__(self, vals: list, running=TRUE, exits: dict | None = None, error=FALSE):
+        vals = vals if isinstance(vals, Values) else Values(vals)
         self.vals, self.running, self.exits, self.error = vals, running, dict(exits or {}), error
 
     @property
@@ -104,7 +125,8 @@ class Event:
 class ControlBuilder(Builder):
     """The builder of `verify.fragment`, with the control and chance of the whole language."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, work_limit: int = WORK_LIMIT):
+        self.work, self.work_limit = 0, work_limit
         super().__init__(config)
         self.locations: dict[tuple, Location] = {}
         self.order: list[Location] = []
@@ -117,6 +139,7 @@ class ControlBuilder(Builder):
         self.inexact: set[str] = set()
         self.binding = False
         self.stale = False
+        self.remembered: dict = {}  # definitions' values: (name, arguments, store, writes) -> value
         self.pc = self._add("pc", 0, None, 0)
         self.cur = self._add("cur", 0, self.n - 1, 0)
         self.armed = [self._add(("armed", i), 0, 1, 1, f"armed[{t.name}]") for i, t in enumerate(self.g.triggers)]
@@ -129,13 +152,7 @@ class ControlBuilder(Builder):
         self.fed = self._fed_stacks()
 
     def _check_declarations(self) -> None:
-        g = self.g
-        if g.boards:
-            raise Unsupported(f"board {g.boards[0].name}{where(g.boards[0])}")
-        for z in g.zones:
-            if getattr(z, "per_board", None) is not None:
-                raise Unsupported(f"zone {z.name} laid out on a board{where(z)}")
-        if self.reverses:
+        if self.reverses:  # triggers, which the fragment refuses, are this builder's to model
             raise Unsupported("`reverse order` (the direction of play changes during the game)")
 
     def _add(self, key, low, high, init, name=None) -> int:
@@ -175,6 +192,13 @@ class ControlBuilder(Builder):
 
     def run(self, stmts, st, env) -> None:
         self.run_block(stmts, 0, st, env)
+
+    def ev(self, e, st, env):
+        self.work += 1
+        if self.work > self.work_limit:
+            raise Unsupported(f"the whole-language relation of this configuration is too large (more than "
+                              f"{self.work_limit:,} expressions translated)")
+        return super().ev(e, st, env)
 
     def run_block(self, stmts, start: int, st: Flow, env: dict) -> None:
         budget.tick()
@@ -217,7 +241,7 @@ class ControlBuilder(Builder):
     def merge(self, st: Flow, cond, a: Flow, b: Flow) -> None:
         self.pad(a)
         self.pad(b)
-        st.vals = [ite(cond, x, y) for x, y in zip(a.vals, b.vals)]
+        st.vals = Values(ite(cond, x, y) for x, y in zip(a.vals, b.vals))
         st.running = ite(cond, a.running, b.running)
         st.error = ite(cond, a.error, b.error)
         st.exits = {k: ite(cond, a.exits.get(k, FALSE), b.exits.get(k, FALSE)) for k in {*a.exits, *b.exits}}
@@ -274,7 +298,10 @@ class ControlBuilder(Builder):
         cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
         # The engine takes the domain once, before the first round: the amounts are kept for later rounds.
         values = self.domain(b.iter, st, env)
-        env[("for", id(s))] = [amount for _, amount in values] if cards else []
+        if cards:
+            env[("for", id(s))] = [amount for _, amount in values]
+        elif any(present != TRUE for _, present in values):  # a range known only during play
+            env[("for", id(s))] = [ite(present, const(1), const(0)) for _, present in values]
         env[("forv", id(s))] = [value for value, _ in values]
         self.for_from(s, 0, st, env)
 
@@ -357,6 +384,22 @@ class ControlBuilder(Builder):
     def e_Current(self, e, st, env):
         return st.vals[self.cur]
 
+    def e_DefineCall(self, e, st, env):
+        vals = getattr(st, "vals", None)
+        if not isinstance(vals, Values):
+            return super().e_DefineCall(e, st, env)
+        d = self.defines.get(e.define)
+        if d is None:
+            raise Unsupported(f"definition {e.define}{where(e)}")
+        args = [self.ev(a, st, env) for a in e.args]
+        key = (e.define, tuple(a if a[0] in ("c", "b", "s") else id(a) for a in args), id(vals), vals.version)
+        hit = self.remembered.get(key)
+        if hit is None:
+            with self._nested(50, f"recursive definition {e.define}{where(e)}"):
+                value = self.ev(d.body, st, {p.slot: a for p, a in zip(d.params, args)})
+            hit = self.remembered[key] = (value, args, vals)  # the arguments and the list kept alive with it
+        return hit[0]
+
     def residue(self, st: Flow, frame: Frame) -> None:
         """The rules may still be running after the unrolled rounds: those paths stop at a silent
         location (a state that is no decision point), from which one command goes on."""
@@ -373,16 +416,21 @@ class ControlBuilder(Builder):
         if st.running == FALSE:
             return
         key = tuple(f.key() for f in frames)
+        # Levels are numbered by the environments' order along the frames, the same on every path here.
+        levels: list[int] = []
+        for f in frames:
+            if f.level not in levels:
+                levels.append(f.level)
+        canon = {level: i for i, level in enumerate(levels)}
         loc = self.locations.get(key)
         if loc is None:
-            loc = Location(len(self.order) + 1, frames, choose)
+            loc = Location(len(self.order) + 1, tuple(Frame(f.kind, f.node, f.extra, canon[f.level]) for f in frames),
+                           choose)
             self.locations[key] = loc
             self.order.append(loc)
-        for level, e in enumerate(self.envs):
-            if not any(f.level == level for f in frames):
-                continue
-            slots = loc.locals.setdefault(level, {})
-            for name, value in e.items():
+        for level in levels:
+            slots = loc.locals.setdefault(canon[level], {})
+            for name, value in self.envs[level].items():
                 if isinstance(value, list):
                     for i, v in enumerate(value):
                         self._save(st, slots, (name, i), v, loc)
@@ -430,7 +478,8 @@ class ControlBuilder(Builder):
                 if fire != FALSE:
                     self.frames.append(Frame("trigger", t, i, self._level({})))
                     try:
-                        self._if([(fire, t.body)], (), st, {})
+                        with self._nested(8, f"trigger {t.name} firing again inside its own rules{where(t)}"):
+                            self.fire(i, t, fire, st)
                     finally:
                         self.frames.pop()
                 fired = or_(fired, fire)
@@ -438,6 +487,15 @@ class ControlBuilder(Builder):
         again = Flow(st.vals, pending, st.exits, st.error)
         self.residue(again, Frame("trigger", None, "again", self._level({})))
         st.running = and_(st.running, not_(pending))
+
+    def fire(self, i: int, t: m.Trigger, fire, st: Flow) -> None:
+        """Trigger `i`'s rules, on the paths where it fires: there it is disarmed, exactly, so that a
+        decision inside its rules does not see it armed."""
+        then, other = st.copy(), st.copy()
+        then.running, other.running = and_(st.running, fire), and_(st.running, not_(fire))
+        then.vals[self.armed[i]] = const(0)
+        self.run(t.body, then, {})
+        self.merge(st, fire, then, other)
 
     # ---- chance
     def chance(self, outcomes: list, st: Flow, shown=TRUE):
@@ -457,10 +515,13 @@ class ControlBuilder(Builder):
         b = s.binder
         cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
         outcomes = []
+        flags = False
         for value, amount in self.domain(b.iter, st, env):
+            if value[0] == "b":  # the engine numbers the outcomes false, true as 0, 1
+                value, flags = const(int(value[1])), True
             if value[0] != "c":
                 raise Unsupported(f"a chance event over values not known before play{where(s)}")
-            inner = {**env, b.slot: value}
+            inner = {**env, b.slot: ("b", bool(value[1])) if flags else value}
             weight = amount if cards else const(1)
             if s.weight is not None:
                 w = self.ev(s.weight, st, inner)
@@ -469,7 +530,8 @@ class ControlBuilder(Builder):
             if b.cond is not None:
                 weight = ite(self.ev(b.cond, st, inner), weight, const(0))
             outcomes.append((value, weight))
-        env[b.slot] = self.chance(outcomes, st)
+        x = self.chance(outcomes, st)
+        env[b.slot] = compare("!=", x, const(0)) if flags else x
 
     # ---- stacks
     def stack_end(self, zone, st: Flow, top: bool):
@@ -541,21 +603,6 @@ class ControlBuilder(Builder):
             out = arith("+", out, self.zone_count(st, zone, k))
         return out
 
-    def e_Quant(self, e, st, env):
-        if e.kind != "the":
-            return super().e_Quant(e, st, env)
-        b = e.binder
-        cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
-        found, out = FALSE, const(0)
-        for value, amount in self.domain(b.iter, st, env):
-            inner = {**env, b.slot: value}
-            cond = self.ev(b.cond, st, inner) if b.cond is not None else TRUE
-            present = and_(compare(">", amount, const(0)), cond) if cards else cond
-            out = ite(and_(not_(found), present), value, out)
-            found = or_(found, present)
-        self.fail_if(st, not_(found))
-        return out
-
     # ---- the system
     def _commands(self) -> list[Command]:
         over = self.at[("over",)]
@@ -610,6 +657,7 @@ class ControlBuilder(Builder):
     def _command(self, label, point, action, combo, guard, body, start: bool = False) -> Command:
         """One command: `body` run on a store of the slots (of their initial values, at the start)."""
         self.used_inputs, self.events, self.assumes = 0, [], []
+        self.remembered = {}
         initial = {self.pc} | {s for s in range(len(self.slots)) if self.slots[s].key[0] in ("local", "input")}
         st = Flow([const(v) if start and i not in initial else ("s", i) for i, v in enumerate(self.init)])
         self.frames, self.envs = [], []
@@ -639,6 +687,16 @@ class ControlBuilder(Builder):
         return out
 
     def domain(self, it, st, env):
+        if isinstance(it, core.Numbers):
+            lo, hi = self.ev(it.low, st, env), self.ev(it.high, st, env)
+            if lo[0] != "c" or hi[0] != "c":
+                # A range known only during play: every value it can take, each present when in range.
+                bounds = {i: (s.low, s.high) for i, s in enumerate(self.slots)}
+                low, high = interval(lo, bounds)[0], interval(hi, bounds)[1]
+                if low is None or high is None or high - low > 64:
+                    raise Unsupported(f"a range whose bounds are not known before play{where(it.low)}")
+                return [(const(v), and_(compare("<=", lo, const(v)), compare("<=", const(v), hi)))
+                        for v in range(low, high + 1)]
         if isinstance(it, core.Seats) and self.binding:
             return [(const(p), TRUE) for p in range(self.n)]  # a choice's players, numbered by seat
         if isinstance(it, core.Seats) and it.start is not None:
@@ -710,9 +768,9 @@ def _blocks(s) -> list:
     return [body] if isinstance(body, tuple) else []
 
 
-def build(config: Config) -> System:
+def build(config: Config, work_limit: int = WORK_LIMIT) -> System:
     """The configuration as a guarded-command system over its decision points, or `Unsupported`."""
-    return ControlBuilder(config).build()
+    return ControlBuilder(config, work_limit).build()
 
 
 __all__ = ["ControlBuilder", "Event", "Flow", "build"]

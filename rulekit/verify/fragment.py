@@ -306,7 +306,8 @@ class Builder:
     def e_Seat(self, e, st, env):
         a = self.ev(e.number, st, env)
         if a[0] == "c" and not 0 <= a[1] < self.n:
-            raise Unsupported(f"seat({a[1]}) outside the table{where(e)}")
+            self.fail_if(st, TRUE)  # the engine refuses it when play gets here
+            return const(0)
         if a[0] != "c":  # the engine refuses a seat outside the table
             self.fail_if(st, or_(compare("<", a, const(0)), compare(">=", a, const(self.n))))
         return a

@@ -75,6 +75,8 @@ def follow(system: System, loaded, engine_history: list[int]) -> tuple[list[str]
         while pending and state.is_chance_node():
             feed.append(pending.pop(0))
             state.apply_action(feed[-1])
+        if state.is_chance_node():
+            return [], followed  # the history stops inside a stretch
         first = action is not None
         while True:
             pool = [c for c, i in enumerate(ids) if i == action] if first else silent

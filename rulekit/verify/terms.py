@@ -338,6 +338,12 @@ class System:
 
 # ---- simplification within the declared bounds -------------------------------------------------------
 
+def interval(x, env: dict) -> tuple:
+    """(low, high) that an integer term can take when each slot `i` lies within `env[i]` = (low, high);
+    None where unbounded."""
+    return _interval(x, env, {})
+
+
 def _interval(x, env: dict, memo: dict):
     key = id(x)
     if key in memo:

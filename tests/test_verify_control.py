@@ -1,0 +1,139 @@
+"""The whole-language relation (`verify.control`): turns, rounds, triggers and chance, exact against
+the engine, and BMC witnesses over it replayed in the engine."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rulekit.checking import PlayBounds, check_spec
+from rulekit.pipeline import Spec
+from rulekit.verify import Unsupported, control, fragment, replay, symbolic
+
+from helpers import write_spec
+
+# Turns inside rounds, a decision inside a loop inside a procedure, `end turn` and `end round`, a trigger
+# that fires at a quiet moment, a blind draw and a die.
+RELAY = """
+game relay "Relay"
+rulebook "rulebook.txt" source "relay.txt"
+players 2 to 3
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+card Ace x 1
+card Two x 3
+zone box: set, public, initial
+zone deck: stack, hidden
+zone hand per player: set, owner
+var score per player: int 0..99 = 0
+var rung: int 0..99 = 0
+var rolled: int 0..6 = 0
+trigger bell "Two points ring the bell." when exists(p in players where score(p) >= 2) {
+  add 1 to rung
+}
+procedure play(p: player) {
+  loop {
+    choose by p {
+      action draw "Draw." { if size(deck) > 0 { move top from deck to hand(p) } else { end turn } }
+      action score "Score." { add 1 to score(p)  end turn }
+      action pass "Pass." { end round }
+    }
+  }
+}
+flow {
+  move all from box to deck
+  shuffle deck
+  rounds {
+    random d in 1..6
+    set rolled = d
+    turns from seat(0) {
+      do play(current)
+      if exists(c in hand(current) where c == Ace) and rung > 0 { win current  end game }
+    }
+  }
+}
+"""
+
+RELAY_CHECKS = """
+checks relay
+invariant die_rolled "A die was rolled." : rolled >= 1
+invariant quiet "The bell never rings." : rung == 0
+reachable ace_drawn "Someone holds the Ace." : exists(p in players where exists(c in hand(p) where c == Ace))
+"""
+
+
+@pytest.fixture(scope="module")
+def relay(tmp_path_factory):
+    return Spec.find(str(write_spec(tmp_path_factory.mktemp("relay"), RELAY, name="relay", checks=RELAY_CHECKS)))
+
+
+def _follow_random_games(spec: Spec, players: int, seeds: range, decisions: int) -> tuple[int, int]:
+    """(decisions followed, games followed to the end or to the step limit) over random engine games."""
+    system = control.build(spec.config(players))
+    loaded = spec.engine(players)
+    followed = whole = 0
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = loaded.new_initial_state(seed)
+        steps = 0
+        while not state.is_terminal() and steps < decisions:
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, weights)[0])
+            elif state.legal_actions():
+                state.apply_action(rng.choice(state.legal_actions()))
+                steps += 1
+            else:
+                break
+        problems, n = replay.follow(system, loaded, state.history)
+        assert not problems, (seed, problems)
+        followed += n
+        whole += n == steps
+    return followed, whole
+
+
+def test_the_fragment_refuses_the_relay_and_the_whole_relation_builds_it(relay):
+    with pytest.raises(Unsupported):
+        fragment.build(relay.config(2))
+    system = control.build(relay.config(2))
+    assert system.free and not system.inexact  # the die and the draws are inputs; the deck is only shuffled
+    assert any(c.events for c in system.commands)
+
+
+def test_engine_games_follow_the_whole_relation_exactly(relay):
+    for players in (2, 3):
+        followed, whole = _follow_random_games(relay, players, range(6), 40)
+        assert whole == 6 and followed > 40
+
+
+def test_a_bundled_game_follows_the_whole_relation():
+    followed, whole = _follow_random_games(Spec.find("chocobo"), 3, range(5), 60)
+    assert followed > 40 and whole >= 1  # the others stop where the relation forgets the order of the deck
+
+
+def test_bmc_over_the_whole_relation_finds_replayable_witnesses(relay):
+    system = control.build(relay.config(2))
+    answers = symbolic.bmc(system, 4, timeout_ms=60000)
+    quiet = answers[("invariant", "quiet")]
+    assert quiet.status == "refuted" and quiet.depth >= 3  # the set-up, then two points for one player
+    assert answers[("invariant", "die_rolled")].status == "bounded"
+    assert answers[("reachable", "ace_drawn")].status == "reached"
+    loaded = relay.engine(2)
+    state = loaded.new_initial_state(None)
+    for action in replay.history(system, loaded, quiet.path, quiet.states):
+        state.apply_action(action)
+    assert state.value("rung") > 0
+
+
+def test_check_reports_whole_relation_verdicts_with_witnesses(relay):
+    report = check_spec(relay, PlayBounds(games=4, variant_games=0, max_steps=30, max_states=0, whole_bmc_depth=4,
+                                          symbolic_time_limit=30))
+    by_id = {f.id: f for f in report.findings}
+    quiet = by_id["relay/invariant/quiet/z3-bmc"]
+    assert quiet.verdict == "refuted" and quiet.witness and quiet.bound["relation"] == "whole language"
+    assert by_id["relay/invariant/die_rolled/z3-bmc"].verdict == "bounded"
+    assert by_id["relay/reachability/ace_drawn/z3-bmc"].verdict == "proven"
+
+
+def test_a_relation_too_large_to_build_is_unsupported_not_slow(relay):
+    with pytest.raises(Unsupported, match="too large"):
+        control.build(relay.config(2), work_limit=100)
