@@ -768,8 +768,55 @@ def _blocks(s) -> list:
     return [body] if isinstance(body, tuple) else []
 
 
-def build(config: Config, work_limit: int = WORK_LIMIT) -> System:
-    """The configuration as a guarded-command system over its decision points, or `Unsupported`."""
+COMMAND_LIMIT = 100  # actions with their binders' values, summed over the decisions of the rules
+
+
+def commands_estimate(config: Config) -> int:
+    """About how many commands the relation would have: each action of each decision in the rules,
+    times the sizes of its binders' domains (a decision inside a procedure counted once)."""
+    game = config.game
+    kinds = len(game.components)
+    sizes = {b.name: None for b in game.boards}
+    total = 0
+    for root in (game.flow, *game.procedures, *game.triggers):
+        for node in m.nodes(root):
+            if not isinstance(node, m.Choose):
+                continue
+            for action in node.actions:
+                n = 1
+                for b in action.binders:
+                    it = b.iter
+                    if isinstance(it, core.Seats):
+                        n *= config.players
+                    elif isinstance(it, (core.CardsIn, core.CardsInEvery)):
+                        n *= kinds
+                    elif isinstance(it, core.Members):
+                        n *= max(1, len(next(e for e in game.enums if e.name == it.enum).members))
+                    elif isinstance(it, core.Items):
+                        n *= max(1, len(it.items))
+                    elif isinstance(it, core.Positions) and it.board in sizes:
+                        n *= _cells(game, it.board)
+                    elif isinstance(it, core.SubsetsOf):
+                        n *= 2 ** min(kinds, 20)
+                    else:
+                        n *= 8
+                total += n
+    return total
+
+
+def _cells(game: m.Game, board: str) -> int:
+    decl = next(b for b in game.boards if b.name == board)
+    values = [getattr(x, "value", None) for x in (decl.rows, decl.columns)]
+    return values[0] * values[1] if all(isinstance(v, int) for v in values) else 64
+
+
+def build(config: Config, work_limit: int = WORK_LIMIT, command_limit: int = COMMAND_LIMIT) -> System:
+    """The configuration as a guarded-command system over its decision points, or `Unsupported` (also
+    when it would be too large: its estimated commands, then its translation, are held to limits)."""
+    estimate = commands_estimate(config)
+    if estimate > command_limit:
+        raise Unsupported(f"the whole-language relation of this configuration is too large (about {estimate:,} "
+                          f"commands, more than {command_limit:,})")
     return ControlBuilder(config, work_limit).build()
 
 
