@@ -223,20 +223,10 @@ class ControlBuilder(Builder):
         self.envs.append(env)
         return len(self.envs) - 1
 
-    def _if(self, branches, orelse, st, env):
-        if not branches:
-            self.run(orelse, st, env)
-            return
-        (cond, body), rest = branches[0], branches[1:]
-        if cond[0] == "b":
-            self.run(body, st, dict(env)) if cond[1] else self._if(rest, orelse, st, env)
-            return
+    def split(self, st: Flow, cond) -> tuple[Flow, Flow]:
         then, other = st.copy(), st.copy()
-        then.running = and_(st.running, cond)
-        other.running = and_(st.running, not_(cond))
-        self.run(body, then, dict(env))
-        self._if(rest, orelse, other, dict(env))
-        self.merge(st, cond, then, other)
+        then.running, other.running = and_(st.running, cond), and_(st.running, not_(cond))
+        return then, other
 
     def merge(self, st: Flow, cond, a: Flow, b: Flow) -> None:
         self.pad(a)
@@ -276,8 +266,7 @@ class ControlBuilder(Builder):
             if s.cond is not None:
                 cond = self.ev(s.cond, st, env)
                 if cond != TRUE:
-                    then, other = st.copy(), st.copy()
-                    other.running = and_(st.running, not_(cond))
+                    then, other = self.split(st, cond)
                     other.leave(key)
                     self.merge(st, cond, then, other)
             if st.running == FALSE:
@@ -491,8 +480,7 @@ class ControlBuilder(Builder):
     def fire(self, i: int, t: m.Trigger, fire, st: Flow) -> None:
         """Trigger `i`'s rules, on the paths where it fires: there it is disarmed, exactly, so that a
         decision inside its rules does not see it armed."""
-        then, other = st.copy(), st.copy()
-        then.running, other.running = and_(st.running, fire), and_(st.running, not_(fire))
+        then, other = self.split(st, fire)
         then.vals[self.armed[i]] = const(0)
         self.run(t.body, then, {})
         self.merge(st, fire, then, other)

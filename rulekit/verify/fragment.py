@@ -599,9 +599,17 @@ class Builder:
         if cond[0] == "b":
             self.run(body, st, dict(env)) if cond[1] else self._if(rest, orelse, st, env)
             return
-        then, other = st.copy(), st.copy()
+        then, other = self.split(st, cond)
         self.run(body, then, dict(env))
         self._if(rest, orelse, other, dict(env))
+        self.merge(st, cond, then, other)
+
+    def split(self, st: Store, cond) -> tuple[Store, Store]:
+        """The stores of the two sides of a branch on `cond`."""
+        return st.copy(), st.copy()
+
+    def merge(self, st: Store, cond, then: Store, other: Store) -> None:
+        """`st` becomes `then` where `cond` holds and `other` elsewhere."""
         st.vals = [ite(cond, a, b) for a, b in zip(then.vals, other.vals)]
         st.halted = ite(cond, then.halted, other.halted)
         st.error = ite(cond, then.error, other.error)
