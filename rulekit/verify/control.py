@@ -104,17 +104,21 @@ class Frame:
 
 @dataclass
 class Location:
+    """Where the rules wait: a decision (`choose`), or a silent location (`choose` None) inside a loop
+    that went round too often for one stretch. `frames` are outermost first, their levels numbered along
+    them; `locals` maps a level to {local: ("const", term) or ("slot", index)}, how each is kept."""
+
     pc: int
-    frames: tuple  # Frame, outermost first; the last is the block frame of the choice
-    choose: m.Choose
-    locals: dict = field(default_factory=dict)  # level -> {local key: slot index}
+    frames: tuple
+    choose: m.Choose | None
+    locals: dict = field(default_factory=dict)
 
 
 @dataclass
 class Event:
     """One chance event of a command, in the order the rules meet it: the input slot it reads, the
-    condition under which it happens, and its outcomes with their weights; `drawn` when it is a stack's
-    top or bottom (the engine asks for it only while the stack is shuffled)."""
+    condition under which it happens, its outcomes with their weights, and when the engine shows it (a
+    stack's top is a chance node only while the stack is shuffled; a single outcome never is)."""
 
     slot: int
     active: tuple
@@ -536,6 +540,8 @@ class ControlBuilder(Builder):
         return [self.mixed[(name, p)] for p in (range(self.n) if self.zones[name].per_player else [None])]
 
     def e_StackEnd(self, e, st, env):
+        # The engine decides the end once and reads it again; here each reading is an event of its own.
+        self.inexact.add("a stack's end read as a value")
         zone = self.ev(e.zone, st, env)
         return self.stack_end(zone, st, e.top)
 
