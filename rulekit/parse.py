@@ -392,7 +392,13 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return _Steps(step for group in c for step in group)
 
     def example_step(self, meta, c):
-        return [c[0]] * (c[1] if len(c) > 1 else 1)
+        times = c[1] if len(c) > 1 else 1
+        if times > MAX_REPEAT:
+            if self.sink is not None:
+                self.sink.error("E101", f"an example step is repeated {times:,} times: at most {MAX_REPEAT:,}",
+                                _span(self.file, meta))
+            times = 1
+        return [c[0]] * times
 
     def under(self, meta, c):
         return _Under(c)
@@ -795,6 +801,7 @@ def parse_expression(text: str, file: str = "<expression>") -> Node:
     return syntax
 
 
+MAX_REPEAT = 10_000  # `do "step" x N` in an example: a worked example in a rulebook is a few dozen steps
 MAX_DEPTH = 100  # later stages recurse over the syntax tree; real specs nest about 15 levels
 
 

@@ -302,3 +302,10 @@ def test_strings_with_valid_escapes_and_nul_still_decode():
                          ids=["nested-ifs", "long-sum", "long-and", "negations"])
 def test_deep_but_allowed_nesting_compiles(text):
     assert check_compiles_or_reports(text) is not None
+
+
+def test_an_example_step_repeated_billions_of_times_is_an_error_not_a_memory_error():
+    text = HEADER + 'example e players 2 do "go" x 2, "stop" x 8007292277 expect true\n'
+    with pytest.raises(rulekit.SpecError) as err:
+        Spec(Path("fuzz.rules"), text=text, display_path="fuzz.rules").model
+    assert any(d.code == "E101" and "8,007,292,277" in d.message for d in err.value.diagnostics)
