@@ -377,20 +377,14 @@ class ControlBuilder(Builder):
     def e_Current(self, e, st, env):
         return st.vals[self.cur]
 
-    def e_DefineCall(self, e, st, env):
+    def define_value(self, d, args, st):
         vals = getattr(st, "vals", None)
         if not isinstance(vals, Values):
-            return super().e_DefineCall(e, st, env)
-        d = self.defines.get(e.define)
-        if d is None:
-            raise Unsupported(f"definition {e.define}{where(e)}")
-        args = [self.ev(a, st, env) for a in e.args]
-        key = (e.define, tuple(a if a[0] in ("c", "b", "s") else id(a) for a in args), id(vals), vals.version)
+            return super().define_value(d, args, st)
+        key = (d.name, tuple(a if a[0] in ("c", "b", "s") else id(a) for a in args), id(vals), vals.version)
         hit = self.remembered.get(key)
-        if hit is None:
-            with self._nested(50, f"recursive definition {e.define}{where(e)}"):
-                value = self.ev(d.body, st, {p.slot: a for p, a in zip(d.params, args)})
-            hit = self.remembered[key] = (value, args, vals)  # the arguments and the list kept alive with it
+        if hit is None:  # the arguments and the list are kept alive with the value, so their ids stay theirs
+            hit = self.remembered[key] = (super().define_value(d, args, st), args, vals)
         return hit[0]
 
     def residue(self, st: Flow, frame: Frame) -> None:

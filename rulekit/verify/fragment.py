@@ -397,8 +397,11 @@ class Builder:
         if d is None:
             raise Unsupported(f"definition {e.define}{where(e)}")
         with self._nested(50, f"recursive definition {e.define}{where(e)}"):
-            inner = {p.slot: self.ev(a, st, env) for p, a in zip(d.params, e.args)}
-            return self.ev(d.body, st, inner)
+            return self.define_value(d, [self.ev(a, st, env) for a in e.args], st)
+
+    def define_value(self, d: m.Define, args: list, st: Store):
+        """A definition's value for these arguments on this store."""
+        return self.ev(d.body, st, {p.slot: a for p, a in zip(d.params, args)})
 
     # ---- finite domains: (value, present) pairs, `present` a condition (a card kind in the zone)
     def domain(self, it: core.Domain, st, env) -> list[tuple]:
