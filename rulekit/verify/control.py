@@ -30,6 +30,7 @@ Whatever else the builder does not model raises `Unsupported`, naming it and whe
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .. import model as m
@@ -214,11 +215,17 @@ class ControlBuilder(Builder):
             method = getattr(self, "s_" + type(s).__name__, None)
             if method is None:
                 raise Unsupported(f"statement {type(s).__name__}{where(s)}")
-            self.frames.append(Frame("block", stmts, j, level))
-            try:
+            with self.inside(Frame("block", stmts, j, level)):
                 method(s, st, env)
-            finally:
-                self.frames.pop()
+
+    @contextmanager
+    def inside(self, frame: Frame):
+        """Run the block within `frame`, the innermost of what encloses it."""
+        self.frames.append(frame)
+        try:
+            yield
+        finally:
+            self.frames.pop()
 
     def _level(self, env: dict) -> int:
         for i, e in enumerate(self.envs):
@@ -275,11 +282,8 @@ class ControlBuilder(Builder):
                     self.merge(st, cond, then, other)
             if st.running == FALSE:
                 break
-            self.frames.append(Frame("loop", s, None, self._level(env)))
-            try:
+            with self.inside(Frame("loop", s, None, self._level(env))):
                 self.run(s.body, st, env)
-            finally:
-                self.frames.pop()
         else:
             self.residue(st, Frame("loop", s, None, self._level(env)))
         st.regain(key)
@@ -308,27 +312,16 @@ class ControlBuilder(Builder):
                 break
             inner = env  # the loop variable is a local of this level, like the engine's frame slot
             inner[b.slot] = values[k]
-            self.frames.append(Frame("for", s, k, level))
-            try:
+            with self.inside(Frame("for", s, k, level)):
                 if amounts:
                     self._if([(compare(">", amounts[k], const(0)), s.body)], (), st, inner)
                 else:
                     self.run(s.body, st, inner)
-            finally:
-                self.frames.pop()
         st.regain(key)
 
-    def s_Do(self, s, st, env):
-        proc = self.procs.get(s.procedure)
-        if proc is None:
-            raise Unsupported(f"procedure {s.procedure}{where(s)}")
-        with self._nested(30, f"recursive procedure {s.procedure}{where(s)}"):
-            inner = {p.slot: self.ev(a, st, env) for p, a in zip(proc.params, s.args)}
-            self.frames.append(Frame("call", s, None, self._level(env)))
-            try:
-                self.run(proc.body, st, inner)
-            finally:
-                self.frames.pop()
+    def call(self, s: m.Do, proc: m.Procedure, st, env: dict, inner: dict) -> None:
+        with self.inside(Frame("call", s, None, self._level(env))):
+            super().call(s, proc, st, env, inner)
 
     def s_Rounds(self, s, st, env):
         self.rounds_from(s, st, env)
@@ -338,11 +331,8 @@ class ControlBuilder(Builder):
         for _ in range(UNROLL):
             if st.running == FALSE:
                 break
-            self.frames.append(Frame("rounds", s, None, self._level(env)))
-            try:
+            with self.inside(Frame("rounds", s, None, self._level(env))):
                 self.run(s.body, st, env)
-            finally:
-                self.frames.pop()
             st.regain(key)
         else:
             self.residue(st, Frame("rounds", s, None, self._level(env)))
@@ -362,11 +352,8 @@ class ControlBuilder(Builder):
                 if part == "after" or (part == "then" and name == "body"):
                     continue
                     continue
-                self.frames.append(Frame("turns", s, name, level))
-                try:
+                with self.inside(Frame("turns", s, name, level)):
                     self.run(stmts, st, env)
-                finally:
-                    self.frames.pop()
                 st.regain(key)
             cur = st.vals[self.cur]
             self.write_slot(st, self.cur, arith("mod", arith("+", cur, const(self.direction)), const(self.n)))
@@ -463,12 +450,9 @@ class ControlBuilder(Builder):
                 rearm = FALSE if t.once else and_(pending, not_(fired), not_(armed), not_(holds))
                 st.vals[self.armed[i]] = ite(fire, const(0), ite(rearm, const(1), st.vals[self.armed[i]]))
                 if fire != FALSE:
-                    self.frames.append(Frame("trigger", t, i, self._level({})))
-                    try:
+                    with self.inside(Frame("trigger", t, i, self._level({}))):
                         with self._nested(8, f"trigger {t.name} firing again inside its own rules{where(t)}"):
                             self.fire(i, t, fire, st)
-                    finally:
-                        self.frames.pop()
                 fired = or_(fired, fire)
             pending = and_(fired, st.running)
         again = Flow(st.vals, pending, st.exits, st.error)

@@ -635,8 +635,11 @@ class Builder:
         if proc is None:
             raise Unsupported(f"procedure {s.procedure}{where(s)}")
         with self._nested(30, f"recursive procedure {s.procedure}{where(s)}"):
-            inner = {p.slot: self.ev(a, st, env) for p, a in zip(proc.params, s.args)}
-            self.run(proc.body, st, inner)
+            self.call(s, proc, st, env, {p.slot: self.ev(a, st, env) for p, a in zip(proc.params, s.args)})
+
+    def call(self, s: m.Do, proc: m.Procedure, st: Store, env: dict, inner: dict) -> None:
+        """A procedure's body, inlined, with its parameters bound in `inner`."""
+        self.run(proc.body, st, inner)
 
     def s_Win(self, s, st, env):
         winners = [self.at[("winner", p)] for p in range(self.n)]
