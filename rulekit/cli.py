@@ -193,6 +193,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--exhaustive", action="store_true",
                    help="explore to the end every configuration whose state space, by Knuth's estimator, fits under "
                    "10 million states (up to 600 s each), for exact verdicts there")
+    c.add_argument("--loop-search", type=int, default=PlayBounds.loop_search, metavar="STATES",
+                   help="termination: states per game spent looking for endless play deep in the game, near "
+                   "random games, shared by its player counts; under each other option a tenth of it, at the "
+                   f"smallest player count (default: {PlayBounds.loop_search}; 0 turns the search off)")
     c.add_argument("--deep-information", action="store_true",
                    help="information-flow check: ten times the games and re-deals of hidden cards, followed "
                    "three times longer (slower, finds rarer leaks)")
@@ -305,7 +309,7 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=Non
 def _check(args, out: Console) -> int:
     for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_budget", "jobs", "max_steps",
                  "max_states", "time_limit", "solver_timeout", "bmc_depth", "whole_bmc_depth", "max_k",
-                 "symbolic_time_limit"):
+                 "symbolic_time_limit", "loop_search"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.solver_rlimit is not None and args.solver_rlimit <= 0:
@@ -325,7 +329,7 @@ def _check(args, out: Console) -> int:
                         bmc_depth=args.bmc_depth, whole_bmc_depth=args.whole_bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
                         deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,
-                        exhaustive=args.exhaustive)
+                        exhaustive=args.exhaustive, loop_search=args.loop_search)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []

@@ -6,7 +6,7 @@ import pytest
 
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.pipeline import Spec
-from rulekit.verify import budget, fragment, segments, symbolic, terms
+from rulekit.verify import budget, endless, fragment, segments, symbolic, terms
 from rulekit.verify import termination as term
 from rulekit.verify.estimate import estimate
 from rulekit.verify.explore import Limits, explore, state_key
@@ -97,6 +97,58 @@ flow {
 }
 """
 
+# The players can bluff back and forth forever, but only after forty forced steps: deeper than an
+# exploration from the start of a few states sees.
+DEEP_BLUFF = HEAD + """
+var climb: int 0..40 = 0
+var claim: int 0..1 = 0
+flow {
+  loop {
+    choose by current {
+      action up when climb < 40 "Climb." { add 1 to climb }
+      action bluff when climb == 40 "Claim a card." { set claim = 1 - claim }
+      action call when climb == 40 "Call the bluff." {
+        win current
+        end game
+      }
+    }
+  }
+}
+"""
+
+# A die decides: a six ends the game, anything else changes nothing. Play goes on forever only while
+# the die keeps missing, which it does forever with probability zero.
+DICE = HEAD + """
+flow {
+  loop {
+    choose by current {
+      action roll "Roll the die." {
+        random d in 1..6
+        if d == 6 {
+          win current
+          end game
+        }
+      }
+    }
+  }
+}
+"""
+
+# As DICE, but after a six the player may also decline to stop: the players can keep play going
+# whatever the die says.
+DICE_DECLINE = DICE.replace("""        if d == 6 {
+          win current
+          end game
+        }""", """        if d == 6 {
+          choose by current {
+            action stop "Stop." {
+              win current
+              end game
+            }
+            action again "Roll on." { }
+          }
+        }""")
+
 FAST = dict(games=4, variant_games=0, max_steps=50)
 
 
@@ -138,11 +190,52 @@ def test_without_exploration_z3_finds_a_ranking_function(tmp_path):
 
 def test_no_ranking_function_for_a_game_that_can_go_on_forever(tmp_path):
     spec = spec_of(tmp_path, PUT_BACK, "back")
-    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0)))
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))
     assert f.verdict == "unknown" and "no weighted sum" in f.message
+    # Random games and the states near them show the loop the ranking function could not rule out.
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0)))
+    assert f.verdict == "refuted" and f.severity == "warning" and "near random games" in f.message
     system = fragment.build(spec.config(2, spec.model.default_options()))
     ranking, why = term.ranking(system)
     assert ranking is None and why
+
+
+def test_endless_play_deep_in_a_game_is_found_near_random_games(tmp_path):
+    spec = spec_of(tmp_path, DEEP_BLUFF, "deep")
+    f = termination_of(check_spec(spec, PlayBounds(**{**FAST, "max_steps": 500}, max_states=20)))
+    assert f.verdict == "refuted" and f.severity == "warning" and f.bound["lasso"]["players_alone"]
+    assert "near random games" in f.message and f.bound["lasso"]["prefix"] >= 40
+    loaded = spec.engine(2, spec.model.default_options())
+    search = endless.search(loaded, False, 2000, max_steps=500)
+    exact = state_key(loaded, False)
+    found = search.found
+    assert found is not None and not found.chance and search.probability == 1.0
+    assert exact(loaded.replay(found.prefix)) == exact(loaded.replay(found.prefix + found.loop))
+    # Without the search, nothing decides it.
+    f = termination_of(check_spec(spec, PlayBounds(**{**FAST, "max_steps": 500}, max_states=20, loop_search=0)))
+    assert f.verdict == "unknown"
+
+
+def test_a_loop_that_needs_luck_is_a_note_and_one_the_players_keep_up_is_a_warning(tmp_path):
+    f = termination_of(check_spec(spec_of(tmp_path, DICE, "dice"), PlayBounds(**FAST)))
+    assert f.verdict == "refuted" and f.severity == "info" and not f.bound["lasso"]["players_alone"]
+    assert "probability zero" in f.message
+    f = termination_of(check_spec(spec_of(tmp_path, DICE_DECLINE, "decline"), PlayBounds(**FAST)))
+    assert f.verdict == "refuted" and f.severity == "warning" and f.bound["lasso"]["players_alone"]
+    assert "whatever chance does" in f.message
+
+
+def test_the_players_keep_play_going_only_where_every_chance_outcome_lets_them():
+    from rulekit.verify.explore import CHANCE, EXPANDED, Exploration
+
+    # 0 decides: to 1 (a chance event) or to the end 3; 1's outcomes lead to 0 and to 2, and 2 only ends.
+    x = Exploration(2, {}, edges=[[1, 3], [0, 2], [3], []], terminal=[3],
+                    kinds=bytearray([EXPANDED, EXPANDED | CHANCE, EXPANDED, EXPANDED]))
+    assert endless.kept_going(x) == set()
+    x.edges[2] = [0, 3]  # now 2 may go back to 0: every outcome of 1 leads to a state that can stay
+    assert endless.kept_going(x) == {0, 1, 2}
+    x.kinds[2] = 0  # a state on the frontier, not expanded, proves nothing
+    assert endless.kept_going(x) == set()
 
 
 def test_a_long_game_is_reported_as_cut_not_as_endless(tmp_path):

@@ -1,8 +1,11 @@
 """Termination: one finding per option set, over every player count, with the strongest verdict the
 evidence supports (`verify.termination`): proven by a complete exploration with no cycle that avoids
 the ends, or by a ranking function that Z3 finds over the exact symbolic relation; refuted by a
-lasso (a prefix and a loop that play can repeat forever) replayed in the engine; unknown otherwise,
-saying what was tried. Random games cut at the step limit are long games, not endless ones: they are
+lasso (a prefix and a loop that play can repeat forever) replayed in the engine, found by the
+exploration from the start or deeper, near random games (`verify.endless`); unknown otherwise,
+saying what was tried. A loop that needs chance to repeat its outcomes, while the players cannot keep
+play going whatever chance does, goes on forever with probability zero: it is reported as a note,
+not a warning. Random games cut at the step limit are long games, not endless ones: they are
 reported as cut, with the lengths of the games that ended."""
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from .witnesses import witness
 
 
 def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds: PlayBounds) -> Finding:
-    from ..verify import Unsupported, budget, fragment
+    from ..verify import Unsupported, budget, endless, fragment
     from ..verify import termination as term
     from ..verify.explore import state_key
 
@@ -24,7 +27,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     counts = list(range(game.min_players, game.max_players + 1))
     by_players = {x.players: x for x in explored}
     verdicts: dict[int, tuple[str, str]] = {}
-    lasso_of = None
+    lassos: dict[int, tuple] = {}  # players -> (loaded game, lasso, whether the players alone keep it going)
+    searches = _search_budgets(counts, options == game.default_options(), bounds)
     for players in counts:
         x = by_players.get(players)
         tried = []
@@ -33,11 +37,16 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 verdicts[players] = ("proven", f"a complete exploration ({x.states} states) has no cycle that avoids "
                                                "the ends")
                 continue
-            found = term.lasso(x, state_key(x.loaded, x.symmetry), state_key(x.loaded, False))
+            key, exact = state_key(x.loaded, x.symmetry), state_key(x.loaded, False)
+            keep = endless.kept_going(x)
+            found = term.lasso(x, key, exact, within=keep) if keep else None
+            kept = found is not None
+            found = found or term.lasso(x, key, exact)
             if found is not None:
-                verdicts[players] = ("refuted", _lasso_text(found) + _trapped_text(x))
-                if lasso_of is None:
-                    lasso_of = (players, x.loaded, found)
+                kept = kept or not found.chance
+                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(x.loaded, found))
+                                     + _trapped_text(x))
+                lassos[players] = (x.loaded, found, kept)
                 continue
             tried.append("exploration: " + ("complete" if x.complete else f"stopped by the {x.stopped_by} limit at "
                                              f"depth {x.depth}") + ", no cycle among the states it saw")
@@ -58,19 +67,39 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                                                    f"{ranking.text()}")
                     continue
                 tried.append(f"ranking function over the exact symbolic relation: {why}")
+        if searches.get(players, 0) > 0:
+            loaded = x.loaded if x is not None else spec.engine(players, options)
+            search = endless.search(loaded, x.symmetry if x is not None else False, searches[players],
+                                    seed=bounds.seed, max_steps=bounds.max_steps)
+            if search.found is not None:
+                kept = search.kept or not search.found.chance
+                verdicts[players] = ("refuted", _lasso_text(search.found, kept, search.probability)
+                                     + f", found near random games ({search.text()})")
+                lassos[players] = (loaded, search.found, kept)
+                continue
+            tried.append(f"no loop near random games: {search.text()}")
         verdicts[players] = ("unknown", "; ".join(tried) or "no method applies")
     fid = f"{game.name}/termination{suffix}"
     played = _played_text(tally, bounds)
     bound = {"players": counts, "per_players": {p: v for p, (v, _) in verdicts.items()}, **_lengths(tally, bounds)}
-    refuted = sorted(p for p, (v, _) in verdicts.items() if v == "refuted")
+    refuted = sorted(lassos)
     proven = sorted(p for p, (v, _) in verdicts.items() if v == "proven")
     if refuted:
-        players, loaded, found = lasso_of
+        stalls = [p for p in refuted if lassos[p][2]]
+        players = (stalls or refuted)[0]
+        loaded, found, _ = lassos[players]
         steps = witness(loaded.replay(found.prefix + found.loop))
-        bound["lasso"] = {"players": players, "prefix": len(found.prefix), "loop": len(found.loop)}
-        return Finding(fid, game.name, "termination", "warning", "refuted", "explicit-state",
-                       f"play can go on forever with {players_text(refuted)} players: {verdicts[players][1]}"
-                       + _others(verdicts, refuted) + played, bound=bound, witness=steps, options=changed)
+        bound["lasso"] = {"players": players, "prefix": len(found.prefix), "loop": len(found.loop),
+                          "players_alone": bool(stalls)}
+        if stalls:
+            lead = f"play can go on forever with {players_text(stalls)} players"
+        else:
+            lead = (f"play can go on forever with {players_text(refuted)} players, along loops that need chance to "
+                    f"repeat its outcomes (such a loop goes on forever with probability zero; no way was found for "
+                    f"the players alone to keep play going)")
+        return Finding(fid, game.name, "termination", "warning" if stalls else "info", "refuted", "explicit-state",
+                       f"{lead}: {verdicts[players][1]}" + _others(verdicts, [players]) + played, bound=bound,
+                       witness=steps, options=changed)
     if len(proven) == len(counts):
         reasons = _grouped(verdicts)
         return Finding(fid, game.name, "termination", "info", "proven",
@@ -115,11 +144,28 @@ def _run(ps: list) -> bool:
     return ps == list(range(ps[0], ps[-1] + 1))
 
 
-def _lasso_text(found) -> str:
-    chance = (" (its chance outcomes must repeat too)" if found.chance else
-              " (every step of it is a player's decision)")
+def _lasso_text(found, kept: bool, probability: float) -> str:
+    if not found.chance:
+        chance = " (every step of it is a player's decision)"
+    elif kept:
+        chance = (" (its chance outcomes must repeat too, but from there the players' decisions alone can keep play "
+                  "going forever, whatever chance does)")
+    else:
+        chance = (f" (its chance outcomes must repeat too: the loop comes round again with probability "
+                  f"{probability:.3g})")
     return (f"after {len(found.prefix)} steps from the start, a loop of {len(found.loop)} steps returns to the "
             f"same state{chance}, replayed in the engine")
+
+
+def _search_budgets(counts: list, defaults: bool, bounds: PlayBounds) -> dict:
+    """States to spend looking for endless play near random games, per player count: the spec's
+    budget shared by every player count under the default options; a tenth of it, at the smallest
+    player count only, under each other option set."""
+    if bounds.loop_search <= 0:
+        return {}
+    if defaults:
+        return {p: max(1, bounds.loop_search // len(counts)) for p in counts}
+    return {counts[0]: max(1, bounds.loop_search // 10)}
 
 
 def _others(verdicts: dict, refuted: list) -> str:

@@ -36,6 +36,7 @@ class PlayBounds:
     estimate_steps: int = 1000  # Knuth's estimator of an unfinished configuration: engine steps of its probes
     exhaustive: bool = False  # explore to the end every configuration whose estimate fits (verify.estimate)
     exhaustive_time: float = 600.0  # seconds per configuration for --exhaustive
+    loop_search: int = 3000  # termination: states per spec spent looking for endless play near random games
 
 
 CheckBounds = PlayBounds

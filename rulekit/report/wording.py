@@ -158,8 +158,9 @@ def rests_on(f: Finding) -> str:
         return "Z3: a ranking function over the exact transition relation" + (f", {players} players" if players else "")
     if f.kind == "termination" and "lasso" in b:
         lasso = b["lasso"]
+        luck = "" if lasso.get("players_alone", True) else ", only while chance repeats its outcomes (probability zero)"
         return (f"a lasso replayed in the engine ({lasso['prefix']} steps, then a loop of {lasso['loop']} steps "
-                f"back to the same state), {lasso['players']} players")
+                f"back to the same state){luck}, {lasso['players']} players")
     if f.kind == "termination" and f.verdict == "unknown":
         return "nothing decided it: see the message for what was tried"
     if f.kind == "termination" and f.verdict == "proven":

@@ -42,6 +42,10 @@ class Limits:
     keep_edges: bool = True  # needed for the termination analysis (SCCs); costs memory
 
 
+CHANCE = 1  # a chance event, not a player's decision
+EXPANDED = 2  # its successors were all generated (a state on the frontier has none recorded)
+
+
 @dataclass
 class Exploration:
     players: int
@@ -63,14 +67,17 @@ class Exploration:
     parent: list[int] = field(default_factory=list)
     via: list[int] = field(default_factory=list)
     edges: list[list[int]] | None = None
+    prefix: list[int] = field(default_factory=list)  # actions from the start to the explored root
+    kinds: bytearray = field(default_factory=bytearray)  # per state: CHANCE and EXPANDED flags
 
     def path(self, index: int) -> list[int]:
-        """The actions (chance outcomes included) from the start to state `index`: a shortest path."""
+        """The actions (chance outcomes included) from the start to state `index`: the prefix to the
+        root, then a shortest path from the root."""
         out = []
         while index > 0:
             out.append(self.via[index])
             index = self.parent[index]
-        return out[::-1]
+        return self.prefix + out[::-1]
 
     @property
     def states_per_second(self) -> float:
@@ -214,26 +221,30 @@ def fork(s: State) -> State:
     return o
 
 
-def explore(loaded, limits: Limits | None = None) -> Exploration:
-    """Breadth-first exploration of a loaded game (`rulekit.engine.Game`)."""
+def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = None) -> Exploration:
+    """Breadth-first exploration of a loaded game (`rulekit.engine.Game`), from its start or from the
+    state that the actions `prefix` lead to (then only the states reachable from there are seen)."""
     limits = limits or Limits()
     symmetric, why = seat_symmetry(loaded.model) if limits.symmetry else (False, "symmetry reduction switched off")
     keyer = _Keyer(loaded, symmetric)
     out = Exploration(loaded.num_players(), dict(loaded.options), symmetry=keyer.symmetric,
-                      symmetry_reason=why if loaded.num_players() > 1 else "one player")
+                      symmetry_reason=why if loaded.num_players() > 1 else "one player", prefix=list(prefix or []))
     invariants = loaded.properties("invariant")
     targets = loaded.properties("reachable")
     table = loaded.action_table
     start = time.perf_counter()
     deadline = start + limits.time_limit
-    root = fork(loaded.new_initial_state(seed=0))
+    root = fork(loaded.replay(prefix) if prefix else loaded.new_initial_state(seed=0))
     seen = {keyer.key(root): 0}
     parent, via = [0], [-1]
     edges: list[list[int]] | None = [[]] if limits.keep_edges else None
     frontier = deque([(root, 0, 0)])
 
+    kinds = bytearray(1)
+
     def visit(s: State, index: int) -> None:
-        if s.chance is not None:  # not a state of the game (docs/language.rst): no property is judged here
+        if s.chance is not None:
+            kinds[index] |= CHANCE  # not a state of the game (docs/language.rst): no property is judged here
             return
         for prop, test in invariants:
             if prop.name not in out.violated:
@@ -294,16 +305,18 @@ def explore(loaded, limits: Limits | None = None) -> Exploration:
                 via.append(action)
                 if edges is not None:
                     edges.append([])
+                kinds.append(0)
                 visit(child, j)
                 frontier.append((child, j, d + 1))
             if succ is not None:
                 succ.append(j)
         if edges is not None:
             edges[index] = succ
+        kinds[index] |= EXPANDED
     out.states = len(parent)
     out.complete = not frontier and not stopped
     out.stopped_by = "" if out.complete else (stopped or "states")
     out.depth = level if out.complete else max(0, level - 1)
-    out.parent, out.via, out.edges = parent, via, edges
+    out.parent, out.via, out.edges, out.kinds = parent, via, edges, kinds
     out.seconds = time.perf_counter() - start
     return out

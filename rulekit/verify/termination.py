@@ -31,17 +31,17 @@ class Lasso:
     chance: bool  # whether the loop takes chance outcomes (then it repeats only when chance repeats)
 
 
-def _cyclic_components(exploration) -> tuple[list[set], object]:
+def _cyclic_components(exploration, within: set | None = None) -> tuple[list[set], object]:
     import networkx as nx
 
     over = set(exploration.terminal)
     edges = exploration.edges
     graph = nx.DiGraph()
     for i, succ in enumerate(edges):
-        if i in over:
+        if i in over or (within is not None and i not in within):
             continue
         for j in succ:
-            if j not in over:
+            if j not in over and (within is None or j in within):
                 graph.add_edge(i, j)
     return [c for c in nx.strongly_connected_components(graph)
             if len(c) > 1 or graph.has_edge(next(iter(c)), next(iter(c)))], graph
@@ -55,15 +55,16 @@ def acyclic(exploration) -> bool:
     return not components
 
 
-def lasso(exploration, key_of, exact_key_of, max_repeats: int = 24) -> Lasso | None:
+def lasso(exploration, key_of, exact_key_of, max_repeats: int = 24, within: set | None = None) -> Lasso | None:
     """A replayed lasso from the explored graph, or None (no cycle seen, or none that replays).
     `key_of(state)` is the explorer's key (up to seat renaming when it used symmetry);
-    `exact_key_of(state)` tells engine states apart exactly."""
+    `exact_key_of(state)` tells engine states apart exactly. With `within`, only cycles through
+    those states are tried."""
     if exploration.edges is None:
         return None
     import networkx as nx
 
-    components, graph = _cyclic_components(exploration)
+    components, graph = _cyclic_components(exploration, within)
     if not components:
         return None
     loaded = exploration.loaded

@@ -1,0 +1,190 @@
+"""Endless play deep in a game, where an exploration from the start does not reach.
+
+An exploration from the start stops after a few steps on a real game, long before the loops that
+can keep a game going (a hen knocked down again and again only exists once hens have climbed). So
+random games are played from the start, and around points spread over each game:
+
+- the game's own path is watched for a state that comes back (then the steps between are a loop);
+- a small breadth-first exploration (`explore.explore` with the game's actions as its prefix) looks
+  for a cycle among the states near that point.
+
+Every state seen is reachable (the random game's prefix leads to it), so any cycle found is a real
+one; it is replayed in the engine as a lasso (`termination.lasso`) before it counts.
+
+`kept_going` then tells a loop that needs luck from one the players can keep up: the largest set of
+explored, unfinished states from which, at every decision, some action stays in the set, and at
+every chance event, every outcome does. From such a state the players' decisions alone can keep play
+going forever, whatever chance does. A loop outside it repeats only while chance repeats its
+outcomes, which it does forever with probability zero.
+
+The budgets are counts of states, not seconds, so the same spec gives the same verdict on any
+machine; a wall-clock limit is only a safety net.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .explore import CHANCE, EXPANDED, Exploration, Limits, explore, state_key
+from .termination import Lasso, lasso
+
+
+@dataclass
+class Search:
+    """What a search for endless play tried, and what it found."""
+    games: int = 0  # random games played
+    points: int = 0  # points of those games explored around
+    states: int = 0  # states keyed or explored
+    found: Lasso | None = None
+    kept: bool = False  # the players' decisions alone can keep the loop going, whatever chance does
+    probability: float = 1.0  # of chance repeating the loop's outcomes once round (1.0 without chance)
+    timed_out: bool = False
+
+    def text(self) -> str:
+        return (f"{self.games} random game(s) watched for a repeated state, and {self.points} point(s) of them "
+                f"explored around ({self.states:,} states)"
+                + (" before the safety-net time limit" if self.timed_out else ""))
+
+
+def kept_going(exploration: Exploration) -> set[int]:
+    """The explored states from which decisions can keep play from ending whatever chance does: the
+    greatest set of expanded, unfinished states in which every decision has a successor in the set
+    and every chance event has all its outcomes in it."""
+    edges, kinds = exploration.edges, exploration.kinds
+    if edges is None or len(kinds) != len(edges):  # an explorer that does not say which states are chance
+        return set()
+    over = set(exploration.terminal)
+    failed = {i for i, _, _ in exploration.errors}  # a chance outcome that failed is not in the graph
+    inside = {i for i in range(len(edges)) if kinds[i] & EXPANDED and i not in over and edges[i]
+              and not (kinds[i] & CHANCE and i in failed)}
+    preds: dict[int, list[int]] = defaultdict(list)
+    staying: dict[int, int] = {}
+    dropped = []
+    for i in inside:
+        succ = set(edges[i])
+        for j in succ:
+            preds[j].append(i)
+        if kinds[i] & CHANCE:
+            if not succ <= inside:
+                dropped.append(i)
+        else:
+            staying[i] = len(succ & inside)
+            if staying[i] == 0:
+                dropped.append(i)
+    inside.difference_update(dropped)
+    while dropped:
+        j = dropped.pop()
+        for i in preds[j]:
+            if i not in inside:
+                continue
+            if kinds[i] & CHANCE:
+                inside.discard(i)
+                dropped.append(i)
+            else:
+                staying[i] -= 1
+                if staying[i] == 0:
+                    inside.discard(i)
+                    dropped.append(i)
+    return inside
+
+
+def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int = 5000, points: int = 8,
+           near: int = 100, time_limit: float = 30.0) -> Search:
+    """Random games of `loaded` and explorations of `near` states around `points` points of each,
+    until `states` states have been keyed or explored. Stops at the first lasso that replays. Many
+    small neighbourhoods find more loops than a few large ones: a loop is a few turns long, and a
+    breadth-first exploration of a branching game spends a large budget on its first steps."""
+    rng = random.Random(seed)
+    exact = state_key(loaded, False)
+    key = state_key(loaded, symmetric)
+    out = Search()
+    deadline = time.perf_counter() + time_limit
+    while out.states < states and out.found is None:
+        if time.perf_counter() > deadline:
+            out.timed_out = True
+            break
+        path = _watched_game(loaded, rng, seed + out.games, max_steps, exact, out)
+        out.games += 1
+        repeated, out.found = out.found, None
+        # Around the state that came back first: the players may be able to keep that loop up.
+        cuts = [len(repeated.prefix)] if repeated else [len(path) * k // (points + 1) for k in range(1, points + 1)]
+        for cut in cuts:
+            if time.perf_counter() > deadline:
+                out.timed_out = True
+                break
+            if out.states >= states and not repeated:
+                break
+            x = explore(loaded, Limits(max_states=max(1, min(near, states - out.states)), time_limit=time_limit,
+                                       symmetry=symmetric), prefix=path[:cut])
+            x.loaded = loaded
+            out.points += 1
+            out.states += x.states
+            keep = kept_going(x)
+            found = lasso(x, key, exact, within=keep) if keep else None
+            if found is not None:
+                out.found, out.kept = found, True
+                break
+            found = lasso(x, key, exact)
+            if found is not None:
+                out.found = found
+                break
+        if out.found is None:
+            out.found = repeated
+    if out.found is not None:
+        out.probability = loop_probability(loaded, out.found)
+    return out
+
+
+def _watched_game(loaded, rng, seed: int, max_steps: int, exact, out: Search) -> list[int]:
+    """One random game (decisions uniform, chance by its probabilities), keying every state: a state
+    that comes back closes a lasso. Returns the game's actions."""
+    state = loaded.new_initial_state(seed=seed)
+    seen = {exact(state): 0}
+    path: list[int] = []
+    while not state.is_terminal() and len(path) < max_steps:
+        if state.chance is not None:
+            outcomes, weights = zip(*state.chance)
+            action = rng.choices(outcomes, weights)[0]
+        elif state.legal:
+            action = rng.choice(state.legal)
+        else:
+            break
+        try:
+            state.apply_action(action)
+        except Exception:  # noqa: BLE001 - a rule that fails ends the game; the other checks report it
+            break
+        path.append(action)
+        out.states += 1
+        k = exact(state)
+        if k in seen:
+            start = seen[k]
+            if not state.is_terminal():
+                out.found = Lasso(path[:start], path[start:], _has_chance(loaded, path[:start], path[start:]))
+            break
+        seen[k] = len(path)
+    return path
+
+
+def _has_chance(loaded, prefix: list[int], loop: list[int]) -> bool:
+    state = loaded.replay(prefix)
+    chance = False
+    for action in loop:
+        chance = chance or state.chance is not None
+        state.apply_action(action)
+    return chance
+
+
+def loop_probability(loaded, found: Lasso) -> float:
+    """The chance that chance repeats the loop's outcomes once round (1.0 when the loop has none)."""
+    state = loaded.replay(found.prefix)
+    p = 1.0
+    for action in found.loop:
+        if state.chance is not None:
+            p *= dict(state.chance)[action]
+        state.apply_action(action)
+    return p
+
+
+__all__ = ["Search", "kept_going", "loop_probability", "search"]
