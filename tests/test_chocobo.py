@@ -94,7 +94,7 @@ def _diverges(options: dict, players: int, seeds=range(300)) -> bool:
     return False
 
 
-@pytest.mark.parametrize("options", [o for o in VARIANTS if o and "victory_supply" not in o],
+@pytest.mark.parametrize("options", [o for o in VARIANTS if o and "victory_supply" not in o and "stalled_round" not in o],
                          ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_every_option_changes_play(options):
     assert _diverges(options, players=4)
@@ -118,6 +118,32 @@ def test_victory_supply_option_changes_who_can_still_win():
     replayed = strict.replay(final.history, seed, auto_chance=True)
     assert not replayed.is_terminal()
     assert replayed.value("rounds_played") == 6
+
+
+def test_a_stalled_round_goes_on_forever_or_ends_without_a_winner():
+    """Once the deck is used up, every player may end each turn without hunting. As the rules are
+    written (stalled_round=play_on) the state then comes back, so play can go on forever; under
+    round_void the round ends without a winner instead."""
+    from rulekit.verify import endless
+    from rulekit.verify.explore import state_key
+
+    game = rulekit.load(GAME, players=5)
+    found = endless.search(game, False, 1000).found
+    assert found is not None and not found.chance, "players alone keep play going"
+    start = game.replay(found.prefix)
+    assert len(start.zone("deck")) == 0 and not start.is_terminal()
+    exact = state_key(game, False)
+    assert exact(game.replay(found.prefix + found.loop)) == exact(start)
+    assert {start.action_to_string(a) for a in found.loop} == {"stop"}
+    void = rulekit.load(GAME, players=5, options={"stalled_round": "round_void"})
+    state = void.replay(found.prefix)
+    played = state.value("rounds_played")
+    for action in found.loop:
+        state.apply_action(action)
+        if state.value("rounds_played") > played:
+            break
+    assert state.value("rounds_played") == played + 1 and not state.is_terminal()
+    assert sum(state.value("rounds_won", p) for p in range(5)) == sum(start.value("rounds_won", p) for p in range(5))
 
 
 def test_same_type_reading_makes_objective_b_unreachable():

@@ -27,7 +27,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .explore import CHANCE, EXPANDED, Exploration, Limits, explore, state_key
+from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, explore, fork, state_key
 from .termination import Lasso, lasso
 
 
@@ -105,7 +105,8 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
         if time.perf_counter() > deadline:
             out.timed_out = True
             break
-        path = _watched_game(loaded, rng, seed + out.games, max_steps, exact, out)
+        path = _watched_game(loaded, rng, seed + out.games, max_steps, exact, out,
+                             out.states + max(1, (states - out.states) // 2), lazy=out.games % 2 == 0)
         out.games += 1
         repeated, out.found = out.found, None
         # Around the state that came back first: the players may be able to keep that loop up.
@@ -137,18 +138,27 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
     return out
 
 
-def _watched_game(loaded, rng, seed: int, max_steps: int, exact, out: Search) -> list[int]:
-    """One random game (decisions uniform, chance by its probabilities), keying every state: a state
-    that comes back closes a lasso. Returns the game's actions."""
+def _watched_game(loaded, rng, seed: int, max_steps: int, exact, out: Search, budget: int,
+                  lazy: bool) -> list[int]:
+    """One random game, keying every state: a state that comes back closes a lasso. At a decision,
+    an action that leads back to a state of this game is taken at once (so a loop the players can
+    close is closed when play passes it); otherwise decisions are uniform, or, in a `lazy` game,
+    among the actions that change the fewest zones and variables (players who do as little as the
+    rules allow are the ones who keep a game from ending). Chance goes by its probabilities.
+    Returns the game's actions."""
     state = loaded.new_initial_state(seed=seed)
     seen = {exact(state): 0}
     path: list[int] = []
-    while not state.is_terminal() and len(path) < max_steps:
+    while not state.is_terminal() and len(path) < max_steps and out.states < budget:
         if state.chance is not None:
             outcomes, weights = zip(*state.chance)
             action = rng.choices(outcomes, weights)[0]
+        elif len(state.legal) > 1:
+            action, least = _closing(state, seen, exact, out)
+            if action is None:
+                action = rng.choice(least if lazy else state.legal)
         elif state.legal:
-            action = rng.choice(state.legal)
+            action = state.legal[0]
         else:
             break
         try:
@@ -165,6 +175,28 @@ def _watched_game(loaded, rng, seed: int, max_steps: int, exact, out: Search) ->
             break
         seen[k] = len(path)
     return path
+
+
+def _closing(state, seen: dict, exact, out: Search) -> tuple[int | None, list[int]]:
+    """(a legal action whose next state is one this game has already been in, or None; the legal
+    actions that change the fewest zones and variables)."""
+    least: list[int] = []
+    fewest = None
+    for action in state.legal:
+        child = fork(state)
+        try:
+            child.apply_action(action)
+        except Exception:  # noqa: BLE001 - a refused action closes nothing
+            continue
+        out.states += 1
+        if exact(child) in seen:
+            return action, [action]
+        changed = changes(state, child)
+        if fewest is None or changed < fewest:
+            fewest, least = changed, [action]
+        elif changed == fewest:
+            least.append(action)
+    return None, least or list(state.legal)
 
 
 def _has_chance(loaded, prefix: list[int], loop: list[int]) -> bool:

@@ -214,6 +214,12 @@ def state_key(loaded, symmetric: bool = False):
     return _Keyer(loaded, use).key
 
 
+def changes(a: State, b: State) -> int:
+    """How many zones and variables differ between two states of one game: how much a step did."""
+    return (sum(x != y for x, y in zip(a.z, b.z)) + sum(x != y for x, y in zip(a.v, b.v))
+            + sum(x != y for x, y in zip(a.lo, b.lo)) + (a.winners != b.winners))
+
+
 def fork(s: State) -> State:
     """A copy of a state without its history and event log: the explorer keeps paths itself."""
     o = s.clone()
