@@ -225,6 +225,18 @@ def test_a_loop_that_needs_luck_is_a_note_and_one_the_players_keep_up_is_a_warni
     assert "whatever chance does" in f.message
 
 
+def test_players_who_do_as_little_as_they_may_keep_a_dice_game_going(tmp_path):
+    spec = spec_of(tmp_path, DICE_DECLINE, "decline")
+    loaded = spec.engine(2, spec.model.default_options())
+    lazy = endless.lazy_closure(loaded, [], False, 100)
+    assert lazy.complete and not lazy.terminal, "doing as little as they may, the players never stop"
+    assert endless.kept_going(lazy) == set(range(lazy.states))
+    spec = spec_of(tmp_path, DICE, "dice")
+    loaded = spec.engine(2, spec.model.default_options())
+    lazy = endless.lazy_closure(loaded, [], False, 100)
+    assert lazy.terminal and endless.kept_going(lazy) == set(), "a six ends the game whatever they do"
+
+
 def test_the_players_keep_play_going_only_where_every_chance_outcome_lets_them():
     from rulekit.verify.explore import CHANCE, EXPANDED, Exploration
 

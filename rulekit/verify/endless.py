@@ -13,7 +13,9 @@ one; it is replayed in the engine as a lasso (`termination.lasso`) before it cou
 
 `kept_going` then tells a loop that needs luck from one the players can keep up: the largest set of
 explored, unfinished states from which, at every decision, some action stays in the set, and at
-every chance event, every outcome does. From such a state the players' decisions alone can keep play
+every chance event, every outcome does. It is worked out over each exploration, and, once a loop
+that needs luck is found, over a `lazy_closure` from where it starts: the states reached when every
+player does as little as the rules allow, at every chance outcome. From such a state the players' decisions alone can keep play
 going forever, whatever chance does. A loop outside it repeats only while chance repeats its
 outcomes, which it does forever with probability zero.
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass
 
 from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, explore, fork, state_key
@@ -133,8 +135,74 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
                 break
         if out.found is None:
             out.found = repeated
+    if out.found is not None and out.found.chance and not out.kept:
+        # A loop that needs luck was found: can the players, doing as little as they may, do without it?
+        lazy = lazy_closure(loaded, out.found.prefix, symmetric, 4 * near)
+        out.states += lazy.states
+        keep = kept_going(lazy)
+        kept = lasso(lazy, key, exact, within=keep) if keep else None
+        if kept is not None:
+            out.found, out.kept = kept, True
     if out.found is not None:
         out.probability = loop_probability(loaded, out.found)
+    return out
+
+
+def lazy_closure(loaded, prefix: list[int], symmetric: bool, max_states: int) -> Exploration:
+    """The states reachable from the end of `prefix` when every player does as little as the rules
+    allow: at a decision, only the actions that change the fewest zones and variables; at a chance
+    event, every outcome. Its `kept_going` set is sound for the whole game, since a decision there
+    needs one way to stay and every outcome of a chance event is followed. Breadth first, up to
+    `max_states` states."""
+    key = state_key(loaded, symmetric)
+    root = fork(loaded.replay(prefix))
+    out = Exploration(loaded.num_players(), dict(loaded.options), prefix=list(prefix), symmetry=symmetric)
+    seen = {key(root): 0}
+    parent, via, edges, kinds = [0], [-1], [[]], bytearray(1)
+
+    def note(state, index: int) -> None:
+        if state.chance is not None:
+            kinds[index] |= CHANCE
+        if state.over:
+            out.terminal.append(index)
+
+    note(root, 0)
+    queue = deque([(root, 0)])
+    while queue and len(parent) < max_states:
+        state, index = queue.popleft()
+        if state.over:
+            continue
+        children = []
+        for action in state.legal:
+            child = fork(state)
+            try:
+                child.apply_action(action)
+            except Exception as exc:  # noqa: BLE001 - a failing outcome is not followed; kept_going knows
+                out.errors.append((index, action, str(exc)))
+                continue
+            children.append((action, child, 0 if state.chance is not None else changes(state, child)))
+        fewest = min((c for _, _, c in children), default=0)
+        succ = []
+        for action, child, changed in children:
+            if changed > fewest:
+                continue
+            k = key(child)
+            j = seen.get(k)
+            if j is None:
+                j = seen[k] = len(parent)
+                parent.append(index)
+                via.append(action)
+                edges.append([])
+                kinds.append(0)
+                note(child, j)
+                queue.append((child, j))
+            succ.append(j)
+        edges[index] = succ
+        kinds[index] |= EXPANDED
+    out.parent, out.via, out.edges, out.kinds = parent, via, edges, kinds
+    out.states = len(parent)
+    out.complete = not queue
+    out.loaded = loaded
     return out
 
 
