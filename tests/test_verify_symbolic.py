@@ -464,3 +464,19 @@ def test_counts_abstraction_mixes_flags_and_numbers_without_z3_sort_errors():
     for name in segments.by_cost(system):
         status, _, _ = segments.decide(system, name, 2, 1, 200, time.perf_counter() + 0.5)
         assert status in ("proven", "bounded", "unknown")
+
+
+def test_simplifying_within_bounds_keeps_what_a_command_assumes():
+    """A command's assumptions on its inputs and its chance events survive the simplification that
+    holds once every slot is proven within its bounds."""
+    from rulekit.verify import terms
+
+    slots = [terms.Slot(("var", "x", None), "x", 0, 3), terms.Slot(("input", 0), "in0", None, None),
+             terms.Slot(("over",), "over", 0, 1)]
+    assume = terms.compare("<=", ("s", 1), terms.const(2))
+    command = terms.Command("step", 0, 0, (), terms.TRUE, terms.FALSE, {0: ("s", 1)}, assume=assume,
+                            events=["an event"])
+    system = terms.System(2, {}, slots, [0, 0, 0], [command], over=2, free=frozenset({1}), inexact=("a stack",))
+    simpler = terms.within_bounds(system)
+    assert simpler.commands[0].assume == assume and simpler.commands[0].events == ["an event"]
+    assert simpler.free == system.free and simpler.inexact == system.inexact

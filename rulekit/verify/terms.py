@@ -8,6 +8,7 @@ within the slots' declared bounds.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 # ---- the IR: ints ('c', v) ('s', i) (op, a, b) ('neg', a) ('ite', c, a, b); bools ('b', v) and comparisons
@@ -478,8 +479,7 @@ def within_bounds(system: System) -> System:
     for c in system.commands:
         guard = simplify(c.guard, base)
         inside = _narrow(base, guard)
-        commands.append(Command(c.label, c.point, c.action, c.combo, guard, simplify(c.error, inside),
-                                {i: simplify(e, inside) for i, e in c.updates.items()}))
+        commands.append(dataclasses.replace(c, guard=guard, error=simplify(c.error, inside),
+                                            updates={i: simplify(e, inside) for i, e in c.updates.items()}))
     # The properties stay as written: a state outside the bounds must still break them.
-    return System(system.players, system.options, system.slots, system.init, commands, system.invariants,
-                  system.targets, system.over, free=system.free)
+    return dataclasses.replace(system, commands=commands, compiled={})
