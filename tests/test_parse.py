@@ -188,7 +188,7 @@ def test_statement_and_expression_spans(chocobo, chocobo_text):
     (action,) = [a for a in find_nodes(flow, "action") if a.name.text == "hunt"]
     assert (action.span.line, action.span.column) == locate(chocobo_text, "action hunt(")
     assert action.label == "Hunt with a Chocobo or Fat Chocobo card."
-    do = action.body[0]
+    (do,) = [s for s in action.body if s.kind == "do"]
     assert source(chocobo_text, do.span) == "do hunt(h, t)"
 
     ifs = find_nodes(item(chocobo, "procedure", "return_hunter"), "if")
