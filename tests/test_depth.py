@@ -237,6 +237,17 @@ def test_players_who_do_as_little_as_they_may_keep_a_dice_game_going(tmp_path):
     assert lazy.terminal and endless.kept_going(lazy) == set(), "a six ends the game whatever they do"
 
 
+def test_a_search_for_a_way_to_stay_finds_one_only_where_there_is_one(tmp_path):
+    spec = spec_of(tmp_path, DICE_DECLINE, "decline")
+    loaded = spec.engine(2, spec.model.default_options())
+    graph = endless.staying(loaded, [], False, 100)
+    assert 0 in endless.kept_going(graph), "rolling on after every six keeps play going"
+    spec = spec_of(tmp_path, DICE, "dice")
+    loaded = spec.engine(2, spec.model.default_options())
+    graph = endless.staying(loaded, [], False, 100)
+    assert graph.terminal and endless.kept_going(graph) == set()
+
+
 def test_the_players_keep_play_going_only_where_every_chance_outcome_lets_them():
     from rulekit.verify.explore import CHANCE, EXPANDED, Exploration
 

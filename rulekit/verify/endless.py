@@ -137,12 +137,14 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
             out.found = repeated
     if out.found is not None and out.found.chance and not out.kept:
         # A loop that needs luck was found: can the players, doing as little as they may, do without it?
-        lazy = lazy_closure(loaded, out.found.prefix, symmetric, 4 * near)
-        out.states += lazy.states
-        keep = kept_going(lazy)
-        kept = lasso(lazy, key, exact, within=keep) if keep else None
-        if kept is not None:
-            out.found, out.kept = kept, True
+        for look in (lazy_closure, staying):
+            graph = look(loaded, out.found.prefix, symmetric, 4 * near)
+            out.states += graph.states
+            keep = kept_going(graph)
+            kept = lasso(graph, key, exact, within=keep) if keep else None
+            if kept is not None:
+                out.found, out.kept = kept, True
+                break
     if out.found is not None:
         out.probability = loop_probability(loaded, out.found)
     return out
@@ -202,6 +204,76 @@ def lazy_closure(loaded, prefix: list[int], symmetric: bool, max_states: int) ->
     out.parent, out.via, out.edges, out.kinds = parent, via, edges, kinds
     out.states = len(parent)
     out.complete = not queue
+    out.loaded = loaded
+    return out
+
+
+def staying(loaded, prefix: list[int], symmetric: bool, max_states: int, max_depth: int = 200) -> Exploration:
+    """A depth-first search for a way to keep play going from the end of `prefix`: at a decision, one
+    action that can stay away from the ends (first one that returns to a state of the search, then
+    the ones that change the least); at a chance event, every outcome. The search only guides which
+    states are expanded: the states it records go to `kept_going`, which alone decides, so a state
+    the search assumed or gave up on never makes a wrong claim."""
+    key = state_key(loaded, symmetric)
+    out = Exploration(loaded.num_players(), dict(loaded.options), prefix=list(prefix), symmetry=symmetric)
+    index: dict = {}
+    parent, via, edges, kinds = [], [], [], bytearray()
+    failed, good, onpath = set(), set(), set()
+
+    def node(state, source: int, action: int) -> int:
+        k = key(state)
+        i = index.get(k)
+        if i is None:
+            i = index[k] = len(parent)
+            parent.append(source)
+            via.append(action)
+            edges.append([])
+            kinds.append(CHANCE if state.chance is not None else 0)
+            if state.over:
+                out.terminal.append(i)
+        return i
+
+    def visit(state, i: int, depth: int) -> bool:
+        if i in failed:
+            return False
+        if i in onpath or i in good:
+            return True
+        if state.over or depth >= max_depth or len(parent) >= max_states:
+            if state.over:
+                failed.add(i)
+            return False
+        chance = state.chance is not None
+        children = []
+        for action in state.legal:
+            child = fork(state)
+            try:
+                child.apply_action(action)
+            except Exception as exc:  # noqa: BLE001 - a failing outcome is not followed; kept_going knows
+                out.errors.append((i, action, str(exc)))
+                continue
+            children.append((0 if chance else changes(state, child), action, child, node(child, i, action)))
+        edges[i] = [j for _, _, _, j in children]
+        kinds[i] |= EXPANDED
+        if not chance:
+            children.sort(key=lambda c: (c[3] not in onpath and c[3] not in good, c[0]))
+        onpath.add(i)
+        ok = chance and not any(e[0] == i for e in out.errors)
+        for _, _, child, j in children:
+            stays = visit(child, j, depth + 1)
+            if chance and not stays:
+                ok = False
+                break
+            if not chance and stays:
+                ok = True
+                break
+        onpath.discard(i)
+        (good if ok else failed).add(i)
+        return ok
+
+    root = fork(loaded.replay(prefix))
+    visit(root, node(root, 0, -1), 0)
+    out.parent, out.via, out.edges, out.kinds = parent, via, edges, kinds
+    out.states = len(parent)
     out.loaded = loaded
     return out
 
