@@ -78,6 +78,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 lassos[players] = (loaded, search.found, kept)
                 continue
             tried.append(f"no loop near random games: {search.text()}")
+        elif bounds.loop_search > 0:
+            tried.append("loop search near random games: under the default options only (--all-options searches "
+                         "every option set)")
         verdicts[players] = ("unknown", "; ".join(tried) or "no method applies")
     fid = f"{game.name}/termination{suffix}"
     played = _played_text(tally, bounds)
@@ -159,13 +162,11 @@ def _lasso_text(found, kept: bool, probability: float) -> str:
 
 def _search_budgets(counts: list, defaults: bool, bounds: PlayBounds) -> dict:
     """States to spend looking for endless play near random games, per player count: the spec's
-    budget shared by every player count under the default options; a tenth of it, at the smallest
-    player count only, under each other option set."""
-    if bounds.loop_search <= 0:
+    budget shared by every player count, under the default options (and, with --all-options, under
+    each other option set as well)."""
+    if bounds.loop_search <= 0 or not (defaults or bounds.all_options):
         return {}
-    if defaults:
-        return {p: max(1, bounds.loop_search // len(counts)) for p in counts}
-    return {counts[0]: max(1, bounds.loop_search // 10)}
+    return {p: max(1, bounds.loop_search // len(counts)) for p in counts}
 
 
 def _others(verdicts: dict, refuted: list) -> str:
