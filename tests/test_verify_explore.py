@@ -178,6 +178,6 @@ def test_cli_all_options_and_sarif(tmp_path, capsys):
                  "--symbolic-time-limit", "0", "--all-options", "--format", "json"])
     findings = json.loads(capsys.readouterr().out)["games"][0]["findings"]
     impacts = [f for f in findings if f["kind"] == "option-impact"]
-    assert code == 0 and len([f for f in impacts if len(f["options"]) == 1]) == 8  # one per non-default option of its eight ambiguities
+    assert code == 0 and len([f for f in impacts if len(f["options"]) == 1]) == 9  # one per non-default option of its nine ambiguities
     assert [f for f in impacts if len(f["options"]) == 2]  # --all-options: pairs of options too
     assert all(f["bound"]["class"] in ("outcomes", "legal-moves", "nothing") for f in impacts)
