@@ -122,3 +122,10 @@ def test_the_text_report_says_what_the_lower_estimate_is(tmp_path, capsys):
     assert "Poisson approximation" in out and "(an upper estimate: Knuth's estimator" in out
     assert main(["check", str(path), "--distinct-steps", "-1"]) != 0
     assert "--distinct-steps must not be negative" in capsys.readouterr().err
+
+
+def test_a_game_over_before_it_starts_gives_a_figure_not_a_hang(tmp_path):
+    over = DICE.replace("flow {\n  loop {", "flow {\n  end game\n  loop {")
+    spec = Spec.find(str(write_spec(tmp_path, over, name="dice")))
+    found = distinct(spec.engine(1, spec.model.default_options()), step_budget=100)
+    assert found.samples == 0 and found.distinct_seen == 0 and found.at_least == 0.0

@@ -158,7 +158,7 @@ def distinct(loaded, symmetric: bool = False, step_budget: int = 3000, plays: in
                     w += 1
         except RuleRuntimeError:
             pass  # a rule that fails ends the play; the other checks report it
-        steps += depth
+        steps += max(depth, 1)  # a play that cannot start still counts, so the budget always runs out
     per_window = 1 - (1 - confidence) / len(spans)
     windows = []
     for (a, b), c in zip(spans, counts):
