@@ -132,9 +132,13 @@ def state_space(r) -> list[str]:
             if d:
                 best = d.get("best_window") or {}
                 where = f" at depths {best['depths'][0]} to {best['depths'][1]}" if best.get("depths") else ""
-                text += (f"; at least ~{_number(d['states_at_least'])} distinct states at "
-                         f"{d['confidence']:.0%} (a lower estimate: colliding states of {d['plays']:,} random "
-                         f"plays{where}, a Poisson approximation)")
+                how = (f"a lower estimate: colliding states of {d['plays']:,} random plays{where}, a Poisson "
+                       f"approximation")
+                if d["states_at_least"] > x["states"]:
+                    text += f"; at least ~{_number(d['states_at_least'])} distinct states at {d['confidence']:.0%} ({how})"
+                else:  # random play keeps to too few states to say more than the exploration
+                    text += (f"; the lower estimate of distinct states, ~{_number(d['states_at_least'])} at "
+                             f"{d['confidence']:.0%} ({how}), is below the states explored")
             e = x.get("estimate")
             if e:
                 low, high = e["log10_spread"]
