@@ -191,8 +191,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="explore and prove under every option of every ambiguity, play each option as deeply as the "
                    "default options and every two options together, and measure what each changes (option-impact)")
     c.add_argument("--exhaustive", action="store_true",
-                   help="explore to the end every configuration whose state space, by Knuth's estimator, fits under "
-                   "10 million states (up to 600 s each), for exact verdicts there")
+                   help="explore to the end (up to 10 million states and 600 s each) every configuration whose state "
+                   "space may fit: all but those whose lower estimate of distinct states (--distinct-steps) is above "
+                   "the limit; for exact verdicts there")
+    c.add_argument("--distinct-steps", type=int, default=None, metavar="N",
+                   help="engine steps of the random plays whose colliding states give a lower estimate of the "
+                   "distinct states of each configuration not explored to the end (default: 3,000; 1,000,000 with "
+                   "--exhaustive, which skips a configuration that estimate puts above 10 million states)")
     c.add_argument("--loop-search", type=int, default=PlayBounds.loop_search, metavar="STATES",
                    help="termination: states per game spent looking for endless play deep in the game, near "
                    "random games, shared by its player counts, under the default options (with --all-options, "
@@ -314,6 +319,8 @@ def _check(args, out: Console) -> int:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.solver_rlimit is not None and args.solver_rlimit <= 0:
         raise RulekitError("--solver-rlimit must be a positive number of Z3 resource units")
+    if args.distinct_steps is not None and args.distinct_steps < 0:
+        raise RulekitError("--distinct-steps must not be negative")
     if args.depth is not None and args.depth < 0:
         raise RulekitError("--depth must not be negative")
     if not 0 < args.confidence < 1:
@@ -329,7 +336,8 @@ def _check(args, out: Console) -> int:
                         bmc_depth=args.bmc_depth, whole_bmc_depth=args.whole_bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
                         deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,
-                        exhaustive=args.exhaustive, loop_search=args.loop_search)
+                        exhaustive=args.exhaustive, distinct_steps=args.distinct_steps,
+                        loop_search=args.loop_search)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
     reports, broken = [], []

@@ -134,11 +134,19 @@ def workload(spec: Spec) -> int:
 
 
 def _size(x) -> dict:
-    """The state space's size: exact when the exploration completed, else Knuth's estimate."""
-    found = getattr(x, "estimate", None)
+    """The state space's size: exact when the exploration completed, else between a lower estimate of
+    the distinct states (collisions of random plays) and Knuth's upper estimate (the tree of plays),
+    and whether an exhaustive exploration could finish it (`exploring.fits_limit`)."""
+    from .exploring import EXHAUSTIVE_STATES, fits_limit
+
+    found, lower = getattr(x, "estimate", None), getattr(x, "distinct", None)
     out = {"size": {"exact": x.states} if x.complete else {"at_least": x.states}}
     if found is not None:
         out["estimate"] = found.as_dict()
+    if lower is not None:
+        out["distinct_states"] = lower.as_dict()
+    if not x.complete and (found is not None or lower is not None):
+        out["exhaustive_limit"] = {"states": EXHAUSTIVE_STATES, "fits": fits_limit(x)}
     if getattr(x, "exhaustive", ""):
         out["exhaustive"] = x.exhaustive
     return out

@@ -27,7 +27,7 @@ def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> 
         if result is None:
             continue
         result.loaded = loaded
-        result.estimate = None
+        result.estimate = result.distinct = None
         if not result.complete:
             result = _deeper(loaded, result, limits, bounds)
         out.append(result)
@@ -35,30 +35,51 @@ def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> 
 
 
 EXHAUSTIVE_STATES = 10_000_000  # --exhaustive explores a configuration to the end when it fits under this
+DISTINCT_STEPS = 3_000  # engine steps of the collision estimate of an unfinished configuration, by default
+EXHAUSTIVE_DISTINCT_STEPS = 1_000_000  # with --exhaustive, which decides on it whether to try a configuration
+
+
+def fits_limit(x) -> bool | None:
+    """Can an exhaustive exploration finish this unfinished configuration within EXHAUSTIVE_STATES?
+    False when the lower estimate of its distinct states is above the limit, True when Knuth's upper
+    estimate is below it, None when the limit lies between the two (or neither is known)."""
+    import math
+
+    lower, upper = getattr(x, "distinct", None), getattr(x, "estimate", None)
+    if lower is not None and lower.at_least > EXHAUSTIVE_STATES:
+        return False
+    if upper is not None and upper.log_nodes <= math.log(EXHAUSTIVE_STATES):
+        return True
+    return None
 
 
 def _deeper(loaded, result, limits, bounds: PlayBounds):
-    """An unfinished exploration gets a size estimate (`verify.estimate`); with `bounds.exhaustive`, a
-    configuration whose estimate fits is explored again, to the end."""
-    import math
-
+    """An unfinished exploration gets two size estimates: Knuth's upper one (`verify.estimate`) and a
+    lower one of its distinct states (`verify.distinct`). With `bounds.exhaustive`, a configuration is
+    explored again, to the end, unless the lower estimate shows it cannot fit."""
+    from ..verify.distinct import distinct
     from ..verify.estimate import estimate
     from ..verify.explore import Limits
 
     found = estimate(loaded, probes=300, max_steps=bounds.max_steps, step_budget=bounds.estimate_steps,
                      seed=bounds.seed) if bounds.estimate_steps > 0 else None
-    result.estimate = found
+    steps = bounds.distinct_steps if bounds.distinct_steps is not None else (
+        EXHAUSTIVE_DISTINCT_STEPS if bounds.exhaustive else DISTINCT_STEPS)
+    lower = distinct(loaded, result.symmetry, step_budget=steps, seed=bounds.seed,
+                     confidence=bounds.confidence) if steps > 0 else None
+    result.estimate, result.distinct = found, lower
     result.exhaustive = ""
     if not bounds.exhaustive:
         return result
-    if found is not None and found.log_nodes > math.log(EXHAUSTIVE_STATES):
-        result.exhaustive = (f"not tried: the estimate ({found.text()}) is above {EXHAUSTIVE_STATES:,} states")
+    if fits_limit(result) is False:
+        result.exhaustive = (f"not tried: {lower.text()}, above the {EXHAUSTIVE_STATES:,}-state limit, so an "
+                             f"exhaustive exploration cannot finish it within the limit")
         return result
     deep = Limits(max_states=EXHAUSTIVE_STATES, time_limit=bounds.exhaustive_time, depth=None)
     again = _explored(loaded, deep)
     if again is None:
         return result
-    again.loaded, again.estimate = loaded, found
+    again.loaded, again.estimate, again.distinct = loaded, found, lower
     again.exhaustive = "explored to the end" if again.complete else (
         f"tried, stopped by the {again.stopped_by} limit after {again.states:,} states")
     return again

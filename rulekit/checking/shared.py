@@ -34,7 +34,9 @@ class PlayBounds:
     max_violation_rate: float | None = None  # stop random play once every invariant's bound is below it
     deep_information: bool = False  # information-flow check: ten times the re-deals of hidden cards
     estimate_steps: int = 1000  # Knuth's estimator of an unfinished configuration: engine steps of its probes
-    exhaustive: bool = False  # explore to the end every configuration whose estimate fits (verify.estimate)
+    exhaustive: bool = False  # explore to the end every configuration that may fit (checking.exploring.fits_limit)
+    distinct_steps: int | None = None  # collision estimate of the distinct states (verify.distinct): engine steps
+    # per unfinished configuration; None: a few thousand, a million with `exhaustive`
     exhaustive_time: float = 600.0  # seconds per configuration for --exhaustive
     loop_search: int = 3000  # termination: states per spec spent looking for endless play near random games
 

@@ -128,15 +128,45 @@ def state_space(r) -> list[str]:
         else:
             text = (f"state space, {where}: {x['states']:,} states explored (stopped by the {x['stopped_by']} limit "
                     f"at depth {x['depth']})")
+            d = x.get("distinct_states")
+            if d:
+                best = d.get("best_window") or {}
+                where = f" at depths {best['depths'][0]} to {best['depths'][1]}" if best.get("depths") else ""
+                how = (f"a lower estimate: colliding states of {d['plays']:,} random plays{where}, a Poisson "
+                       f"approximation")
+                if d["states_at_least"] > x["states"]:
+                    text += f"; at least ~{_number(d['states_at_least'])} distinct states at {d['confidence']:.0%} ({how})"
+                else:  # random play keeps to too few states to say more than the exploration
+                    text += (f"; the lower estimate of distinct states, ~{_number(d['states_at_least'])} at "
+                             f"{d['confidence']:.0%} ({how}), is below the states explored")
             e = x.get("estimate")
             if e:
                 low, high = e["log10_spread"]
-                text += (f"; the tree of plays has about 1e{e['log10_tree_nodes']:.0f} nodes (Knuth's estimator, "
-                         f"{e['probes']} probes, 10-90 % spread 1e{low:.0f} to 1e{high:.0f})")
+                text += (f"; the tree of plays has about 1e{e['log10_tree_nodes']:.0f} nodes (an upper estimate: "
+                         f"Knuth's estimator, {e['probes']} probes, 10-90 % spread 1e{low:.0f} to 1e{high:.0f})")
+            limit = x.get("exhaustive_limit")
+            if limit and not x.get("exhaustive"):
+                text += "; " + _fits_text(limit)
         if x.get("exhaustive"):
             text += f"; exhaustive: {x['exhaustive']}"
         out.append(text)
     return out
+
+
+def _number(x: int) -> str:
+    return f"{x:,}" if x < 10 ** 6 else f"{x:.1e}".replace("e+0", "e").replace("e+", "e")
+
+
+def _fits_text(limit: dict) -> str:
+    """Whether `--exhaustive` can finish a configuration, from its two estimates."""
+    states = f"{limit['states']:,}"
+    if limit["fits"] is False:
+        return (f"exhaustive exploration cannot finish it within the {states}-state limit (the lower estimate is "
+                f"above it; --exhaustive skips it)")
+    if limit["fits"] is True:
+        return f"it fits under {states} states (the upper estimate is below): --exhaustive explores it to the end"
+    return (f"the {states}-state limit lies between the two estimates: --exhaustive samples more states and "
+            f"tries it unless they show it cannot fit")
 
 
 def rests_on(f: Finding) -> str:

@@ -2,6 +2,7 @@
 
 - `smt`: Z3 (consistency of facts and claims with minimal unsat cores; induction over counter systems)
 - `explore`: explicit-state exploration through the engine (no dependency)
+- `estimate`, `distinct`: the size of a state space not explored to the end, from random plays (scipy)
 - `graphs`: networkx (turn-structure graph, dead rules, strongly connected components)
 - `strategies`: Hypothesis (random play with shrinking)
 
