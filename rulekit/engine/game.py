@@ -14,6 +14,7 @@ from .knowledge import knowledge
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .decisions import decision_prefixes
 from .direct import DirectProgram, direct_program
+from .stepping import SteppingProgram, stepped_state, stepping_program
 from .playouts import DEFAULT_MAX_STEPS, Playouts, playouts
 from .state import State
 
@@ -188,7 +189,11 @@ class Game:
     def new_initial_state(self, seed: int | None = None, auto_chance: bool = False, on_round=None) -> State:
         """The start of a game. With `auto_chance`, chance events are drawn from `seed` inside the
         engine (and recorded in the history), so the caller only ever sees player decisions.
-        `on_round`, a function of the state, is called each time a round of a `rounds` loop begins."""
+        `on_round`, a function of the state, is called each time a round of a `rounds` loop begins.
+        A state with chance drawn inside is stepped by the whole-game code where it covers the rules
+        (see `rulekit.engine.stepping`): the same game, until the state becomes the engine's own."""
+        if auto_chance and seed is not None and on_round is None and self.stepping is not None:
+            return stepped_state(self, self.stepping, seed)
         return State(self, seed, auto_chance, on_round)
 
     def playouts(self, n: int | None = None, seed: int = 0, policy=None, max_steps: int = DEFAULT_MAX_STEPS,
@@ -204,6 +209,12 @@ class Game:
         """This configuration compiled for whole games (see `rulekit.engine.direct`), compiled on first
         use; None where that compiler does not cover the rules."""
         return direct_program(self)
+
+    @cached_property
+    def stepping(self) -> SteppingProgram | None:
+        """The whole-game code with a stop at each decision (see `rulekit.engine.stepping`), compiled
+        on first use; None where it does not cover the rules."""
+        return stepping_program(self)
 
     def replay(self, history, seed: int | None = None, auto_chance: bool = False) -> State:
         """The state reached by `history` (chance outcomes included) from the start."""

@@ -33,7 +33,7 @@ def _counts(cards: list[int], lo: int, hi: int) -> dict[int, int]:
 class State:
     __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
                  "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "stream", "auto", "armed",
-                 "triggers", "on_round",
+                 "triggers", "on_round", "fast",
                  "zone_names", "kind_names", "is_set")
 
     def __init__(self, game, seed: int | None, auto_chance: bool = False, on_round=None):
@@ -67,6 +67,7 @@ class State:
         self.triggers = game.triggers
         self.armed = [True] * len(self.triggers)
         self.on_round = on_round  # a function of the state, called as each round of a `rounds` loop begins
+        self.fast = None  # a stepped state's generator and game (see `rulekit.engine.stepping`)
         self._run()
 
     # ---- the virtual machine: signals from compiled instructions
@@ -342,6 +343,7 @@ class State:
         other.seed, other.stream, other.auto = self.seed, self.stream, self.auto
         other.triggers, other.armed = self.triggers, self.armed[:]
         other.on_round = self.on_round
+        other.fast = None
         return other
 
     def redo(self) -> None:
