@@ -192,7 +192,8 @@ class Game:
         `on_round`, a function of the state, is called each time a round of a `rounds` loop begins.
         A state with chance drawn inside is stepped by the whole-game code where it covers the rules
         (see `rulekit.engine.stepping`): the same game, until the state becomes the engine's own."""
-        if auto_chance and seed is not None and on_round is None and self.stepping is not None:
+        # (not in the build that records the silent-case probes: only the engine's code has them)
+        if auto_chance and seed is not None and on_round is None and not self.probe_sites and self.stepping is not None:
             return stepped_state(self, self.stepping, seed)
         return State(self, seed, auto_chance, on_round)
 
