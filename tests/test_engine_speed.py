@@ -184,30 +184,38 @@ flow {
 """
 
 
-def stepped_and_engine(game, seed):
-    """A state of `seed` with chance drawn inside (stepped by the whole-game code) and the engine's own."""
-    state = game.new_initial_state(seed=seed, auto_chance=True)
+def stepped_and_engine(game, seed, auto=True):
+    """A state of `seed` stepped by the whole-game code (chance drawn inside with `auto`, else given
+    by the caller) and the engine's own."""
+    state = game.new_initial_state(seed=seed, auto_chance=auto)
     assert type(state) is SteppedState
-    return state, State(game, seed, auto_chance=True)
+    return state, State(game, seed, auto_chance=auto)
 
 
+@pytest.mark.parametrize("auto", [True, False])
 @pytest.mark.parametrize("name,players", [("chocobo", 4), ("chucky", 3), ("coins", 2)])
-def test_a_stepped_state_plays_the_engine_game_and_becomes_the_engine_state_when_asked(name, players, tmp_path):
-    """Decisions, chance, triggers that decide (chucky) and procedures, step by step; then everything
-    else a state holds, read in the middle of a game, is the engine's."""
+def test_a_stepped_state_plays_the_engine_game_and_becomes_the_engine_state_when_asked(name, players, auto, tmp_path):
+    """Decisions, chance (drawn inside, or offered with the same outcomes and probabilities), triggers
+    that decide (chucky) and procedures, step by step; then everything else a state holds, read in the
+    middle of a game, is the engine's."""
     game = coins(tmp_path) if name == "coins" else rulekit.load(name, players=players)
     for seed in range(6):
-        state, reference = stepped_and_engine(game, seed)
+        state, reference = stepped_and_engine(game, seed, auto)
         rng = random.Random(seed)
         while not reference.is_terminal() and reference.legal_actions():
-            assert (state.legal_actions(), state.current_player(), state.history, state.is_terminal()) == (
-                reference.legal_actions(), reference.current_player(), reference.history, False)
-            action = rng.choice(reference.legal_actions())
+            assert (state.legal_actions(), state.current_player(), state.chance_outcomes(), state.history,
+                    state.is_terminal()) == (reference.legal_actions(), reference.current_player(),
+                                             reference.chance_outcomes(), reference.history, False)
+            if reference.is_chance_node():
+                outcomes = reference.chance_outcomes()
+                action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+            else:
+                action = rng.choice(reference.legal_actions())
             state.apply_action(action)
             reference.apply_action(action)
         assert (state.is_terminal(), state.returns(), state.history) == (True, reference.returns(), reference.history)
         assert type(state) is SteppedState  # played to the end without the engine
-    state, reference = stepped_and_engine(game, 3)
+    state, reference = stepped_and_engine(game, 3, auto)
     for _ in range(4):
         action = state.legal_actions()[0]
         state.apply_action(action)
