@@ -12,14 +12,17 @@ For each game and player count, player decisions per second, uniformly random pl
 each with its ratio to the hand-written engine of the game (benchmarks/baseline_<game>.py) where one
 exists. Every loop, the baseline included, runs in this process in K interleaved slices of S/K seconds
 each, so that a change of machine load touches all of them alike. Without GAME: every bundled game
-at every player count. `--clock cpu` counts the processor time of this process instead of the time
+at every player count. `--profile LOOP` prints instead where one loop spends its time (the top of
+a cProfile of S seconds of it, per game). `--clock cpu` counts the processor time of this process instead of the time
 on the wall: on a machine that other work keeps busy, the figures then move much less.
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
 import importlib
 import json
+import pstats
 import random
 import sys
 import time
@@ -154,6 +157,19 @@ def measure(name: str, players: int, seconds: float, slices: int) -> dict:
     return row
 
 
+def profile(name: str, players: int, loop: str, seconds: float, top: int = 25) -> None:
+    """The functions one loop spends most time in, itself (cProfile's tottime), after a warm-up."""
+    game = rulekit.load(name, players=players)
+    run = {"openspiel": openspiel_loop, "auto_chance": auto_chance_loop, "batch": batch_loop}[loop](game)
+    run(min(0.5, seconds / 4))  # compiled code and first draws out of the way
+    profiler = cProfile.Profile()
+    profiler.enable()
+    decisions = run(seconds)
+    profiler.disable()
+    print(f"{name}, {players} players, {loop}: {decisions:,} decisions")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
+
+
 def targets(args) -> list[tuple[str, int]]:
     out = []
     for given in args.games or resources.bundled_games():
@@ -173,10 +189,16 @@ def main() -> None:
     parser.add_argument("--slices", type=int, default=6, help="interleaved slices the time is cut into (default: 6)")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="time on the wall (default) or processor time of this process (cpu)")
+    parser.add_argument("--profile", choices=LOOPS, metavar="LOOP",
+                        help=f"profile one loop ({', '.join(LOOPS)}) instead of measuring: the top of a cProfile")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     args = parser.parse_args()
     global clock
     clock = CLOCKS[args.clock]
+    if args.profile:
+        for name, players in targets(args):
+            profile(name, players, args.profile, args.seconds)
+        return
     rows = [measure(name, players, args.seconds, max(1, args.slices)) for name, players in targets(args)]
     if args.json:
         print(json.dumps(rows, indent=2))
