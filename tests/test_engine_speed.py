@@ -13,7 +13,7 @@ from rulekit.engine.state import State, splitmix
 from rulekit.engine.stepping import SteppedState
 from rulekit.engine.stream import CHUNK, Stream, streams
 from rulekit.errors import RuleRuntimeError
-from tests.helpers import write_spec
+from tests.helpers import load_text, write_spec
 
 # A weighted coin, a die, a decision whose options share a test that reads none of their loops, and a
 # count of the cards of one kind.
@@ -198,7 +198,9 @@ def test_a_stepped_state_plays_the_engine_game_and_becomes_the_engine_state_when
     """Decisions, chance (drawn inside, or offered with the same outcomes and probabilities), triggers
     that decide (chucky) and procedures, step by step; then everything else a state holds, read in the
     middle of a game, is the engine's."""
-    game = coins(tmp_path) if name == "coins" else rulekit.load(name, players=players)
+    # a build of its own: once `rulekit check` compiled the probes build, it serves `rulekit.load`, and
+    # that build is never stepped (only the engine's code records the probes)
+    game = Game((coins(tmp_path) if name == "coins" else rulekit.load(name, players=players)).config)
     for seed in range(6):
         state, reference = stepped_and_engine(game, seed, auto)
         rng = random.Random(seed)
@@ -230,7 +232,7 @@ def test_a_stepped_state_plays_the_engine_game_and_becomes_the_engine_state_when
 
 
 def test_a_rule_error_in_a_stepped_state_is_the_engine_error_and_leaves_the_engine_state(tmp_path):
-    game = rulekit.load(str(write_spec(tmp_path, DRAW_SPEC, name="draws", rulebook="Draws.\n")), players=2)
+    game = Game(rulekit.load(str(write_spec(tmp_path, DRAW_SPEC, name="draws", rulebook="Draws.\n")), players=2).config)
     state, reference = stepped_and_engine(game, 5)
     draw = state.legal_actions()[0]
     for _ in range(4):
@@ -245,3 +247,28 @@ def test_a_rule_error_in_a_stepped_state_is_the_engine_error_and_leaves_the_engi
     assert errors[0] == errors[1] and "empty" in errors[0]
     assert type(state) is State and state.digest() == reference.digest()
     assert state.legal_actions() == reference.legal_actions() and state.history == reference.history
+
+
+def test_a_method_looked_up_before_the_state_became_the_engine_state_is_the_engine_method():
+    """`state.apply_action(pick(state))`, where `pick` reads the zones: the method was looked up first."""
+    game = Game(rulekit.load("chocobo", players=4).config)
+    state, reference = stepped_and_engine(game, 2)
+    act, clone = state.apply_action, state.clone
+    assert state.z == reference.z and type(state) is State  # reading the zones: the engine's State
+    action = reference.legal_actions()[0]
+    act(action)
+    reference.apply_action(action)
+    assert state.digest() == reference.digest() == clone().digest()
+
+
+def test_whole_games_turn_the_turns_around_when_the_order_of_play_turns(tmp_path):
+    """`reverse order`: the next turn is the seat before, in the whole-game code as in the engine."""
+    from tests.test_language_gaps import HEAD, TURNS
+    game = Game(load_text(tmp_path, HEAD + TURNS, players=3).config)
+    seats = []
+    state, reference = stepped_and_engine(game, 0)
+    while not reference.is_terminal():
+        seats.append((state.current_player(), reference.current_player()))
+        state.apply_action(reference.legal_actions()[0])
+        reference.apply_action(reference.legal_actions()[0])
+    assert seats == [(0, 0), (1, 1), (0, 0), (2, 2), (1, 1)] and type(state) is SteppedState

@@ -299,7 +299,7 @@ class DirectCodegen(Codegen):
         if st.then:
             lines += ["    try:", *self.indent(self.indent(self.block_lines(st.then))), "    except EndOfTurn:",
                       "        pass"]
-        return lines + [f"    s.cur = (s.cur + {self.direction}) % {self.n}"]
+        return lines + [f"    s.cur = (s.cur + {self.dir_src()}) % {self.n}"]  # the direction may have turned
 
     def function(self, name: str, params, nlocals: int, body) -> list[str]:
         args = "".join(f", _a{p.slot}" for p in params)

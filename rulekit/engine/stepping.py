@@ -232,6 +232,8 @@ class SteppedState(State):
 
     def to_engine(self) -> None:
         """Become the engine's State for the same game: the history replayed, from the same seed."""
+        if self.fast is None:  # it already is
+            return
         fresh = self.game.replay(self.history, self.seed, self.auto)
         self.__class__ = State
         for name in State.__slots__:
@@ -254,7 +256,11 @@ class SteppedState(State):
         self.over = True
         self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
 
+    # Each method below may run on a state that became the engine's since the method was looked up
+    # (`state.apply_action(pick(state))` where `pick` reads the zones): then it is the State's method.
     def apply_action(self, action: int) -> None:
+        if self.fast is None:
+            return State.apply_action(self, action)
         pending = self.pending
         if action not in pending:
             raise IllegalActionError(action, self.legal, self.action_to_string)
@@ -282,12 +288,12 @@ class SteppedState(State):
     # The State methods that would read a field of the engine's form after one of the fields above (and
     # so keep the stepped one in hand): the engine's State first.
     def clone(self) -> State:
-        self.to_engine()
-        return self.clone()
+        SteppedState.to_engine(self)
+        return State.clone(self)
 
     def play_on(self, choose, max_steps: int) -> int:
-        self.to_engine()
-        return self.play_on(choose, max_steps)
+        SteppedState.to_engine(self)
+        return State.play_on(self, choose, max_steps)
 
 
 def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) -> State:
