@@ -12,13 +12,17 @@ For each game and player count, player decisions per second, uniformly random pl
 each with its ratio to the hand-written engine of the game (benchmarks/baseline_<game>.py) where one
 exists. Every loop, the baseline included, runs in this process in K interleaved slices of S/K seconds
 each, so that a change of machine load touches all of them alike. Without GAME: every bundled game
-at every player count.
+at every player count. `--profile LOOP` prints instead where one loop spends its time (the top of
+a cProfile of S seconds of it, per game). `--clock cpu` counts the processor time of this process instead of the time
+on the wall: on a machine that other work keeps busy, the figures then move much less.
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
 import importlib
 import json
+import pstats
 import random
 import sys
 import time
@@ -36,6 +40,8 @@ from rulekit import resources  # noqa: E402
 
 LOOPS = ("openspiel", "auto_chance", "batch")
 BATCH = 16  # games per playouts() call
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+clock = time.perf_counter  # what every loop and slice is timed with (see --clock)
 
 
 class Loop:
@@ -47,9 +53,9 @@ class Loop:
         self.elapsed = 0.0
 
     def slice(self, seconds: float) -> None:
-        start = time.perf_counter()
+        start = clock()
         self.decisions += self.run(seconds)
-        self.elapsed += time.perf_counter() - start
+        self.elapsed += clock() - start
 
     @property
     def rate(self) -> float:
@@ -63,8 +69,8 @@ def openspiel_loop(game):
     def run(seconds: float) -> int:
         nonlocal games
         decisions = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        start = clock()
+        while clock() - start < seconds:
             state = game.new_initial_state()
             while not state.is_terminal():
                 if state.is_chance_node():
@@ -86,8 +92,8 @@ def auto_chance_loop(game):
     def run(seconds: float) -> int:
         nonlocal games
         decisions = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        start = clock()
+        while clock() - start < seconds:
             state = game.new_initial_state(seed=games, auto_chance=True)
             while not state.is_terminal():
                 state.apply_action(rng.choice(state.legal_actions()))
@@ -104,8 +110,8 @@ def batch_loop(game):
     def run(seconds: float) -> int:
         nonlocal games
         decisions = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        start = clock()
+        while clock() - start < seconds:
             result = game.playouts(BATCH, seed=games)
             decisions += sum(result.lengths)
             games += BATCH
@@ -123,8 +129,8 @@ def baseline_loop(name: str, players: int):
 
     def run(seconds: float) -> int:
         decisions = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        start = clock()
+        while clock() - start < seconds:
             decisions += module.play(players, rng)[0]
         return decisions
 
@@ -151,6 +157,19 @@ def measure(name: str, players: int, seconds: float, slices: int) -> dict:
     return row
 
 
+def profile(name: str, players: int, loop: str, seconds: float, top: int = 25) -> None:
+    """The functions one loop spends most time in, itself (cProfile's tottime), after a warm-up."""
+    game = rulekit.load(name, players=players)
+    run = {"openspiel": openspiel_loop, "auto_chance": auto_chance_loop, "batch": batch_loop}[loop](game)
+    run(min(0.5, seconds / 4))  # compiled code and first draws out of the way
+    profiler = cProfile.Profile()
+    profiler.enable()
+    decisions = run(seconds)
+    profiler.disable()
+    print(f"{name}, {players} players, {loop}: {decisions:,} decisions")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
+
+
 def targets(args) -> list[tuple[str, int]]:
     out = []
     for given in args.games or resources.bundled_games():
@@ -168,8 +187,18 @@ def main() -> None:
                              "every player count)")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per loop and configuration (default: 3)")
     parser.add_argument("--slices", type=int, default=6, help="interleaved slices the time is cut into (default: 6)")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="time on the wall (default) or processor time of this process (cpu)")
+    parser.add_argument("--profile", choices=LOOPS, metavar="LOOP",
+                        help=f"profile one loop ({', '.join(LOOPS)}) instead of measuring: the top of a cProfile")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     args = parser.parse_args()
+    global clock
+    clock = CLOCKS[args.clock]
+    if args.profile:
+        for name, players in targets(args):
+            profile(name, players, args.profile, args.seconds)
+        return
     rows = [measure(name, players, args.seconds, max(1, args.slices)) for name, players in targets(args)]
     if args.json:
         print(json.dumps(rows, indent=2))

@@ -9,9 +9,11 @@ import rulekit
 from rulekit.engine import Game
 from rulekit.engine import codegen
 from rulekit.engine.codegen import Codegen
-from rulekit.engine.state import splitmix
+from rulekit.engine.state import State, splitmix
+from rulekit.engine.stepping import SteppedState
 from rulekit.engine.stream import CHUNK, Stream, streams
-from tests.helpers import write_spec
+from rulekit.errors import RuleRuntimeError
+from tests.helpers import load_text, write_spec
 
 # A weighted coin, a die, a decision whose options share a test that reads none of their loops, and a
 # count of the cards of one kind.
@@ -159,3 +161,114 @@ def test_the_compiled_trigger_test_fires_as_the_loop_over_the_triggers():
         assert state.history == reference.history and state.returns() == reference.returns()
         fired += not state.armed[0]
     assert fired  # the trigger fired in some of these games
+
+
+# A decision that can take from an empty stack: a rule error in the middle of a game.
+DRAW_SPEC = """
+game draws "Draws"
+rulebook "rulebook.txt" source "draws.txt"
+players 2 to 2
+zone deck: stack, hidden, initial
+zone hand per player: set, owner
+card Ace x 2
+card Two x 2
+flow {
+  shuffle deck
+  turns from seat(0) {
+    choose by current {
+      action draw { move top from deck to hand(current) }
+      action stop { end game }
+    }
+  }
+}
+"""
+
+
+def stepped_and_engine(game, seed, auto=True):
+    """A state of `seed` stepped by the whole-game code (chance drawn inside with `auto`, else given
+    by the caller) and the engine's own."""
+    state = game.new_initial_state(seed=seed, auto_chance=auto)
+    assert type(state) is SteppedState
+    return state, State(game, seed, auto_chance=auto)
+
+
+@pytest.mark.parametrize("auto", [True, False])
+@pytest.mark.parametrize("name,players", [("chocobo", 4), ("chucky", 3), ("coins", 2)])
+def test_a_stepped_state_plays_the_engine_game_and_becomes_the_engine_state_when_asked(name, players, auto, tmp_path):
+    """Decisions, chance (drawn inside, or offered with the same outcomes and probabilities), triggers
+    that decide (chucky) and procedures, step by step; then everything else a state holds, read in the
+    middle of a game, is the engine's."""
+    # a build of its own: once `rulekit check` compiled the probes build, it serves `rulekit.load`, and
+    # that build is never stepped (only the engine's code records the probes)
+    game = Game((coins(tmp_path) if name == "coins" else rulekit.load(name, players=players)).config)
+    for seed in range(6):
+        state, reference = stepped_and_engine(game, seed, auto)
+        rng = random.Random(seed)
+        while not reference.is_terminal() and reference.legal_actions():
+            assert (state.legal_actions(), state.current_player(), state.chance_outcomes(), state.history,
+                    state.is_terminal()) == (reference.legal_actions(), reference.current_player(),
+                                             reference.chance_outcomes(), reference.history, False)
+            if reference.is_chance_node():
+                outcomes = reference.chance_outcomes()
+                action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+            else:
+                action = rng.choice(reference.legal_actions())
+            state.apply_action(action)
+            reference.apply_action(action)
+        assert (state.is_terminal(), state.returns(), state.history) == (True, reference.returns(), reference.history)
+        assert type(state) is SteppedState  # played to the end without the engine
+    state, reference = stepped_and_engine(game, 3, auto)
+    for _ in range(4):
+        action = state.legal_actions()[0]
+        state.apply_action(action)
+        reference.apply_action(action)
+    copy = state.clone()
+    assert type(state) is State and state.digest() == reference.digest() == copy.digest()
+    assert state.log == reference.log and state.observation(0) == reference.observation(0)
+    action = state.legal_actions()[-1]
+    state.apply_action(action)
+    reference.apply_action(action)
+    assert state.digest() == reference.digest()
+
+
+def test_a_rule_error_in_a_stepped_state_is_the_engine_error_and_leaves_the_engine_state(tmp_path):
+    game = Game(rulekit.load(str(write_spec(tmp_path, DRAW_SPEC, name="draws", rulebook="Draws.\n")), players=2).config)
+    state, reference = stepped_and_engine(game, 5)
+    draw = state.legal_actions()[0]
+    for _ in range(4):
+        state.apply_action(draw)
+        reference.apply_action(draw)
+    assert type(state) is SteppedState
+    errors = []
+    for s in (state, reference):
+        with pytest.raises(RuleRuntimeError) as caught:
+            s.apply_action(draw)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "empty" in errors[0]
+    assert type(state) is State and state.digest() == reference.digest()
+    assert state.legal_actions() == reference.legal_actions() and state.history == reference.history
+
+
+def test_a_method_looked_up_before_the_state_became_the_engine_state_is_the_engine_method():
+    """`state.apply_action(pick(state))`, where `pick` reads the zones: the method was looked up first."""
+    game = Game(rulekit.load("chocobo", players=4).config)
+    state, reference = stepped_and_engine(game, 2)
+    act, clone = state.apply_action, state.clone
+    assert state.z == reference.z and type(state) is State  # reading the zones: the engine's State
+    action = reference.legal_actions()[0]
+    act(action)
+    reference.apply_action(action)
+    assert state.digest() == reference.digest() == clone().digest()
+
+
+def test_whole_games_turn_the_turns_around_when_the_order_of_play_turns(tmp_path):
+    """`reverse order`: the next turn is the seat before, in the whole-game code as in the engine."""
+    from tests.test_language_gaps import HEAD, TURNS
+    game = Game(load_text(tmp_path, HEAD + TURNS, players=3).config)
+    seats = []
+    state, reference = stepped_and_engine(game, 0)
+    while not reference.is_terminal():
+        seats.append((state.current_player(), reference.current_player()))
+        state.apply_action(reference.legal_actions()[0])
+        reference.apply_action(reference.legal_actions()[0])
+    assert seats == [(0, 0), (1, 1), (0, 0), (2, 2), (1, 1)] and type(state) is SteppedState

@@ -282,17 +282,24 @@ class DirectCodegen(Codegen):
 
     n_End = d_End
 
+    def endless_guard(self, st) -> list[str]:
+        """The head of a `rounds` or `turns` loop: one that goes round this often (without a decision to
+        end it, say) is left to the engine to judge, as `d_Loop` does."""
+        guard = f"_g{next(self.label_count)}"
+        return [f"{guard} = 0", "while True:", f"    {guard} += 1", f"    if {guard} > {LOOP_LIMIT}:",
+                f"        endless({self.span_const(getattr(st, 'span', None))})"]
+
     def d_Rounds(self, st):
-        return ["while True:", "    s.rounds += 1", "    try:", *self.indent(self.indent(self.block_lines(st.body))),
+        return [*self.endless_guard(st), "    s.rounds += 1", "    try:", *self.indent(self.indent(self.block_lines(st.body))),
                 "    except EndOfRound:", "        pass"]
 
     def d_Turns(self, st):
-        lines = [f"s.cur = {self.ex(st.start)}", "while True:", "    try:",
+        lines = [f"s.cur = {self.ex(st.start)}", *self.endless_guard(st), "    try:",
                  *self.indent(self.indent(self.block_lines(st.body))), "    except EndOfTurn:", "        pass"]
         if st.then:
             lines += ["    try:", *self.indent(self.indent(self.block_lines(st.then))), "    except EndOfTurn:",
                       "        pass"]
-        return lines + [f"    s.cur = (s.cur + {self.direction}) % {self.n}"]
+        return lines + [f"    s.cur = (s.cur + {self.dir_src()}) % {self.n}"]  # the direction may have turned
 
     def function(self, name: str, params, nlocals: int, body) -> list[str]:
         args = "".join(f", _a{p.slot}" for p in params)

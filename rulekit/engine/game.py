@@ -14,6 +14,7 @@ from .knowledge import knowledge
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .decisions import decision_prefixes
 from .direct import DirectProgram, direct_program
+from .stepping import SteppingProgram, stepped_state, stepping_program
 from .playouts import DEFAULT_MAX_STEPS, Playouts, playouts
 from .state import State
 
@@ -188,7 +189,14 @@ class Game:
     def new_initial_state(self, seed: int | None = None, auto_chance: bool = False, on_round=None) -> State:
         """The start of a game. With `auto_chance`, chance events are drawn from `seed` inside the
         engine (and recorded in the history), so the caller only ever sees player decisions.
-        `on_round`, a function of the state, is called each time a round of a `rounds` loop begins."""
+        `on_round`, a function of the state, is called each time a round of a `rounds` loop begins.
+        A state is stepped by the whole-game code where it covers the rules (see
+        `rulekit.engine.stepping`): the same game, until the state becomes the engine's own."""
+        # (not in the build that records the silent-case probes: only the engine's code has them)
+        if on_round is None and not self.probe_sites and (seed is not None or not auto_chance):
+            program = self.stepping if auto_chance else self.stepping_chance
+            if program is not None:
+                return stepped_state(self, program, seed, auto_chance)
         return State(self, seed, auto_chance, on_round)
 
     def playouts(self, n: int | None = None, seed: int = 0, policy=None, max_steps: int = DEFAULT_MAX_STEPS,
@@ -204,6 +212,17 @@ class Game:
         """This configuration compiled for whole games (see `rulekit.engine.direct`), compiled on first
         use; None where that compiler does not cover the rules."""
         return direct_program(self)
+
+    @cached_property
+    def stepping(self) -> SteppingProgram | None:
+        """The whole-game code with a stop at each decision (see `rulekit.engine.stepping`), compiled
+        on first use; None where it does not cover the rules."""
+        return stepping_program(self)
+
+    @cached_property
+    def stepping_chance(self) -> SteppingProgram | None:
+        """The same, stopping at each chance event too, for a state whose chance the caller gives."""
+        return stepping_program(self, chance=True)
 
     def replay(self, history, seed: int | None = None, auto_chance: bool = False) -> State:
         """The state reached by `history` (chance outcomes included) from the start."""

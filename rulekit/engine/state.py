@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import runtime
@@ -22,18 +23,10 @@ def splitmix(seed: int, step: int) -> float:
     return ((z ^ (z >> 31)) >> 11) * 1.1102230246251565e-16
 
 
-def _counts(cards: list[int], lo: int, hi: int) -> dict[int, int]:
-    """Copies of each kind among cards[lo:hi]."""
-    counts: dict[int, int] = {}
-    for k in cards[lo:hi]:
-        counts[k] = counts.get(k, 0) + 1
-    return counts
-
-
 class State:
     __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
                  "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "stream", "auto", "armed",
-                 "triggers", "on_round",
+                 "triggers", "on_round", "fast",
                  "zone_names", "kind_names", "is_set")
 
     def __init__(self, game, seed: int | None, auto_chance: bool = False, on_round=None):
@@ -67,6 +60,7 @@ class State:
         self.triggers = game.triggers
         self.armed = [True] * len(self.triggers)
         self.on_round = on_round  # a function of the state, called as each round of a `rounds` loop begins
+        self.fast = None  # a stepped state's generator and game (see `rulekit.engine.stepping`)
         self._run()
 
     # ---- the virtual machine: signals from compiled instructions
@@ -150,7 +144,7 @@ class State:
                 self.history.append(kind)
             self.fr[-1][slot] = kind
             return next_pc
-        return self.chance_random(_counts(cards, 0, len(cards)), slot, span, "card", next_pc)
+        return self.chance_random(Counter(cards), slot, span, "card", next_pc)
 
     def chance_resolve(self, zone: int, top: bool) -> int:
         """The top (or bottom) card of a zone's undetermined block is drawn: 0 when that is done at
@@ -165,11 +159,18 @@ class State:
                 history.append(kind)  # a block of one kind is no chance event
             runtime.fix_end(self, zone, kind, top)
             return 0
-        counts = _counts(cards, lo, hi)
+        block = cards if lo == 0 and hi == len(cards) else cards[lo:hi]
+        counts = Counter(block)
         if len(counts) == 1:
             runtime.fix_end(self, zone, cards[lo], top)
             return 0
-        self._set_chance(counts, ("fix", zone, top))
+        # as `_set_chance` has it, each kind's weight over the block's size
+        n = hi - lo
+        self.legal = legal = sorted(counts)
+        self.chance = [(k, counts[k] / n) for k in legal]
+        self.pending = counts
+        self.resume = ("fix", zone, top)
+        self.to_move = CHANCE_PLAYER
         return SUSPEND
 
     def _uniform(self) -> float:
@@ -342,6 +343,7 @@ class State:
         other.seed, other.stream, other.auto = self.seed, self.stream, self.auto
         other.triggers, other.armed = self.triggers, self.armed[:]
         other.on_round = self.on_round
+        other.fast = None
         return other
 
     def redo(self) -> None:

@@ -1,0 +1,316 @@
+"""States stepped by the whole-game code: a generator that stops at each decision (and chance event).
+
+The whole-game code of `rulekit.engine.direct` plays a game as plain Python, which is much faster than
+the engine's instructions, but cannot stop. Compiled a second time with each decision a `yield` (and
+each procedure that decides a generator, called with `yield from`), it stops at every decision and
+is stepped by `apply_action`: a `SteppedState` is a `State` whose common questions (legal actions,
+the player to move, chance outcomes, the end, the returns, the history) are answered from the
+generator's game. With chance drawn inside (`auto_chance`), the draws are those of the engine from
+the same seed; without, each chance event is a stop too, offered as the engine offers it (the same
+outcomes, the same probabilities) and carried out with the outcome the caller gives.
+
+Everything else a state holds (its zones, frames, move log, ...) exists only in the engine's form.
+The first time anything else is read, or the whole-game code meets what it leaves to the engine (a
+rule error, a loop that may be endless), the state becomes an ordinary engine `State`: the engine
+replays the history (same seed, same chance outcomes) and goes on from there, its answers standing.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from .. import model as m
+from ..errors import IllegalActionError, RuleRuntimeError
+from . import direct, runtime
+from .direct import DirectCodegen, GameOver, Playout, Unsupported
+from .state import CHANCE_PLAYER, TERMINAL_PLAYER, State
+
+
+class Stepping(Playout):
+    """The game of a stepped state, as the whole-game code plays it, its history recorded in `h`."""
+
+    __slots__ = ("h",)
+
+
+# The chance of the whole-game code (see `direct`), each outcome that is a chance event recorded in
+# the history as the engine records it.
+def draw_card(s, zone, span):
+    t = s.t
+    kind = direct.draw_card(s, zone, span)
+    if s.t != t:
+        s.h.append(kind)
+    return kind
+
+
+def draw(s, weights, span):
+    t = s.t
+    outcome = direct.draw(s, weights, span)
+    if s.t != t:
+        s.h.append(outcome)
+    return outcome
+
+
+def draw_fixed(s, table):
+    outcome = direct.draw_fixed(s, table)
+    s.h.append(outcome)
+    return outcome
+
+
+def draw_top(s, zone, span):
+    t = s.t
+    kind = direct.draw_top(s, zone, span)
+    if s.t != t:
+        s.h.append(kind)
+    return kind
+
+
+def resolve(s, zone, top):
+    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
+    t = s.t
+    kind = cards[lo + int((s.u[t] if t < len(s.u) else direct.uniform(s)) * (hi - lo))]
+    if cards[lo:hi].count(kind) != hi - lo:
+        s.t += 1
+        s.h.append(kind)
+    runtime.fix_end(s, zone, kind, top)
+
+
+# The same chance, each event a stop: `yield (None, weights)` gets the outcome the caller gives. An
+# event of one outcome is none, as in the engine (see `State.chance_random`, `State.chance_resolve`).
+def offer_card(s, zone, span):
+    cards = s.z[zone]
+    if not cards:
+        raise RuleRuntimeError("a random card is drawn from an empty zone", span)
+    counts = Counter(cards)
+    if len(counts) == 1:
+        return cards[0]
+    return (yield None, counts)
+
+
+def offer(s, weights, span):
+    if len(weights) == 1:
+        return next(iter(weights))
+    if not weights:
+        raise RuleRuntimeError("a random choice has nothing to choose from", span)
+    return (yield None, weights)
+
+
+def offer_fixed(s, table):
+    return (yield None, dict(table[1]))
+
+
+def offer_end(s, zone, top):
+    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
+    counts = Counter(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
+    kind = cards[lo] if len(counts) == 1 else (yield None, counts)
+    runtime.fix_end(s, zone, kind, top)
+
+
+def offer_top(s, zone, span):
+    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
+    if hi > lo and hi == len(cards):
+        counts = Counter(cards if lo == 0 else cards[lo:hi])
+        kind = cards[lo] if len(counts) == 1 else (yield None, counts)
+        del cards[cards.index(kind, lo, hi)]
+        s.hi[zone] = hi - 1
+        return kind
+    return runtime.take_top(s, zone, span)
+
+
+class SteppingCodegen(DirectCodegen):
+    """The whole-game code with each decision a `yield (player, options)`, which gets the option taken;
+    with `chance`, each chance event too (see `offer`)."""
+
+    def __init__(self, config, consts: dict, chance: bool = False):
+        super().__init__(config, consts)
+        self.chance = chance
+        # The procedures and triggers that stop, themselves or in what they call (a trigger that stops
+        # makes `fire` a generator, and so every procedure that checks triggers one too).
+        self.deciding: set[str] = set()
+        self.deciding_triggers: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for p in config.game.procedures:
+                if p.name not in self.deciding and self.decides(p.body):
+                    self.deciding.add(p.name)
+                    changed = True
+            for i, trig in enumerate(config.game.triggers):
+                if i not in self.deciding_triggers and self.decides(trig.body):
+                    self.deciding_triggers.add(i)
+                    changed = True
+
+    def decides(self, body) -> bool:
+        return any(self.stops(st) for st in m.walk(body))
+
+    def stops(self, st) -> bool:
+        if isinstance(st, m.Choose) or (isinstance(st, m.Do) and st.procedure in self.deciding):
+            return True
+        if isinstance(st, m.CheckTriggers):
+            return bool(self.deciding_triggers)
+        # a chance event: a `random`, or a card taken from a stack's end (see `DirectCodegen.d_Move`)
+        return self.chance and (isinstance(st, m.Random) or (isinstance(st, m.Move) and not self.is_native(st)))
+
+    def d_Do(self, st):
+        call = super().d_Do(st)[0]
+        return [f"yield from {call}" if st.procedure in self.deciding else call]
+
+    n_Do = d_Do
+
+    def d_Choose(self, st):
+        # the player who decides, checked as the engine checks it (the decision is then the caller's)
+        by, seat = f"_p = {self.ex(st.by)}", f"_p = {self.seat(st.by)}"
+        return [line[:len(line) - len(line.lstrip())] + seat if line.strip() == by else line
+                for line in super().d_Choose(st)]
+
+    def d_Random(self, st):
+        lines = super().d_Random(st)
+        return [line.replace(" = draw", " = yield from draw", 1) for line in lines] if self.chance else lines
+
+    def d_Move(self, st):
+        lines = super().d_Move(st)
+        if not self.chance:
+            return lines
+        return [line.replace("_k = draw_top(", "_k = yield from draw_top(").replace(
+            "    resolve(s, _z, False)", "    yield from resolve(s, _z, False)") for line in lines]
+
+    def source(self) -> str:
+        text = super().source()
+        # the flow is a generator even when it never stops (a game that needs no decision)
+        text = text.replace("def FLOW(s):\n", "def FLOW(s):\n    if 0:\n        yield\n", 1)
+        if self.deciding_triggers:
+            text = text.replace("def fire(s):\n", "def fire(s):\n    if 0:\n        yield\n", 1)
+            for i in self.deciding_triggers:
+                text = text.replace(f" TQ{i}(s)\n", f" yield from TQ{i}(s)\n")
+            text = text.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
+        return text.replace("_k, _v = decide(s, _o)", "_k, _v = yield _p, _o")
+
+
+class SteppingProgram:
+    """The generator code of one loaded game; with `chance`, stopping at chance events too."""
+
+    def __init__(self, game, chance: bool = False):
+        codegen = SteppingCodegen(game.config, game.program.ns, chance)
+        self.source = codegen.source()
+        namespace = dict(game.program.ns)
+        namespace.update(codegen.consts)
+        if chance:
+            draws = dict(draw_card=offer_card, draw=offer, draw_fixed=offer_fixed, resolve=offer_end, draw_top=offer_top)
+        else:
+            draws = dict(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top)
+        namespace.update(draws, decide=None, endless=direct.endless, GameOver=GameOver, EndOfTurn=direct.EndOfTurn,
+                         EndOfRound=direct.EndOfRound)
+        try:
+            code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:steps>", "exec")
+        except (SyntaxError, RecursionError) as exc:
+            raise Unsupported(str(exc)) from None
+        exec(code, namespace)  # noqa: S102
+        self.flow = namespace["FLOW"]
+        self.game = game
+
+
+def stepping_program(game, chance: bool = False) -> SteppingProgram | None:
+    try:
+        return SteppingProgram(game, chance)
+    except Unsupported:
+        return None
+
+
+class SteppedState(State):
+    """A `State` stepped by the generator code until it must be an engine State.
+
+    Of the State's fields it holds those the OpenSpiel loop asks for (`legal`, `pending`, `to_move`,
+    `over`, `winners`, `chance`, `history`, `seed`, `auto`, `game`) and, in `fast`, the generator and
+    its game. Reading any other field turns it into the engine's State first (see the module docstring).
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        if name == "fast" or name.startswith("__"):
+            raise AttributeError(name)
+        self.to_engine()
+        return getattr(self, name)
+
+    def to_engine(self) -> None:
+        """Become the engine's State for the same game: the history replayed, from the same seed."""
+        if self.fast is None:  # it already is
+            return
+        fresh = self.game.replay(self.history, self.seed, self.auto)
+        self.__class__ = State
+        for name in State.__slots__:
+            setattr(self, name, getattr(fresh, name))
+
+    def _stop(self, stopped) -> None:
+        """At the next stop: a decision (its player, its options) or a chance event (None, its weights)."""
+        who, pending = stopped
+        self.pending = pending
+        self.legal = legal = sorted(pending)
+        if who is None:
+            total = sum(pending.values())
+            self.chance = [(k, pending[k] / total) for k in legal]
+            self.to_move = CHANCE_PLAYER
+        else:
+            self.chance = None
+            self.to_move = who
+
+    def _end(self) -> None:
+        self.over = True
+        self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
+
+    # Each method below may run on a state that became the engine's since the method was looked up
+    # (`state.apply_action(pick(state))` where `pick` reads the zones): then it is the State's method.
+    def apply_action(self, action: int) -> None:
+        if self.fast is None:
+            return State.apply_action(self, action)
+        pending = self.pending
+        if action not in pending:
+            raise IllegalActionError(action, self.legal, self.action_to_string)
+        gen, s = self.fast
+        history = self.history
+        before = len(history)
+        history.append(action)
+        s.t += 1
+        try:
+            stopped = gen.send(action if self.chance is not None else pending[action])
+        except (GameOver, StopIteration):
+            self._end()
+            return
+        except Exception:  # noqa: BLE001 - what the whole-game code leaves to the engine: the engine decides
+            del history[before:]
+            self.to_engine()
+            State.apply_action(self, action)
+            return
+        if stopped[0] is None or self.chance is not None:
+            self._stop(stopped)
+        else:  # a decision after a decision: the common case, straight
+            self.to_move, self.pending = stopped
+            self.legal = sorted(self.pending)
+
+    # The State methods that would read a field of the engine's form after one of the fields above (and
+    # so keep the stepped one in hand): the engine's State first.
+    def clone(self) -> State:
+        SteppedState.to_engine(self)
+        return State.clone(self)
+
+    def play_on(self, choose, max_steps: int) -> int:
+        SteppedState.to_engine(self)
+        return State.play_on(self, choose, max_steps)
+
+
+def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) -> State:
+    """The start of a game (chance drawn inside from `seed` with `auto`, else offered to the caller):
+    a SteppedState, or the engine's State when the whole-game code stops before the first decision or
+    chance event (the end already, or a rule error)."""
+    s = Stepping(game, seed, 0, None)
+    s.h = [] if auto else None
+    gen = program.flow(s)
+    try:
+        stopped = gen.send(None)
+    except Exception:  # noqa: BLE001 - over before any stop, or what only the engine may judge
+        return State(game, seed, auto_chance=auto)
+    state = object.__new__(SteppedState)
+    state.game, state.seed, state.auto, state.on_round = game, seed, auto, None
+    state.history = s.h if auto else []
+    state.winners, state.over = s.winners, False
+    state.fast = (gen, s)
+    state._stop(stopped)
+    return state
