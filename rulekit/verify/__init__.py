@@ -2,6 +2,8 @@
 
 - `smt`: Z3 (consistency of facts and claims with minimal unsat cores; induction over counter systems)
 - `explore`: explicit-state exploration through the engine (no dependency)
+- `termination`, `endless`: whether every play ends (lassos replayed in the engine, found from the
+  start or near random games; ranking functions found by Z3)
 - `estimate`, `distinct`: the size of a state space not explored to the end, from random plays (scipy)
 - `graphs`: networkx (turn-structure graph, dead rules, strongly connected components)
 - `strategies`: Hypothesis (random play with shrinking)
