@@ -174,15 +174,7 @@ def lazy_closure(loaded, prefix: list[int], symmetric: bool, max_states: int) ->
         state, index = queue.popleft()
         if state.over:
             continue
-        children = []
-        for action in state.legal:
-            child = fork(state)
-            try:
-                child.apply_action(action)
-            except Exception as exc:  # noqa: BLE001 - a failing outcome is not followed; kept_going knows
-                out.errors.append((index, action, str(exc)))
-                continue
-            children.append((action, child, 0 if state.chance is not None else changes(state, child)))
+        children = _successors(state, index, out)
         fewest = min((c for _, _, c in children), default=0)
         succ = []
         for action, child, changed in children:
@@ -243,15 +235,8 @@ def staying(loaded, prefix: list[int], symmetric: bool, max_states: int, max_dep
                 failed.add(i)
             return False
         chance = state.chance is not None
-        children = []
-        for action in state.legal:
-            child = fork(state)
-            try:
-                child.apply_action(action)
-            except Exception as exc:  # noqa: BLE001 - a failing outcome is not followed; kept_going knows
-                out.errors.append((i, action, str(exc)))
-                continue
-            children.append((0 if chance else changes(state, child), action, child, node(child, i, action)))
+        children = [(changed, action, child, node(child, i, action))
+                    for action, child, changed in _successors(state, i, out)]
         edges[i] = [j for _, _, _, j in children]
         kinds[i] |= EXPANDED
         if not chance:
@@ -276,6 +261,21 @@ def staying(loaded, prefix: list[int], symmetric: bool, max_states: int, max_dep
     out.states = len(parent)
     out.loaded = loaded
     return out
+
+
+def _successors(state, index: int, out: Exploration) -> list[tuple]:
+    """(action, next state, zones and variables it changed: 0 at a chance event) for each legal
+    action of `state`; one that fails is recorded in `out.errors`, which `kept_going` reads."""
+    children = []
+    for action in state.legal:
+        child = fork(state)
+        try:
+            child.apply_action(action)
+        except Exception as exc:  # noqa: BLE001 - a failing outcome is not followed; kept_going knows
+            out.errors.append((index, action, str(exc)))
+            continue
+        children.append((action, child, 0 if state.chance is not None else changes(state, child)))
+    return children
 
 
 def _watched_game(loaded, rng, seed: int, max_steps: int, exact, out: Search, budget: int,
