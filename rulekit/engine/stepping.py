@@ -239,7 +239,7 @@ class SteppedState(State):
         for name in State.__slots__:
             setattr(self, name, getattr(fresh, name))
 
-    def _stop(self, stopped) -> None:
+    def stop_at(self, stopped) -> None:
         """At the next stop: a decision (its player, its options) or a chance event (None, its weights)."""
         who, pending = stopped
         self.pending = pending
@@ -280,7 +280,7 @@ class SteppedState(State):
             State.apply_action(self, action)
             return
         if stopped[0] is None or self.chance is not None:
-            self._stop(stopped)
+            self.stop_at(stopped)
         else:  # a decision after a decision: the common case, straight
             self.to_move, self.pending = stopped
             self.legal = sorted(self.pending)
@@ -312,5 +312,5 @@ def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) 
     state.history = s.h if auto else []
     state.winners, state.over = s.winners, False
     state.fast = (gen, s)
-    state._stop(stopped)
+    state.stop_at(stopped)
     return state
