@@ -20,6 +20,7 @@ from .state import State
 
 STATE_FORMAT = "rulekit-state"
 STATE_VERSION = 1
+EVENT_TEXTS_KEPT = 200_000  # a bound on the memo of event texts, for a game played for days
 
 
 class Game:
@@ -38,6 +39,7 @@ class Game:
         self.options = dict(config.options)
         self.digest = digest = spec.digest if spec is not None else ""
         self._players = players = config.players
+        self._event_texts: dict = {}  # (log entry, seat) -> its text: a perfect-recall observation rereads the whole log
         # With `probes`, the build that `rulekit check` plays: it records in `probe_hits` the silent-case
         # sites (`probe_sites`, see `lower.sites`) where the language's default decided.
         self.probe_sites = sites.of(config) if probes else []
@@ -373,6 +375,18 @@ class Game:
         return self._event(entry, player)
 
     def _event(self, entry: tuple, player: int) -> str:
+        key = (entry, player)
+        try:
+            return self._event_texts[key]
+        except KeyError:
+            text = self._describe_event(entry, player)
+            if len(self._event_texts) < EVENT_TEXTS_KEPT:
+                self._event_texts[key] = text
+            return text
+        except TypeError:  # an entry that holds a list
+            return self._describe_event(entry, player)
+
+    def _describe_event(self, entry: tuple, player: int) -> str:
         names, kinds = self.layout.zone_names, self.kind_names
         if entry[0] == "act":
             return self.decision_text(entry[1], entry[2], player)

@@ -13,10 +13,27 @@ NO_SEAT = -2  # an observer who sits at no seat: what the whole table knows
 
 
 def knowledge(game, state, player: int) -> dict[int, Counter]:
-    """Per zone instance `player` cannot see, the cards they know are in it (only non-empty ones)."""
+    """Per zone instance `player` cannot see, the cards they know are in it (only non-empty ones).
+
+    A state's log only grows, so what was read of it is kept in the state (`knowledge_memo`) and only
+    the new entries are read at the next call: an observation at every step then costs the step, not
+    the whole game so far."""
+    memo = getattr(state, "knowledge_memo", None)
+    start, known = memo.get(player, (0, {})) if memo is not None else (0, {})
+    if start > len(state.log):
+        start, known = 0, {}
+    known = {zone: Counter(cards) for zone, cards in known.items()}
+    _read(game, state.log, start, player, known)
+    if memo is not None:
+        memo[player] = (len(state.log), {zone: Counter(cards) for zone, cards in known.items()})
+    return known
+
+
+def _read(game, log: list, start: int, player: int, known: dict[int, Counter]) -> None:
+    """Updates `known` with the entries of `log` from `start` on."""
     visible = game.zone_visible
-    known: dict[int, Counter] = {}
-    for entry in state.log:
+    for index in range(start, len(log)):
+        entry = log[index]
         tag = entry[0]
         if tag == "reveal":
             _, zone, cards, to = entry
@@ -47,7 +64,6 @@ def knowledge(game, state, player: int) -> dict[int, Counter]:
                     del known[src]
             if seen and not visible(dst, player):
                 known.setdefault(dst, Counter())[kind] += 1
-    return known
 
 
 def revealed_to(state, player: int, since: int = 0) -> list[tuple[int, tuple]]:

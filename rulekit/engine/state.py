@@ -27,7 +27,7 @@ class State:
     __slots__ = ("game", "code", "z", "lo", "hi", "v", "cur", "fr", "ctx", "log", "turn_start",
                  "winners", "over", "pending", "legal", "to_move", "chance", "resume", "history", "seed", "stream", "auto", "armed",
                  "triggers", "on_round", "fast",
-                 "zone_names", "kind_names", "is_set")
+                 "zone_names", "kind_names", "is_set", "knowledge_memo")
 
     def __init__(self, game, seed: int | None, auto_chance: bool = False, on_round=None):
         if auto_chance and seed is None:
@@ -46,6 +46,7 @@ class State:
         self.fr = [[0] + [None] * game.program.entry_locals]
         self.ctx: list[list] = []
         self.log: list[tuple] = []
+        self.knowledge_memo: dict = {}  # seat -> what `knowledge` read from the log so far (the log only grows)
         self.turn_start = 0
         self.winners: set[int] = set()
         self.over = False
@@ -334,6 +335,7 @@ class State:
         other.fr = [f[:] for f in self.fr]
         other.ctx = [c[:] for c in self.ctx]
         other.log = self.log[:]
+        other.knowledge_memo = {}
         other.turn_start = self.turn_start
         other.winners = set(self.winners)
         other.over = self.over
