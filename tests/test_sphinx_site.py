@@ -22,7 +22,8 @@ from rich.console import Console  # noqa: E402
 from rulekit import resources  # noqa: E402
 from rulekit.docsite import build_site  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# slow; and one build of the site for the whole module, on one worker
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("site")]
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
