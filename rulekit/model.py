@@ -6,6 +6,7 @@ different places compare equal.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields, is_dataclass
 
 from .errors import Span
@@ -752,10 +753,23 @@ class Game:
 
 # ---- walking the model ------------------------------------------------------------
 
+@functools.cache
+def field_names(cls: type) -> tuple[str, ...]:
+    """The names of a dataclass's fields: the passes walk millions of nodes, and `dataclasses.fields`
+    rebuilds its answer at every call."""
+    return tuple(f.name for f in fields(cls))
+
+
+@functools.cache
+def compared_field_names(cls: type) -> tuple[str, ...]:
+    """The names of the fields that make a node what it is (`compare=True`): not its span or notes."""
+    return tuple(f.name for f in fields(cls) if f.compare)
+
+
 def children(node):
     """The model nodes directly inside a node, however deeply nested in tuples (an `if`'s branches)."""
-    for f in fields(node):
-        yield from _flat(getattr(node, f.name))
+    for name in field_names(type(node)):
+        yield from _flat(getattr(node, name))
 
 
 def _flat(value):

@@ -255,16 +255,14 @@ def typed(node):
     if isinstance(node, tuple):
         items = tuple(typed(x) for x in node)
         return node if all(a is b for a, b in zip(items, node)) else items
-    if isinstance(node, m.Type) or not dataclasses.is_dataclass(node) or isinstance(node, type):
+    if isinstance(node, m.Type) or not hasattr(type(node), "__dataclass_fields__"):  # a node, not its class
         return node
     changes = {}
-    for f in dataclasses.fields(node):
-        if not f.compare:
-            continue
-        old = getattr(node, f.name)
+    for name in m.compared_field_names(type(node)):
+        old = getattr(node, name)
         new = typed(old)
         if new is not old:
-            changes[f.name] = new
+            changes[name] = new
     node = dataclasses.replace(node, **changes) if changes else node
     if isinstance(node, m.Builtin):
         return _builtin(node)

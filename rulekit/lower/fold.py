@@ -90,13 +90,11 @@ class Folder:
     def children(self, node, env: dict):
         """The node with every expression below it folded."""
         changes = {}
-        for f in dataclasses.fields(node):
-            if not f.compare:
-                continue
-            old = getattr(node, f.name)
+        for name in m.compared_field_names(type(node)):
+            old = getattr(node, name)
             new = self.any(old, env)
             if new is not old:
-                changes[f.name] = new
+                changes[name] = new
         return dataclasses.replace(node, **changes) if changes else node
 
     def any(self, value, env: dict):
@@ -107,7 +105,7 @@ class Folder:
             return value if all(a is b for a, b in zip(items, value)) else items
         if isinstance(value, m.Type):
             return value
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if hasattr(type(value), "__dataclass_fields__"):  # a node, not its class
             return self.children(value, env)
         return value
 
