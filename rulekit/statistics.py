@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.stats import beta
+from scipy.special import betaincinv  # the quantile of the beta law; scipy.stats takes a second to import
 
 DEFAULT_CONFIDENCE = 0.95
 
@@ -27,7 +27,7 @@ def upper_bound(failures: int, trials: int, confidence: float = DEFAULT_CONFIDEN
     _check(failures, trials, confidence)
     if failures == trials:
         return 1.0
-    return float(beta.ppf(confidence, failures + 1, trials - failures))
+    return float(betaincinv(failures + 1, trials - failures, confidence))
 
 
 def interval(successes: int, trials: int, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
@@ -36,8 +36,8 @@ def interval(successes: int, trials: int, confidence: float = DEFAULT_CONFIDENCE
     if trials == 0:
         return 0.0, 1.0
     tail = (1 - confidence) / 2
-    low = 0.0 if successes == 0 else float(beta.ppf(tail, successes, trials - successes + 1))
-    high = 1.0 if successes == trials else float(beta.ppf(1 - tail, successes + 1, trials - successes))
+    low = 0.0 if successes == 0 else float(betaincinv(successes, trials - successes + 1, tail))
+    high = 1.0 if successes == trials else float(betaincinv(successes + 1, trials - successes, 1 - tail))
     return low, high
 
 

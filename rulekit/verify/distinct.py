@@ -29,7 +29,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from scipy.stats import chi2
+from scipy.special import gammaincinv
 
 from ..errors import RuleRuntimeError
 from .explore import fork, state_key
@@ -104,7 +104,7 @@ def _number(x: float) -> str:
 
 def poisson_upper(count: int, confidence: float) -> float:
     """One-sided upper confidence bound on the mean of a Poisson variable seen to be `count`."""
-    return float(chi2.ppf(confidence, 2 * count + 2)) / 2
+    return float(gammaincinv(count + 1, confidence))  # half the chi-square quantile with 2(count+1) degrees
 
 
 def windows_for(step_budget: int, plays: int) -> list[tuple[int, int]]:
