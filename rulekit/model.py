@@ -7,7 +7,7 @@ different places compare equal.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields
 
 from .errors import Span
 
@@ -776,7 +776,7 @@ def _flat(value):
     if isinstance(value, (tuple, list)):
         for item in value:
             yield from _flat(item)
-    elif is_dataclass(value) and not isinstance(value, type):
+    elif hasattr(type(value), "__dataclass_fields__"):  # a node, not a node's class
         yield value
 
 

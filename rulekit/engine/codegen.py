@@ -11,6 +11,7 @@ so that the stretch between two decisions is a few calls, not one per statement.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -347,7 +348,7 @@ class Codegen:
         if len(combos) > 256:
             return None
         table = {}
-        test = compile(cond, "<kind test>", "eval")
+        test = _kind_test(cond)
         for combo in combos:
             scope = {**tables, **dict(zip(outer, combo))}
             try:
@@ -1101,6 +1102,12 @@ class Codegen:
             out.append(f"def i{pc}(s, fr):")
             out += self.indent(fused[pc])
         return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _kind_test(cond: str):
+    """A kind test compiled once: every configuration of a game asks for the same ones."""
+    return compile(cond, "<kind test>", "eval")
 
 
 _LABEL = re.compile(r"@[A-Za-z0-9_]+@")

@@ -58,7 +58,7 @@ def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dic
     sink = DiagnosticSink("", "", others=dict(texts or {}))
     options = {**model.default_options(), **options}
     folder = fold_facts(model, players, options, sink)
-    game = core.typed(folder.expr(model))
+    game = core.typed(folder.expr(model), _typed_memo(model))
     # a property claimed under other options is not this configuration's claim
     game = dataclasses.replace(game, properties=tuple(p for p in game.properties if p.applies(options)))
     boards = {}
@@ -85,6 +85,19 @@ def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dic
     return Config(model, game, players, MappingProxyType(dict(options)), MappingProxyType(dict(folder.facts)),
                   MappingProxyType(boards), tuple(counts), MappingProxyType(supplies), MappingProxyType(initial),
                   layout, actions, MappingProxyType(choices), max_chance)
+
+
+_MEMOS: dict[int, core.TypedMemo] = {}  # by id(model); a memo keeps its model, so the id stays its own
+MEMOS_KEPT = 8  # models whose memo is kept: the check of a few specs at once
+
+
+def _typed_memo(model: m.Game) -> core.TypedMemo:
+    """The memo of `core.typed` for `model`, shared by all its configurations."""
+    memo = _MEMOS.pop(id(model), None) or core.TypedMemo(model)
+    _MEMOS[id(model)] = memo  # the most recently used last
+    while len(_MEMOS) > MEMOS_KEPT:
+        del _MEMOS[next(iter(_MEMOS))]
+    return memo
 
 
 def lower_expression(config: Config, expr: m.Expr) -> m.Expr:

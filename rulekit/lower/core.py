@@ -248,19 +248,49 @@ class GivenCard(Selector):
 
 # ---- the pass: the model's spelling to the core IR's nodes ----------------------------------------------
 
-def typed(node):
+class TypedMemo:
+    """What `typed` made of the nodes of one model, kept across its configurations.
+
+    Folding a configuration rebuilds only the nodes that its facts and options change; every other
+    node is the model's own, and turns into the same core IR node every time. Only the model's own
+    nodes are kept: they live as long as the model, so their ids stay theirs."""
+
+    def __init__(self, model):
+        self.model = model  # keeps the nodes, and so their ids, alive
+        self.own: set[int] = set()
+        self.results: dict[int, object] = {}
+        stack = [model]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, tuple):
+                stack.extend(node)
+            elif hasattr(type(node), "__dataclass_fields__") and not isinstance(node, m.Type) and id(node) not in self.own:
+                self.own.add(id(node))
+                stack.extend(getattr(node, name) for name in m.compared_field_names(type(node)))
+
+
+def typed(node, memo: TypedMemo | None = None):
     """The node with every builtin, domain and selector below it turned into its core IR node. A `rule`
     stays: it runs its statements and nothing else, and its name and quotes are what reports and
-    witnesses cite for the statements inside it."""
+    witnesses cite for the statements inside it. `memo`: the model's nodes already turned."""
     if isinstance(node, tuple):
-        items = tuple(typed(x) for x in node)
+        items = tuple(typed(x, memo) for x in node)
         return node if all(a is b for a, b in zip(items, node)) else items
     if isinstance(node, m.Type) or not hasattr(type(node), "__dataclass_fields__"):  # a node, not its class
         return node
+    if memo is not None and id(node) in memo.own:
+        done = memo.results.get(id(node))
+        if done is None:
+            done = memo.results[id(node)] = _typed_node(node, memo)
+        return done
+    return _typed_node(node, memo)
+
+
+def _typed_node(node, memo: TypedMemo | None):
     changes = {}
     for name in m.compared_field_names(type(node)):
         old = getattr(node, name)
-        new = typed(old)
+        new = typed(old, memo)
         if new is not old:
             changes[name] = new
     node = dataclasses.replace(node, **changes) if changes else node

@@ -82,9 +82,18 @@ class _Finder:
         self.tokens = {t.name: t for t in game.tokens}
         self.defines = {d.name: d for d in game.defines}
         self.procs = {p.name: p for p in game.procedures}
+        self.used: dict[tuple, tuple] = {}  # (node id, definitions being expanded) -> (node, what `uses` found)
 
     def uses(self, node, visiting: frozenset = frozenset()) -> set:
-        """The zones and tokens a node reads or changes, through the definitions and procedures it calls."""
+        """The zones and tokens a node reads or changes, through the definitions and procedures it calls
+        (a set the caller must not change)."""
+        key = (id(node), visiting)
+        kept = self.used.get(key)
+        if kept is None:
+            kept = self.used[key] = (node, self._uses(node, visiting))  # the node kept: its id stays its own
+        return kept[1]
+
+    def _uses(self, node, visiting: frozenset) -> set:
         out: set = set()
         if isinstance(node, (tuple, list)):
             for x in node:
