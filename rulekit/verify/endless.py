@@ -150,27 +150,55 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
     return out
 
 
+class _Graph:
+    """The states a search near a game met, numbered as it meets them, written into `out` at the end."""
+
+    def __init__(self, out: Exploration, key):
+        self.out, self.key = out, key
+        self.index: dict = {}
+        self.parent: list[int] = []
+        self.via: list[int] = []
+        self.edges: list[list[int]] = []
+        self.kinds = bytearray()
+
+    def node(self, state, source: int, action: int) -> tuple[int, bool]:
+        """The number of `state` (reached from state `source` by `action`), and whether it is new."""
+        k = self.key(state)
+        i = self.index.get(k)
+        if i is not None:
+            return i, False
+        i = self.index[k] = len(self.parent)
+        self.parent.append(source)
+        self.via.append(action)
+        self.edges.append([])
+        self.kinds.append(CHANCE if state.chance is not None else 0)
+        if state.over:
+            self.out.terminal.append(i)
+        return i, True
+
+    def expanded(self, i: int, successors: list[int]) -> None:
+        self.edges[i] = successors
+        self.kinds[i] |= EXPANDED
+
+    def finish(self, loaded, complete: bool = False) -> Exploration:
+        out = self.out
+        out.parent, out.via, out.edges, out.kinds = self.parent, self.via, self.edges, self.kinds
+        out.states, out.complete, out.loaded = len(self.parent), complete, loaded
+        return out
+
+
 def lazy_closure(loaded, prefix: list[int], symmetric: bool, max_states: int) -> Exploration:
     """The states reachable from the end of `prefix` when every player does as little as the rules
     allow: at a decision, only the actions that change the fewest zones and variables; at a chance
     event, every outcome. Its `kept_going` set is sound for the whole game, since a decision there
     needs one way to stay and every outcome of a chance event is followed. Breadth first, up to
     `max_states` states."""
-    key = state_key(loaded, symmetric)
-    root = fork(loaded.replay(prefix))
     out = Exploration(loaded.num_players(), dict(loaded.options), prefix=list(prefix), symmetry=symmetric)
-    seen = {key(root): 0}
-    parent, via, edges, kinds = [0], [-1], [[]], bytearray(1)
-
-    def note(state, index: int) -> None:
-        if state.chance is not None:
-            kinds[index] |= CHANCE
-        if state.over:
-            out.terminal.append(index)
-
-    note(root, 0)
+    graph = _Graph(out, state_key(loaded, symmetric))
+    root = fork(loaded.replay(prefix))
+    graph.node(root, 0, -1)
     queue = deque([(root, 0)])
-    while queue and len(parent) < max_states:
+    while queue and len(graph.parent) < max_states:
         state, index = queue.popleft()
         if state.over:
             continue
@@ -180,24 +208,12 @@ def lazy_closure(loaded, prefix: list[int], symmetric: bool, max_states: int) ->
         for action, child, changed in children:
             if changed > fewest:
                 continue
-            k = key(child)
-            j = seen.get(k)
-            if j is None:
-                j = seen[k] = len(parent)
-                parent.append(index)
-                via.append(action)
-                edges.append([])
-                kinds.append(0)
-                note(child, j)
+            j, new = graph.node(child, index, action)
+            if new:
                 queue.append((child, j))
             succ.append(j)
-        edges[index] = succ
-        kinds[index] |= EXPANDED
-    out.parent, out.via, out.edges, out.kinds = parent, via, edges, kinds
-    out.states = len(parent)
-    out.complete = not queue
-    out.loaded = loaded
-    return out
+        graph.expanded(index, succ)
+    return graph.finish(loaded, complete=not queue)
 
 
 def staying(loaded, prefix: list[int], symmetric: bool, max_states: int, max_depth: int = 200) -> Exploration:
@@ -206,39 +222,23 @@ def staying(loaded, prefix: list[int], symmetric: bool, max_states: int, max_dep
     the ones that change the least); at a chance event, every outcome. The search only guides which
     states are expanded: the states it records go to `kept_going`, which alone decides, so a state
     the search assumed or gave up on never makes a wrong claim."""
-    key = state_key(loaded, symmetric)
     out = Exploration(loaded.num_players(), dict(loaded.options), prefix=list(prefix), symmetry=symmetric)
-    index: dict = {}
-    parent, via, edges, kinds = [], [], [], bytearray()
+    graph = _Graph(out, state_key(loaded, symmetric))
     failed, good, onpath = set(), set(), set()
-
-    def node(state, source: int, action: int) -> int:
-        k = key(state)
-        i = index.get(k)
-        if i is None:
-            i = index[k] = len(parent)
-            parent.append(source)
-            via.append(action)
-            edges.append([])
-            kinds.append(CHANCE if state.chance is not None else 0)
-            if state.over:
-                out.terminal.append(i)
-        return i
 
     def visit(state, i: int, depth: int) -> bool:
         if i in failed:
             return False
         if i in onpath or i in good:
             return True
-        if state.over or depth >= max_depth or len(parent) >= max_states:
+        if state.over or depth >= max_depth or len(graph.parent) >= max_states:
             if state.over:
                 failed.add(i)
             return False
         chance = state.chance is not None
-        children = [(changed, action, child, node(child, i, action))
+        children = [(changed, action, child, graph.node(child, i, action)[0])
                     for action, child, changed in _successors(state, i, out)]
-        edges[i] = [j for _, _, _, j in children]
-        kinds[i] |= EXPANDED
+        graph.expanded(i, [j for _, _, _, j in children])
         if not chance:
             children.sort(key=lambda c: (c[3] not in onpath and c[3] not in good, c[0]))
         onpath.add(i)
@@ -256,11 +256,8 @@ def staying(loaded, prefix: list[int], symmetric: bool, max_states: int, max_dep
         return ok
 
     root = fork(loaded.replay(prefix))
-    visit(root, node(root, 0, -1), 0)
-    out.parent, out.via, out.edges, out.kinds = parent, via, edges, kinds
-    out.states = len(parent)
-    out.loaded = loaded
-    return out
+    visit(root, graph.node(root, 0, -1)[0], 0)
+    return graph.finish(loaded)
 
 
 def _successors(state, index: int, out: Exploration) -> list[tuple]:
