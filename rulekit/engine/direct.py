@@ -18,6 +18,7 @@ from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
+from .picks import ascending_domain
 from .stream import Stream
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
@@ -63,9 +64,9 @@ class Playout:
     """The state of one game played here: the engine's state without its control data."""
 
     __slots__ = ("z", "lo", "hi", "v", "cur", "winners", "over", "end", "log", "seed", "u", "t", "made", "max_steps",
-                 "pick", "rounds", "armed", "is_set", "zone_names", "kind_names")
+                 "bits", "rounds", "armed", "is_set", "zone_names", "kind_names")
 
-    def __init__(self, game, seed: int, max_steps: int, pick, stream: Stream | None = None):
+    def __init__(self, game, seed: int, max_steps: int, rng, stream: Stream | None = None):
         self.z = [list(cards) for cards in game.initial_zones]
         self.lo = [0] * len(self.z)
         self.hi = [0] * len(self.z)
@@ -80,7 +81,8 @@ class Playout:
         self.t = 0  # the length of the engine's history: decisions and chance outcomes so far
         self.made = 0
         self.max_steps = max_steps
-        self.pick = pick
+        # the decisions, as `rng.choice` of the sorted options picks them (none for a stepped game)
+        self.bits = rng.getrandbits if rng is not None else None
         self.rounds = 0
         self.armed = [True] * len(game.triggers)
         self.is_set = game.zone_is_set
@@ -157,13 +159,37 @@ def draw_top(s, zone, span):
 
 
 def decide(s, options):
-    if not options:
+    """The option picked, as `rng.choice` of the sorted legal actions picks it (see `picks`)."""
+    n = len(options)
+    if not n:
         raise Deadlock
     if s.made >= s.max_steps:
         raise Cut
     s.made += 1
     s.t += 1
-    return options[s.pick(sorted(options))]
+    bits = s.bits
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return options[sorted(options)[r]]
+
+
+def decide_listed(s, options):
+    """`decide` for options listed in increasing order of their ids: no sort needed."""
+    n = len(options)
+    if not n:
+        raise Deadlock
+    if s.made >= s.max_steps:
+        raise Cut
+    s.made += 1
+    s.t += 1
+    bits = s.bits
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return list(options.values())[r]
 
 
 def endless(span):
@@ -249,13 +275,22 @@ class DirectCodegen(Codegen):
             lines = ["while True:", *self.indent(options), f"    {by}", "    if not fire(s):", "        break"]
         else:
             lines = [*options, by]
-        lines.append("_k, _v = decide(s, _o)")
+        lines.append(f"_k, _v = {'decide_listed' if self.listed_in_order(st) else 'decide'}(s, _o)")
         for ai, action in enumerate(st.actions):
             lines.append(f"{'if' if ai == 0 else 'elif'} _k == {ai}:")
             if action.binders:
                 lines.append("    " + "".join(f"fr[{b.slot + 1}], " for b in action.binders) + "= _v")
             lines += self.indent(self.block_lines(action.body))
         return lines
+
+    def listed_in_order(self, st) -> bool:
+        """Whether the options of a decision are listed in increasing order of their ids: the actions
+        in the order of their id ranges, each binder's domain in increasing order of its index (the
+        first binder is the most significant digit of an id)."""
+        bases = [self.action_table.bases[(st.point, ai)] for ai in range(len(st.actions))]
+        return bases == sorted(bases) and all(
+            ascending_domain(type(b.iter).__name__, getattr(b.iter, "start", None) is not None)
+            for action in st.actions for b in action.binders)
 
     def d_Random(self, st):
         b = st.binder
@@ -339,7 +374,7 @@ class DirectProgram:
         self.source = codegen.source()
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, decide=decide, endless=endless,
+        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, decide=decide, decide_listed=decide_listed, endless=endless,
                          GameOver=GameOver, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
@@ -349,11 +384,12 @@ class DirectProgram:
         self.flow = namespace["FLOW"]
         self.game = game
 
-    def play(self, seed: int, max_steps: int, pick, stream: Stream | None = None) -> Playout | None:
-        """One game, decisions by `pick` (of the sorted legal actions), chance from `stream` (the draws
+    def play(self, seed: int, max_steps: int, rng, stream: Stream | None = None) -> Playout | None:
+        """One game, each decision `rng.choice` of the sorted legal actions (`rng` a `random.Random`),
+        chance from `stream` (the draws
         of `seed`, see `rulekit.engine.stream`); None when the engine must play it instead (a rule
         error, or a loop left to the engine to judge)."""
-        s = Playout(self.game, seed, max_steps, pick, stream)
+        s = Playout(self.game, seed, max_steps, rng, stream)
         try:
             self.flow(s)
             s.over = True  # the flow ran out

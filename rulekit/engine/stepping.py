@@ -181,7 +181,8 @@ class SteppingCodegen(DirectCodegen):
             for i in self.deciding_triggers:
                 text = text.replace(f" TQ{i}(s)\n", f" yield from TQ{i}(s)\n")
             text = text.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
-        return text.replace("_k, _v = decide(s, _o)", "_k, _v = yield _p, _o")
+        return text.replace("_k, _v = decide(s, _o)", "_k, _v = yield _p, _o").replace(
+            "_k, _v = decide_listed(s, _o)", "_k, _v = yield _p, _o")
 
 
 class SteppingProgram:
