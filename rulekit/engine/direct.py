@@ -64,7 +64,7 @@ class Playout:
     """The state of one game played here: the engine's state without its control data."""
 
     __slots__ = ("z", "lo", "hi", "v", "cur", "winners", "over", "end", "log", "seed", "u", "t", "made", "max_steps",
-                 "bits", "rounds", "armed", "is_set", "zone_names", "kind_names")
+                 "bits", "h", "rounds", "armed", "is_set", "zone_names", "kind_names")
 
     def __init__(self, game, seed: int, max_steps: int, rng, stream: Stream | None = None):
         self.z = [list(cards) for cards in game.initial_zones]
@@ -79,6 +79,7 @@ class Playout:
         self.seed = seed
         self.u = stream if stream is not None else Stream(seed)  # the draws: u[t] is splitmix(seed, t)
         self.t = 0  # the length of the engine's history: decisions and chance outcomes so far
+        self.h: list | None = []  # the outcome of each chance event, in order (a stepped game: its history)
         self.made = 0
         self.max_steps = max_steps
         # the decisions, as `rng.choice` of the sorted options picks them (none for a stepped game)
@@ -104,6 +105,7 @@ def draw_card(s, zone, span):
     kind = cards[int((s.u[t] if t < len(s.u) else uniform(s)) * len(cards))]
     if cards.count(kind) != len(cards):
         s.t += 1
+        s.h.append(kind)
     return kind
 
 
@@ -119,6 +121,7 @@ def draw(s, weights, span):
         if u < 0:
             break
     s.t += 1
+    s.h.append(outcome)
     return outcome
 
 
@@ -132,6 +135,7 @@ def draw_fixed(s, table):
         if u < 0:
             break
     s.t = t + 1
+    s.h.append(outcome)
     return outcome
 
 
@@ -141,6 +145,7 @@ def resolve(s, zone, top):
     kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
     if cards[lo:hi].count(kind) != hi - lo:
         s.t += 1
+        s.h.append(kind)
     runtime.fix_end(s, zone, kind, top)
 
 
@@ -152,6 +157,7 @@ def draw_top(s, zone, span):
         kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
         if (cards.count(kind) if lo == 0 else cards[lo:hi].count(kind)) != hi - lo:
             s.t += 1
+            s.h.append(kind)
         del cards[cards.index(kind, lo, hi)]
         s.hi[zone] = hi - 1
         return kind
