@@ -166,6 +166,7 @@ def test_options_said_to_be_listed_in_order_are_in_order(name, players, monkeypa
         return listed(s, options)
 
     monkeypatch.setattr(direct, "decide_listed", checked)
+    monkeypatch.setattr(direct.DirectCodegen, "inline_picks", False)  # the calls, to watch them
     program = direct.direct_program(rulekit.load(name, players=players))
     for seed in range(3):
         assert program.play(seed, 300, random.Random(seed)) is not None

@@ -14,6 +14,8 @@ again by the engine, whose outcome then stands.
 """
 from __future__ import annotations
 
+import re
+
 from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
@@ -202,14 +204,20 @@ def endless(span):
     raise Unsure(span)
 
 
+TOP_DRAW = re.compile(r"(\s*)_k = draw_top\(s, (.+), (\w+)\)")
+
+
 class DirectCodegen(Codegen):
     """Python source of whole games for one configuration; `consts`: the engine's constants, which
     this code shares (its own are numbered after them)."""
+
+    inline_picks = True  # `decision_lines`; off, a decision calls `decide` (for tests that watch it)
 
     def __init__(self, config, consts: dict):
         super().__init__(config)
         self.consts.update(consts)
         self.has_triggers = bool(config.game.triggers)
+        self.inline_draws = True  # `top_draw_lines`
 
     def block_lines(self, stmts) -> list[str]:
         lines = []
@@ -229,8 +237,35 @@ class DirectCodegen(Codegen):
             return self.n_Move(st)
         lines = self.n_Move(st)
         if isinstance(st.selector, core.TopCard):  # the card drawn and taken in one go
-            return [line.replace("_k = take_top(", "_k = draw_top(") for line in lines]
+            lines = [line.replace("_k = take_top(", "_k = draw_top(") for line in lines]
+            return [out for line in lines for out in self.top_draw_lines(line)] if self.inline_draws else lines
         return [f"_z = {self.ex(st.source)}", "if needs_bottom(s, _z):", "    resolve(s, _z, False)", *lines]
+
+    def top_draw_lines(self, line: str) -> list[str]:
+        """A `draw_top` call inline, for the common case of a stack whose top is undetermined (the
+        steps of `draw_top`, without its call); the rest goes to `take_top`."""
+        found = TOP_DRAW.fullmatch(line)
+        if found is None:
+            return [line]
+        pad, zone, span = found.groups()
+        body = [f"_dz = {zone}", "_dc = s.z[_dz]", "_dl = s.lo[_dz]", "_dh = s.hi[_dz]",
+                "if _dh > _dl and _dh == len(_dc):", "    _dt = s.t",
+                "    _k = _dc[_dl + int((s.u[_dt] if _dt < len(s.u) else uniform(s)) * (_dh - _dl))]",
+                "    if (_dc.count(_k) if _dl == 0 else _dc[_dl:_dh].count(_k)) != _dh - _dl:",
+                "        s.t = _dt + 1", "        s.h.append(_k)",
+                "    del _dc[_dc.index(_k, _dl, _dh)]", "    s.hi[_dz] = _dh - 1",
+                "else:", f"    _k = take_top(s, _dz, {span})"]
+        return [pad + b for b in body]
+
+    def decision_lines(self, st) -> list[str]:
+        """The pick of a decision: `decide`'s steps inline (or its call, without `inline_picks`)."""
+        listed = self.listed_in_order(st)
+        if not self.inline_picks:
+            return [f"_k, _v = {'decide_listed' if listed else 'decide'}(s, _o)"]
+        pick = "list(_o.values())[_dr]" if listed else "_o[sorted(_o)[_dr]]"
+        return ["_dn = len(_o)", "if not _dn:", "    raise Deadlock", "if s.made >= s.max_steps:", "    raise Cut",
+                "s.made += 1", "s.t += 1", "_db = _dn.bit_length()", "_dr = s.bits(_db)", "while _dr >= _dn:",
+                "    _dr = s.bits(_db)", f"_k, _v = {pick}"]
 
     def d_If(self, st):
         lines = []
@@ -281,7 +316,7 @@ class DirectCodegen(Codegen):
             lines = ["while True:", *self.indent(options), f"    {by}", "    if not fire(s):", "        break"]
         else:
             lines = [*options, by]
-        lines.append(f"_k, _v = {'decide_listed' if self.listed_in_order(st) else 'decide'}(s, _o)")
+        lines += self.decision_lines(st)
         for ai, action in enumerate(st.actions):
             lines.append(f"{'if' if ai == 0 else 'elif'} _k == {ai}:")
             if action.binders:
@@ -380,8 +415,8 @@ class DirectProgram:
         self.source = codegen.source()
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, decide=decide, decide_listed=decide_listed, endless=endless,
-                         GameOver=GameOver, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
+        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, endless=endless,
+                         GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
         except (SyntaxError, RecursionError) as exc:  # Python's own limits, such as 20 nested blocks

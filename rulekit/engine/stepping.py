@@ -93,6 +93,7 @@ class SteppingCodegen(DirectCodegen):
     def __init__(self, config, consts: dict, chance: bool = False):
         super().__init__(config, consts)
         self.chance = chance
+        self.inline_draws = not chance  # a draw that stops is the call of a generator
         # The procedures and triggers that stop, themselves or in what they call (a trigger that stops
         # makes `fire` a generator, and so every procedure that checks triggers one too).
         self.deciding: set[str] = set()
@@ -136,6 +137,9 @@ class SteppingCodegen(DirectCodegen):
         lines = super().d_Random(st)
         return [line.replace(" = draw", " = yield from draw", 1) for line in lines] if self.chance else lines
 
+    def decision_lines(self, st) -> list[str]:
+        return ["_k, _v = yield _p, _o"]
+
     def d_Move(self, st):
         lines = super().d_Move(st)
         if not self.chance:
@@ -152,8 +156,7 @@ class SteppingCodegen(DirectCodegen):
             for i in self.deciding_triggers:
                 text = text.replace(f" TQ{i}(s)\n", f" yield from TQ{i}(s)\n")
             text = text.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
-        return text.replace("_k, _v = decide(s, _o)", "_k, _v = yield _p, _o").replace(
-            "_k, _v = decide_listed(s, _o)", "_k, _v = yield _p, _o")
+        return text
 
 
 class SteppingProgram:
@@ -168,7 +171,7 @@ class SteppingProgram:
             draws = dict(draw_card=offer_card, draw=offer, draw_fixed=offer_fixed, resolve=offer_end, draw_top=offer_top)
         else:
             draws = dict(draw_card=direct.draw_card, draw=direct.draw, draw_fixed=direct.draw_fixed, resolve=direct.resolve,
-                         draw_top=direct.draw_top)
+                         draw_top=direct.draw_top, uniform=direct.uniform, take_top=runtime.take_top)
         namespace.update(draws, decide=None, endless=direct.endless, GameOver=GameOver, EndOfTurn=direct.EndOfTurn,
                          EndOfRound=direct.EndOfRound)
         try:
