@@ -171,3 +171,16 @@ def test_options_said_to_be_listed_in_order_are_in_order(name, players, monkeypa
     for seed in range(3):
         assert program.play(seed, 300, random.Random(seed)) is not None
     assert seen  # every bundled game has such decisions
+
+
+@pytest.mark.parametrize("name,players", [("chocobo", 4), ("chucky", 3)])
+def test_playouts_are_the_games_of_the_plain_engine_state(name, players):
+    """Not only of the stepped state (the same whole-game code): of the engine's own State too."""
+    from rulekit.engine.state import State
+
+    game = rulekit.load(name, players=players)
+    result = game.playouts(2, seed=70)
+    for i, seed in enumerate(result.seeds):
+        state = State(game, seed, auto_chance=True)
+        made = state.play_on(random.Random(seed).choice, 100_000)
+        assert (result.lengths[i], result.steps[i], result.returns[i]) == (made, len(state.history), state.returns())

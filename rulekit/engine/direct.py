@@ -217,7 +217,7 @@ class DirectCodegen(Codegen):
         super().__init__(config)
         self.consts.update(consts)
         self.has_triggers = bool(config.game.triggers)
-        self.inline_draws = True  # `top_draw_lines`
+        self.inline_draws = True  # `top_draw_lines`, and a blind draw of a card (`d_Random`)
 
     def block_lines(self, stmts) -> list[str]:
         lines = []
@@ -336,7 +336,14 @@ class DirectCodegen(Codegen):
     def d_Random(self, st):
         b = st.binder
         if self.draws_card(st):
-            return [f"{self.local_ref(b.slot)} = draw_card(s, {self.ex(b.iter.zone)}, {self.span_const(st.span)})"]
+            target, zone, span = self.local_ref(b.slot), self.ex(b.iter.zone), self.span_const(st.span)
+            if not self.inline_draws:
+                return [f"{target} = draw_card(s, {zone}, {span})"]
+            # `draw_card`'s steps inline; an empty zone is its call, which raises the rule error
+            return [f"_dc = s.z[{zone}]", "if _dc:", "    _dt = s.t",
+                    f"    {target} = _dc[int((s.u[_dt] if _dt < len(s.u) else uniform(s)) * len(_dc))]",
+                    f"    if _dc.count({target}) != len(_dc):", "        s.t = _dt + 1", f"        s.h.append({target})",
+                    "else:", f"    {target} = draw_card(s, {zone}, {span})"]
         fixed = self.constant_weights(st)
         if fixed is not None and len(self.consts[fixed]) == 1:  # one outcome: no chance event
             return [f"{self.local_ref(b.slot)} = {next(iter(self.consts[fixed]))}"]
