@@ -204,6 +204,7 @@ def endless(span):
     raise Unsure(span)
 
 
+TAKE_ALL = re.compile(r"(\s*)_ks = take_all\(s, (_z)\)")
 TOP_DRAW = re.compile(r"(\s*)_k = draw_top\(s, (.+), (\w+)\)")
 
 
@@ -301,7 +302,17 @@ class DirectCodegen(Codegen):
         return [line for line in lines if not line.lstrip().startswith(("s.log.append((", "for _k in _ks: s.log.append(("))]
 
     def n_Move(self, st):
-        return self.unlogged(super().n_Move(st))
+        lines = self.unlogged(super().n_Move(st))
+        return [out for line in lines for out in self.take_all_lines(line)]
+
+    @staticmethod
+    def take_all_lines(line: str) -> list[str]:
+        """`runtime.take_all` inline: a zone emptied, all its cards in hand."""
+        found = TAKE_ALL.fullmatch(line)
+        if found is None:
+            return [line]
+        pad, zone = found.groups()
+        return [f"{pad}_ks = s.z[{zone}]", f"{pad}s.z[{zone}] = []", f"{pad}s.lo[{zone}] = s.hi[{zone}] = 0"]
 
     def n_Reveal(self, st):
         return super().n_Reveal(st) if st.card is not None else self.unlogged(super().n_Reveal(st))
