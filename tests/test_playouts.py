@@ -142,3 +142,45 @@ def test_playouts_of_a_game_with_the_newer_constructs_are_the_state_api_games(tm
     assert not result.errors
     for i, seed in enumerate(result.seeds):
         assert reported(result, i) == stepped(game, seed, 80)
+
+
+def test_the_inline_pick_takes_the_index_random_choice_takes():
+    from rulekit.engine.picks import index_below
+
+    for seed in range(30):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for n in (1, 2, 3, 5, 8, 13, 31, 32, 33, 64, 100, 1000):
+            assert index_below(ours.getrandbits, n) == theirs.choice(range(n))
+
+
+@pytest.mark.parametrize("name,players", BUNDLED)
+def test_options_said_to_be_listed_in_order_are_in_order(name, players, monkeypatch):
+    from rulekit.engine import direct
+
+    listed = direct.decide_listed
+    seen = []
+
+    def checked(s, options):
+        assert list(options) == sorted(options)
+        seen.append(len(options))
+        return listed(s, options)
+
+    monkeypatch.setattr(direct, "decide_listed", checked)
+    monkeypatch.setattr(direct.DirectCodegen, "inline_picks", False)  # the calls, to watch them
+    program = direct.direct_program(rulekit.load(name, players=players))
+    for seed in range(3):
+        assert program.play(seed, 300, random.Random(seed)) is not None
+    assert seen  # every bundled game has such decisions
+
+
+@pytest.mark.parametrize("name,players", [("chocobo", 4), ("chucky", 3)])
+def test_playouts_are_the_games_of_the_plain_engine_state(name, players):
+    """Not only of the stepped state (the same whole-game code): of the engine's own State too."""
+    from rulekit.engine.state import State
+
+    game = rulekit.load(name, players=players)
+    result = game.playouts(2, seed=70)
+    for i, seed in enumerate(result.seeds):
+        state = State(game, seed, auto_chance=True)
+        made = state.play_on(random.Random(seed).choice, 100_000)
+        assert (result.lengths[i], result.steps[i], result.returns[i]) == (made, len(state.history), state.returns())

@@ -150,7 +150,12 @@ class Codegen:
         return str(int(e.value))
 
     def x_Local(self, e):
-        return self.env.get(e.slot, f"fr[{e.slot + 1}]")
+        return self.env.get(e.slot, self.local_ref(e.slot))
+
+    @staticmethod
+    def local_ref(slot: int) -> str:
+        """Where a local lives: its place in the frame (a whole-game code keeps it in a Python local)."""
+        return f"fr[{slot + 1}]"
 
     def x_VarRef(self, e):
         base = self.lay.var_base[e.var]
@@ -602,7 +607,7 @@ class Codegen:
         return lines
 
     def n_For(self, st):
-        return [f"for fr[{st.binder.slot + 1}] in tuple({self.iter_src(st.binder.iter, distinct=True)}):",
+        return [f"for {self.local_ref(st.binder.slot)} in tuple({self.iter_src(st.binder.iter, distinct=True)}):",
                 *self.indent(self.n_block(st.body))]
 
     def n_Loop(self, st):
@@ -621,7 +626,7 @@ class Codegen:
         return [f"return s.end_context({st.what!r}, {self.span_const(st.span)})"]
 
     def n_Let(self, st):
-        return [f"fr[{st.slot + 1}] = {self.ex(st.value)}"]
+        return [f"{self.local_ref(st.slot)} = {self.ex(st.value)}"]
 
     def n_Do(self, st):
         return [f"P_{_py_name(st.procedure)}(s{''.join(', ' + self.ex(a) for a in st.args)})"]

@@ -14,10 +14,13 @@ again by the engine, whose outcome then stands.
 """
 from __future__ import annotations
 
+import re
+
 from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
+from .picks import ascending_domain
 from .stream import Stream
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
@@ -63,9 +66,9 @@ class Playout:
     """The state of one game played here: the engine's state without its control data."""
 
     __slots__ = ("z", "lo", "hi", "v", "cur", "winners", "over", "end", "log", "seed", "u", "t", "made", "max_steps",
-                 "pick", "rounds", "armed", "is_set", "zone_names", "kind_names")
+                 "bits", "h", "rounds", "armed", "is_set", "zone_names", "kind_names")
 
-    def __init__(self, game, seed: int, max_steps: int, pick, stream: Stream | None = None):
+    def __init__(self, game, seed: int, max_steps: int, rng, stream: Stream | None = None):
         self.z = [list(cards) for cards in game.initial_zones]
         self.lo = [0] * len(self.z)
         self.hi = [0] * len(self.z)
@@ -78,9 +81,11 @@ class Playout:
         self.seed = seed
         self.u = stream if stream is not None else Stream(seed)  # the draws: u[t] is splitmix(seed, t)
         self.t = 0  # the length of the engine's history: decisions and chance outcomes so far
+        self.h: list | None = []  # the outcome of each chance event, in order (a stepped game: its history)
         self.made = 0
         self.max_steps = max_steps
-        self.pick = pick
+        # the decisions, as `rng.choice` of the sorted options picks them (none for a stepped game)
+        self.bits = rng.getrandbits if rng is not None else None
         self.rounds = 0
         self.armed = [True] * len(game.triggers)
         self.is_set = game.zone_is_set
@@ -102,6 +107,7 @@ def draw_card(s, zone, span):
     kind = cards[int((s.u[t] if t < len(s.u) else uniform(s)) * len(cards))]
     if cards.count(kind) != len(cards):
         s.t += 1
+        s.h.append(kind)
     return kind
 
 
@@ -117,6 +123,7 @@ def draw(s, weights, span):
         if u < 0:
             break
     s.t += 1
+    s.h.append(outcome)
     return outcome
 
 
@@ -130,6 +137,7 @@ def draw_fixed(s, table):
         if u < 0:
             break
     s.t = t + 1
+    s.h.append(outcome)
     return outcome
 
 
@@ -139,6 +147,7 @@ def resolve(s, zone, top):
     kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
     if cards[lo:hi].count(kind) != hi - lo:
         s.t += 1
+        s.h.append(kind)
     runtime.fix_end(s, zone, kind, top)
 
 
@@ -150,6 +159,7 @@ def draw_top(s, zone, span):
         kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
         if (cards.count(kind) if lo == 0 else cards[lo:hi].count(kind)) != hi - lo:
             s.t += 1
+            s.h.append(kind)
         del cards[cards.index(kind, lo, hi)]
         s.hi[zone] = hi - 1
         return kind
@@ -157,27 +167,58 @@ def draw_top(s, zone, span):
 
 
 def decide(s, options):
-    if not options:
+    """The option picked, as `rng.choice` of the sorted legal actions picks it (see `picks`)."""
+    n = len(options)
+    if not n:
         raise Deadlock
     if s.made >= s.max_steps:
         raise Cut
     s.made += 1
     s.t += 1
-    return options[s.pick(sorted(options))]
+    bits = s.bits
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return options[sorted(options)[r]]
+
+
+def decide_listed(s, options):
+    """`decide` for options listed in increasing order of their ids: no sort needed."""
+    n = len(options)
+    if not n:
+        raise Deadlock
+    if s.made >= s.max_steps:
+        raise Cut
+    s.made += 1
+    s.t += 1
+    bits = s.bits
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return list(options.values())[r]
 
 
 def endless(span):
     raise Unsure(span)
 
 
+TAKE_ALL = re.compile(r"(\s*)_ks = take_all\(s, (_z)\)")
+TOP_DRAW = re.compile(r"(\s*)_k = draw_top\(s, (.+), (\w+)\)")
+
+
 class DirectCodegen(Codegen):
     """Python source of whole games for one configuration; `consts`: the engine's constants, which
     this code shares (its own are numbered after them)."""
+
+    inline_picks = True  # `decision_lines`; off, a decision calls `decide` (for tests that watch it)
 
     def __init__(self, config, consts: dict):
         super().__init__(config)
         self.consts.update(consts)
         self.has_triggers = bool(config.game.triggers)
+        self.inline_draws = True  # `top_draw_lines`, and a blind draw of a card (`d_Random`)
 
     def block_lines(self, stmts) -> list[str]:
         lines = []
@@ -197,8 +238,35 @@ class DirectCodegen(Codegen):
             return self.n_Move(st)
         lines = self.n_Move(st)
         if isinstance(st.selector, core.TopCard):  # the card drawn and taken in one go
-            return [line.replace("_k = take_top(", "_k = draw_top(") for line in lines]
+            lines = [line.replace("_k = take_top(", "_k = draw_top(") for line in lines]
+            return [out for line in lines for out in self.top_draw_lines(line)] if self.inline_draws else lines
         return [f"_z = {self.ex(st.source)}", "if needs_bottom(s, _z):", "    resolve(s, _z, False)", *lines]
+
+    def top_draw_lines(self, line: str) -> list[str]:
+        """A `draw_top` call inline, for the common case of a stack whose top is undetermined (the
+        steps of `draw_top`, without its call); the rest goes to `take_top`."""
+        found = TOP_DRAW.fullmatch(line)
+        if found is None:
+            return [line]
+        pad, zone, span = found.groups()
+        body = [f"_dz = {zone}", "_dc = s.z[_dz]", "_dl = s.lo[_dz]", "_dh = s.hi[_dz]",
+                "if _dh > _dl and _dh == len(_dc):", "    _dt = s.t",
+                "    _k = _dc[_dl + int((s.u[_dt] if _dt < len(s.u) else uniform(s)) * (_dh - _dl))]",
+                "    if (_dc.count(_k) if _dl == 0 else _dc[_dl:_dh].count(_k)) != _dh - _dl:",
+                "        s.t = _dt + 1", "        s.h.append(_k)",
+                "    del _dc[_dc.index(_k, _dl, _dh)]", "    s.hi[_dz] = _dh - 1",
+                "else:", f"    _k = take_top(s, _dz, {span})"]
+        return [pad + b for b in body]
+
+    def decision_lines(self, st) -> list[str]:
+        """The pick of a decision: `decide`'s steps inline (or its call, without `inline_picks`)."""
+        listed = self.listed_in_order(st)
+        if not self.inline_picks:
+            return [f"_k, _v = {'decide_listed' if listed else 'decide'}(s, _o)"]
+        pick = "list(_o.values())[_dr]" if listed else "_o[sorted(_o)[_dr]]"
+        return ["_dn = len(_o)", "if not _dn:", "    raise Deadlock", "if s.made >= s.max_steps:", "    raise Cut",
+                "s.made += 1", "s.t += 1", "_db = _dn.bit_length()", "_dr = s.bits(_db)", "while _dr >= _dn:",
+                "    _dr = s.bits(_db)", f"_k, _v = {pick}"]
 
     def d_If(self, st):
         lines = []
@@ -211,7 +279,7 @@ class DirectCodegen(Codegen):
         return lines
 
     def d_For(self, st):
-        return [f"for fr[{st.binder.slot + 1}] in tuple({self.iter_src(st.binder.iter, distinct=True)}):",
+        return [f"for {self.local_ref(st.binder.slot)} in tuple({self.iter_src(st.binder.iter, distinct=True)}):",
                 *self.indent(self.block_lines(st.body))]
 
     def d_Loop(self, st):
@@ -234,7 +302,17 @@ class DirectCodegen(Codegen):
         return [line for line in lines if not line.lstrip().startswith(("s.log.append((", "for _k in _ks: s.log.append(("))]
 
     def n_Move(self, st):
-        return self.unlogged(super().n_Move(st))
+        lines = self.unlogged(super().n_Move(st))
+        return [out for line in lines for out in self.take_all_lines(line)]
+
+    @staticmethod
+    def take_all_lines(line: str) -> list[str]:
+        """`runtime.take_all` inline: a zone emptied, all its cards in hand."""
+        found = TAKE_ALL.fullmatch(line)
+        if found is None:
+            return [line]
+        pad, zone = found.groups()
+        return [f"{pad}_ks = s.z[{zone}]", f"{pad}s.z[{zone}] = []", f"{pad}s.lo[{zone}] = s.hi[{zone}] = 0"]
 
     def n_Reveal(self, st):
         return super().n_Reveal(st) if st.card is not None else self.unlogged(super().n_Reveal(st))
@@ -249,26 +327,42 @@ class DirectCodegen(Codegen):
             lines = ["while True:", *self.indent(options), f"    {by}", "    if not fire(s):", "        break"]
         else:
             lines = [*options, by]
-        lines.append("_k, _v = decide(s, _o)")
+        lines += self.decision_lines(st)
         for ai, action in enumerate(st.actions):
             lines.append(f"{'if' if ai == 0 else 'elif'} _k == {ai}:")
             if action.binders:
-                lines.append("    " + "".join(f"fr[{b.slot + 1}], " for b in action.binders) + "= _v")
+                lines.append("    " + "".join(f"{self.local_ref(b.slot)}, " for b in action.binders) + "= _v")
             lines += self.indent(self.block_lines(action.body))
         return lines
+
+    def listed_in_order(self, st) -> bool:
+        """Whether the options of a decision are listed in increasing order of their ids: the actions
+        in the order of their id ranges, each binder's domain in increasing order of its index (the
+        first binder is the most significant digit of an id)."""
+        bases = [self.action_table.bases[(st.point, ai)] for ai in range(len(st.actions))]
+        return bases == sorted(bases) and all(
+            ascending_domain(type(b.iter).__name__, getattr(b.iter, "start", None) is not None)
+            for action in st.actions for b in action.binders)
 
     def d_Random(self, st):
         b = st.binder
         if self.draws_card(st):
-            return [f"fr[{b.slot + 1}] = draw_card(s, {self.ex(b.iter.zone)}, {self.span_const(st.span)})"]
+            target, zone, span = self.local_ref(b.slot), self.ex(b.iter.zone), self.span_const(st.span)
+            if not self.inline_draws:
+                return [f"{target} = draw_card(s, {zone}, {span})"]
+            # `draw_card`'s steps inline; an empty zone is its call, which raises the rule error
+            return [f"_dc = s.z[{zone}]", "if _dc:", "    _dt = s.t",
+                    f"    {target} = _dc[int((s.u[_dt] if _dt < len(s.u) else uniform(s)) * len(_dc))]",
+                    f"    if _dc.count({target}) != len(_dc):", "        s.t = _dt + 1", f"        s.h.append({target})",
+                    "else:", f"    {target} = draw_card(s, {zone}, {span})"]
         fixed = self.constant_weights(st)
         if fixed is not None and len(self.consts[fixed]) == 1:  # one outcome: no chance event
-            return [f"fr[{b.slot + 1}] = {next(iter(self.consts[fixed]))}"]
+            return [f"{self.local_ref(b.slot)} = {next(iter(self.consts[fixed]))}"]
         if fixed is not None and self.consts[fixed]:  # the outcomes in order, each with its weight
             weights = self.consts[fixed]
             table = self.const(f"DW{len(self.consts)}", (sum(weights.values()), tuple(sorted(weights.items()))))
-            return [f"fr[{b.slot + 1}] = draw_fixed(s, {table})"]
-        return [*self.chance_weights(st), f"fr[{b.slot + 1}] = draw(s, _w, {self.span_const(st.span)})"]
+            return [f"{self.local_ref(b.slot)} = draw_fixed(s, {table})"]
+        return [*self.chance_weights(st), f"{self.local_ref(b.slot)} = draw(s, _w, {self.span_const(st.span)})"]
 
     def d_CheckTriggers(self, st):
         return ["while fire(s):", "    pass"] if self.has_triggers else []
@@ -302,10 +396,15 @@ class DirectCodegen(Codegen):
         return lines + [f"    s.cur = (s.cur + {self.dir_src()}) % {self.n}"]  # the direction may have turned
 
     def function(self, name: str, params, nlocals: int, body) -> list[str]:
-        args = "".join(f", _a{p.slot}" for p in params)
-        frame = ", ".join(["0"] + [f"_a{p.slot}" for p in params] + ["None"] * (nlocals - len(params)))
+        args = "".join(f", {self.local_ref(p.slot)}" for p in params)
+        rest = [self.local_ref(slot) for slot in range(nlocals) if slot not in {p.slot for p in params}]
         self.env = {}
-        return [f"def {name}(s{args}):", f"    fr = [{frame}]", *self.indent(self.block_lines(body))]
+        start = [f"    {' = '.join(rest)} = None"] if rest else []  # as the engine's frame starts
+        return [f"def {name}(s{args}):", *start, *self.indent(self.block_lines(body))]
+
+    @staticmethod
+    def local_ref(slot: int) -> str:
+        return f"fv{slot}"  # a Python local: read and written faster than a place in a list
 
     def source(self) -> str:
         g = self.g
@@ -339,8 +438,8 @@ class DirectProgram:
         self.source = codegen.source()
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, decide=decide, endless=endless,
-                         GameOver=GameOver, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
+        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, endless=endless,
+                         GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
         except (SyntaxError, RecursionError) as exc:  # Python's own limits, such as 20 nested blocks
@@ -349,11 +448,12 @@ class DirectProgram:
         self.flow = namespace["FLOW"]
         self.game = game
 
-    def play(self, seed: int, max_steps: int, pick, stream: Stream | None = None) -> Playout | None:
-        """One game, decisions by `pick` (of the sorted legal actions), chance from `stream` (the draws
+    def play(self, seed: int, max_steps: int, rng, stream: Stream | None = None) -> Playout | None:
+        """One game, each decision `rng.choice` of the sorted legal actions (`rng` a `random.Random`),
+        chance from `stream` (the draws
         of `seed`, see `rulekit.engine.stream`); None when the engine must play it instead (a rule
         error, or a loop left to the engine to judge)."""
-        s = Playout(self.game, seed, max_steps, pick, stream)
+        s = Playout(self.game, seed, max_steps, rng, stream)
         try:
             self.flow(s)
             s.over = True  # the flow ran out

@@ -72,7 +72,7 @@ def playouts(game, n: int | None = None, seed: int = 0, policy=None, max_steps: 
     for index, game_seed in enumerate(result.seeds):
         if fast is not None and not ahead:
             ahead = streams(result.seeds[index:index + STREAM_BLOCK], FIRST_DRAWS)[::-1]
-        played = fast.play(game_seed, max_steps, random.Random(game_seed).choice, ahead.pop()) if fast is not None else None
+        played = fast.play(game_seed, max_steps, random.Random(game_seed), ahead.pop()) if fast is not None else None
         if played is None:
             _engine_playout(game, index, game_seed, policy, max_steps, result)
             continue

@@ -16,7 +16,6 @@ replays the history (same seed, same chance outcomes) and goes on from there, it
 """
 from __future__ import annotations
 
-from collections import Counter
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError
@@ -26,51 +25,23 @@ from .state import CHANCE_PLAYER, TERMINAL_PLAYER, State
 
 
 class Stepping(Playout):
-    """The game of a stepped state, as the whole-game code plays it, its history recorded in `h`."""
+    """The game of a stepped state, as the whole-game code plays it, its history in `h`: the draws of
+    `direct` record each chance outcome there as the engine records it, and each decision is added
+    as the caller makes it."""
 
-    __slots__ = ("h",)
-
-
-# The chance of the whole-game code (see `direct`), each outcome that is a chance event recorded in
-# the history as the engine records it.
-def draw_card(s, zone, span):
-    t = s.t
-    kind = direct.draw_card(s, zone, span)
-    if s.t != t:
-        s.h.append(kind)
-    return kind
+    __slots__ = ()
 
 
-def draw(s, weights, span):
-    t = s.t
-    outcome = direct.draw(s, weights, span)
-    if s.t != t:
-        s.h.append(outcome)
-    return outcome
-
-
-def draw_fixed(s, table):
-    outcome = direct.draw_fixed(s, table)
-    s.h.append(outcome)
-    return outcome
-
-
-def draw_top(s, zone, span):
-    t = s.t
-    kind = direct.draw_top(s, zone, span)
-    if s.t != t:
-        s.h.append(kind)
-    return kind
-
-
-def resolve(s, zone, top):
-    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    t = s.t
-    kind = cards[lo + int((s.u[t] if t < len(s.u) else direct.uniform(s)) * (hi - lo))]
-    if cards[lo:hi].count(kind) != hi - lo:
-        s.t += 1
-        s.h.append(kind)
-    runtime.fix_end(s, zone, kind, top)
+def kind_counts(cards) -> dict[int, int]:
+    """How many cards of each kind, kinds in increasing order: as `Counter` counts, at a fraction of
+    its cost for the few kinds of a hand or a deck."""
+    kinds = sorted(set(cards))
+    if len(kinds) * len(cards) <= 1024:  # `count` scans in C: cheap while the scans are short
+        return {kind: cards.count(kind) for kind in kinds}
+    counts = dict.fromkeys(kinds, 0)
+    for kind in cards:
+        counts[kind] += 1
+    return counts
 
 
 # The same chance, each event a stop: `yield (None, weights)` gets the outcome the caller gives. An
@@ -79,7 +50,7 @@ def offer_card(s, zone, span):
     cards = s.z[zone]
     if not cards:
         raise RuleRuntimeError("a random card is drawn from an empty zone", span)
-    counts = Counter(cards)
+    counts = kind_counts(cards)
     if len(counts) == 1:
         return cards[0]
     return (yield None, counts)
@@ -99,7 +70,7 @@ def offer_fixed(s, table):
 
 def offer_end(s, zone, top):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    counts = Counter(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
+    counts = kind_counts(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
     kind = cards[lo] if len(counts) == 1 else (yield None, counts)
     runtime.fix_end(s, zone, kind, top)
 
@@ -107,7 +78,7 @@ def offer_end(s, zone, top):
 def offer_top(s, zone, span):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
-        counts = Counter(cards if lo == 0 else cards[lo:hi])
+        counts = kind_counts(cards if lo == 0 else cards[lo:hi])
         kind = cards[lo] if len(counts) == 1 else (yield None, counts)
         del cards[cards.index(kind, lo, hi)]
         s.hi[zone] = hi - 1
@@ -122,6 +93,7 @@ class SteppingCodegen(DirectCodegen):
     def __init__(self, config, consts: dict, chance: bool = False):
         super().__init__(config, consts)
         self.chance = chance
+        self.inline_draws = not chance  # a draw that stops is the call of a generator
         # The procedures and triggers that stop, themselves or in what they call (a trigger that stops
         # makes `fire` a generator, and so every procedure that checks triggers one too).
         self.deciding: set[str] = set()
@@ -165,6 +137,9 @@ class SteppingCodegen(DirectCodegen):
         lines = super().d_Random(st)
         return [line.replace(" = draw", " = yield from draw", 1) for line in lines] if self.chance else lines
 
+    def decision_lines(self, st) -> list[str]:
+        return ["_k, _v = yield _p, _o"]
+
     def d_Move(self, st):
         lines = super().d_Move(st)
         if not self.chance:
@@ -181,7 +156,7 @@ class SteppingCodegen(DirectCodegen):
             for i in self.deciding_triggers:
                 text = text.replace(f" TQ{i}(s)\n", f" yield from TQ{i}(s)\n")
             text = text.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
-        return text.replace("_k, _v = decide(s, _o)", "_k, _v = yield _p, _o")
+        return text
 
 
 class SteppingProgram:
@@ -195,7 +170,8 @@ class SteppingProgram:
         if chance:
             draws = dict(draw_card=offer_card, draw=offer, draw_fixed=offer_fixed, resolve=offer_end, draw_top=offer_top)
         else:
-            draws = dict(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top)
+            draws = dict(draw_card=direct.draw_card, draw=direct.draw, draw_fixed=direct.draw_fixed, resolve=direct.resolve,
+                         draw_top=direct.draw_top, uniform=direct.uniform, take_top=runtime.take_top)
         namespace.update(draws, decide=None, endless=direct.endless, GameOver=GameOver, EndOfTurn=direct.EndOfTurn,
                          EndOfRound=direct.EndOfRound)
         try:

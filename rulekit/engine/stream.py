@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 MASK = 0xFFFFFFFFFFFFFFFF
-CHUNK = 64  # draws computed at once when a game needs more
+CHUNK = 64  # draws computed at once when a game needs more (at first twice that, then as many as it has)
 
 _GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _S27, _S30, _S31, _S11 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(11)
@@ -41,8 +41,9 @@ class Stream(list):
         self.seed = seed
 
     def more(self) -> None:
-        """Append the next chunk of draws."""
-        self.extend(uniforms((self.seed,), len(self), CHUNK)[0].tolist())
+        """Append the next chunk of draws: the stream doubles, since a numpy call costs most of its time
+        whatever its length, and a game that has needed many draws is likely to need as many again."""
+        self.extend(uniforms((self.seed,), len(self), max(2 * CHUNK, len(self)))[0].tolist())
 
     def at(self, t: int) -> float:
         while t >= len(self):
