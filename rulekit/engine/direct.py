@@ -168,24 +168,16 @@ def draw_top(s, zone, span):
 
 def decide(s, options):
     """The option picked, as `rng.choice` of the sorted legal actions picks it (see `picks`)."""
-    n = len(options)
-    if not n:
-        raise Deadlock
-    if s.made >= s.max_steps:
-        raise Cut
-    s.made += 1
-    s.t += 1
-    bits = s.bits
-    k = n.bit_length()
-    r = bits(k)
-    while r >= n:
-        r = bits(k)
-    return options[sorted(options)[r]]
+    return options[sorted(options)[_pick(s, len(options))]]
 
 
 def decide_listed(s, options):
     """`decide` for options listed in increasing order of their ids: no sort needed."""
-    n = len(options)
+    return list(options.values())[_pick(s, len(options))]
+
+
+def _pick(s, n: int) -> int:
+    """The index of the next decision among `n` options, drawn as `rng.choice` draws it."""
     if not n:
         raise Deadlock
     if s.made >= s.max_steps:
@@ -197,7 +189,7 @@ def decide_listed(s, options):
     r = bits(k)
     while r >= n:
         r = bits(k)
-    return list(options.values())[r]
+    return r
 
 
 def endless(span):
