@@ -753,6 +753,12 @@ class Game:
 
 # ---- walking the model ------------------------------------------------------------
 
+def is_node(value) -> bool:
+    """Whether `value` is a node of the model (a dataclass instance, not a dataclass itself): cheaper
+    than `dataclasses.is_dataclass`, which the passes would call at every value they walk."""
+    return hasattr(type(value), "__dataclass_fields__")
+
+
 @functools.cache
 def field_names(cls: type) -> tuple[str, ...]:
     """The names of a dataclass's fields: the passes walk millions of nodes, and `dataclasses.fields`
@@ -776,7 +782,7 @@ def _flat(value):
     if isinstance(value, (tuple, list)):
         for item in value:
             yield from _flat(item)
-    elif hasattr(type(value), "__dataclass_fields__"):  # a node, not a node's class
+    elif is_node(value):
         yield value
 
 

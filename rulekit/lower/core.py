@@ -264,7 +264,7 @@ class TypedMemo:
             node = stack.pop()
             if isinstance(node, tuple):
                 stack.extend(node)
-            elif hasattr(type(node), "__dataclass_fields__") and not isinstance(node, m.Type) and id(node) not in self.own:
+            elif m.is_node(node) and not isinstance(node, m.Type) and id(node) not in self.own:
                 self.own.add(id(node))
                 stack.extend(getattr(node, name) for name in m.compared_field_names(type(node)))
 
@@ -276,7 +276,7 @@ def typed(node, memo: TypedMemo | None = None):
     if isinstance(node, tuple):
         items = tuple(typed(x, memo) for x in node)
         return node if all(a is b for a, b in zip(items, node)) else items
-    if isinstance(node, m.Type) or not hasattr(type(node), "__dataclass_fields__"):  # a node, not its class
+    if isinstance(node, m.Type) or not m.is_node(node):
         return node
     if memo is not None and id(node) in memo.own:
         done = memo.results.get(id(node))

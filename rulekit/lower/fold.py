@@ -105,7 +105,7 @@ class Folder:
             return value if all(a is b for a, b in zip(items, value)) else items
         if isinstance(value, m.Type):
             return value
-        if hasattr(type(value), "__dataclass_fields__"):  # a node, not its class
+        if m.is_node(value):
             return self.children(value, env)
         return value
 
