@@ -9,7 +9,7 @@ from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from ..lower import ActionTable, Config, Layout, core, lower_expression
 from ..lower import sites
 from . import probes as probes_runtime
-from . import runtime, subsets
+from . import pycode, runtime, subsets
 from .knowledge import knowledge
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .decisions import decision_prefixes
@@ -54,11 +54,10 @@ class Game:
         if probes:
             namespace.update(HITS=self.probe_hits, the_tie=probes_runtime.the_tie, best_tie=probes_runtime.best_tie)
         try:
-            code = compile(source, f"<rulekit:{self.model.name}:{players}>", "exec")
+            pycode.run(source, f"<rulekit:{self.model.name}:{players}>", namespace)
         except SyntaxError as exc:  # Python's own limits, such as 20 nested blocks
             raise RuleRuntimeError(f"the spec is too deeply nested for the engine ({exc.msg}); "
                                    "move part of it into a procedure", self.model.flow.span) from None
-        exec(code, namespace)  # noqa: S102
         self.program = Program(source, namespace, flow_size, len(codegen.instrs), codegen.origins)
         self.triggers = namespace["TRIGGERS"]
         self.fire_triggers = namespace["FIRE"]  # FIRE(state): start the first trigger due, if any

@@ -16,13 +16,13 @@ import dataclasses
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from .. import model as m
 from ..errors import DiagnosticSink
 from . import core
 from .actions import ActionTable
-from .fold import Folder, fold_facts, is_const
+from .fold import Folder, fold_facts, is_const, settled_nodes
 from .layout import Layout
 
 
@@ -57,8 +57,9 @@ def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dic
     """
     sink = DiagnosticSink("", "", others=dict(texts or {}))
     options = {**model.default_options(), **options}
-    folder = fold_facts(model, players, options, sink)
-    game = core.typed(folder.expr(model), _typed_memo(model))
+    memo = _model_memo(model)
+    folder = fold_facts(model, players, options, sink, memo.settled)
+    game = core.typed(folder.expr(model), memo.typed)
     # a property claimed under other options is not this configuration's claim
     game = dataclasses.replace(game, properties=tuple(p for p in game.properties if p.applies(options)))
     boards = {}
@@ -87,13 +88,19 @@ def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dic
                   layout, actions, MappingProxyType(choices), max_chance)
 
 
-_MEMOS: dict[int, core.TypedMemo] = {}  # by id(model); a memo keeps its model, so the id stays its own
+class _ModelMemo(NamedTuple):
+    """What lowering learns of a model once and reuses in every configuration of it."""
+    typed: core.TypedMemo  # keeps the model, and so the ids below, alive
+    settled: set[int]  # its nodes that fold to themselves (`fold.settled_nodes`)
+
+
+_MEMOS: dict[int, _ModelMemo] = {}  # by id(model); a memo keeps its model, so the id stays its own
 MEMOS_KEPT = 8  # models whose memo is kept: the check of a few specs at once
 
 
-def _typed_memo(model: m.Game) -> core.TypedMemo:
-    """The memo of `core.typed` for `model`, shared by all its configurations."""
-    memo = _MEMOS.pop(id(model), None) or core.TypedMemo(model)
+def _model_memo(model: m.Game) -> _ModelMemo:
+    """The memos of folding and of `core.typed` for `model`, shared by all its configurations."""
+    memo = _MEMOS.pop(id(model), None) or _ModelMemo(core.TypedMemo(model), settled_nodes(model))
     _MEMOS[id(model)] = memo  # the most recently used last
     while len(_MEMOS) > MEMOS_KEPT:
         del _MEMOS[next(iter(_MEMOS))]

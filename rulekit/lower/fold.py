@@ -54,11 +54,53 @@ def is_const(e) -> bool:
     return isinstance(e, m.Const) and e.type in (m.INT, m.BOOL)
 
 
-class Folder:
-    """Folds the expressions of one configuration; `facts` fills up as facts are folded in order."""
+_VARYING = (m.FactRef, m.OptionIs)  # what a configuration gives a value
+_FOLDING = (m.Unary, m.Binary, m.IfExpr, m.DefineCall, m.Builtin)  # folded when an operand is constant
 
-    def __init__(self, game: m.Game, players: int | None, options: dict[str, str], sink: DiagnosticSink):
+
+def settled_nodes(model: m.Game) -> set[int]:
+    """The ids of the nodes of `model` that fold to themselves in every configuration: nothing below
+    them names a fact, an option or the seats, and no operator below them has a constant operand.
+    Folding a configuration can pass them by; the caller keeps `model` alive, so the ids stay theirs."""
+    settled: set[int] = set()
+    seen: set[int] = set()
+
+    def visit(value) -> bool:
+        if isinstance(value, tuple):
+            return all([visit(v) for v in value])  # a list: every item is visited, settled or not
+        if isinstance(value, m.Type) or not m.is_node(value):
+            return True
+        if id(value) in seen:
+            return id(value) in settled
+        seen.add(id(value))
+        fields = [getattr(value, name) for name in m.compared_field_names(type(value))]
+        below = all([visit(v) for v in fields])
+        if (below and not isinstance(value, _VARYING)
+                and not (isinstance(value, _FOLDING) and any(isinstance(v, m.Const) for v in _operands(fields)))
+                and not (isinstance(value, m.Builtin) and (value.name in ("player_count", "seat")
+                                                            or value.name in _STATIC_BUILTINS))
+                and not (isinstance(value, m.DefineCall) and not value.args)):  # inlined: a constant
+            settled.add(id(value))
+            return True
+        return False
+
+    visit(model)
+    return settled
+
+
+def _operands(fields: list):
+    for value in fields:
+        yield from value if isinstance(value, tuple) else (value,)
+
+
+class Folder:
+    """Folds the expressions of one configuration; `facts` fills up as facts are folded in order.
+    `settled`: nodes known to fold to themselves (`settled_nodes`), passed by."""
+
+    def __init__(self, game: m.Game, players: int | None, options: dict[str, str], sink: DiagnosticSink,
+                 settled: set[int] | frozenset = frozenset()):
         self.game = game
+        self.settled = settled
         self.players = players
         self.options = options
         self.sink = sink
@@ -82,6 +124,8 @@ class Folder:
     def expr(self, e, env: dict | None = None):
         if e is None:
             return None
+        if not env and id(e) in self.settled:
+            return e
         method = getattr(self, "f_" + type(e).__name__, None)
         if method is not None:
             return method(e, env or {})
@@ -98,6 +142,8 @@ class Folder:
         return dataclasses.replace(node, **changes) if changes else node
 
     def any(self, value, env: dict):
+        if not env and id(value) in self.settled:
+            return value
         if isinstance(value, m.Expr):
             return self.expr(value, env)
         if isinstance(value, tuple):
@@ -173,10 +219,11 @@ class Folder:
         return m.Const(body.value, e.type, span=e.span) if is_const(body) else folded
 
 
-def fold_facts(game: m.Game, players: int | None, options: dict[str, str], sink: DiagnosticSink) -> Folder:
+def fold_facts(game: m.Game, players: int | None, options: dict[str, str], sink: DiagnosticSink,
+               settled: set[int] | frozenset = frozenset()) -> Folder:
     """A folder that knows the value of every fact of the configuration. With `players` None the
     player count stays symbolic: a fact that depends on it is replaced by its folded definition."""
-    folder = Folder(game, players, options, sink)
+    folder = Folder(game, players, options, sink, settled)
     for fact in fact_order(game, sink):
         if players is not None:
             folder.facts[fact.name] = folder.value(fact.value, f"fact '{fact.name}'")
@@ -189,4 +236,4 @@ def fold_facts(game: m.Game, players: int | None, options: dict[str, str], sink:
     return folder
 
 
-__all__ = ["Folder", "fold_facts", "fact_order", "fact_refs", "is_const"]
+__all__ = ["Folder", "fold_facts", "settled_nodes", "fact_order", "fact_refs", "is_const"]
