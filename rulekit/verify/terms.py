@@ -158,17 +158,31 @@ _VALUE_OPS = frozenset(("+", "-", "*", "min", "max", "div", "mod", "neg"))
 class SlotSets:
     """The slots each term reads (`reads`) or takes its value from (`values`: not the slots only
     tested by its conditions), memoized by node identity across every term asked about: the terms
-    of a system share most of their nodes, so each node is computed once."""
+    of a system share most of their nodes, so each node is computed once. Inside, a set of slots is
+    an int with bit i for slot i: a union is one machine-level or, not a walk over two sets."""
 
     def __init__(self):
         self._reads: dict = {}
         self._values: dict = {}
+        self._sets: dict[int, frozenset] = {0: _EMPTY}
 
     def reads(self, x) -> frozenset:
-        return self._walk(x, self._reads, False)
+        return self._as_set(self._walk(x, self._reads, False))
 
     def values(self, x) -> frozenset:
-        return self._walk(x, self._values, True)
+        return self._as_set(self._walk(x, self._values, True))
+
+    def _as_set(self, mask: int) -> frozenset:
+        out = self._sets.get(mask)
+        if out is None:
+            bits, i = [], 0
+            while mask >> i:
+                low = (mask >> i) & -(mask >> i)  # the lowest bit left
+                i += low.bit_length() - 1
+                bits.append(i)
+                i += 1
+            out = self._sets[mask] = frozenset(bits)
+        return out
 
     @staticmethod
     def _children(y, value: bool) -> list:
@@ -181,27 +195,25 @@ class SlotSets:
             return list(y[1:]) if tag in _VALUE_OPS else []
         return [z for z in y[1:] if isinstance(z, tuple)]
 
-    def _walk(self, x, memo: dict, value: bool) -> frozenset:
+    def _walk(self, x, memo: dict, value: bool) -> int:
         if id(x) in memo:
             return memo[id(x)][1]
-        stack = [(x, False)]
+        children = self._children
+        stack = [(x, None)]
         while stack:
-            y, ready = stack.pop()
-            if id(y) in memo:
-                continue
-            kids = self._children(y, value)
-            if ready:
-                if y[0] == "s":
-                    out = frozenset((y[1],))
-                elif not kids:
-                    out = _EMPTY
-                else:
-                    sets = [memo[id(z)][1] for z in kids]
-                    out = sets[0].union(*sets[1:]) if len(sets) > 1 else sets[0]
+            y, kids = stack.pop()
+            if kids is not None:  # its children are done
+                out = 0
+                for z in kids:
+                    out |= memo[id(z)][1]
                 memo[id(y)] = (y, out)  # the node itself is kept, so its id is never reused
-                continue
-            stack.append((y, True))
-            stack.extend((z, False) for z in kids if id(z) not in memo)
+            elif id(y) not in memo:
+                if y[0] == "s":
+                    memo[id(y)] = (y, 1 << y[1])
+                    continue
+                kids = children(y, value)
+                stack.append((y, kids))
+                stack.extend([(z, None) for z in kids if id(z) not in memo])
         return memo[id(x)][1]
 
 
