@@ -560,7 +560,7 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
     """
     import z3
 
-    from .symbolic import to_z3
+    from . import smtlib
 
     status: dict[str, list] = {}
     open_ = None  # what is still decided at every player count so far: only that is worth another query
@@ -593,12 +593,11 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
                 status.setdefault(f"define {d.name}", []).append("unknown")
                 continue
             goals.append((f"define {d.name}", [or_(*cases)]))
-        xs = {i: z3.Int(f"x{i}") for i in range(len(b.slots))}
+        xs = {i: f"x{i}" for i in range(len(b.slots))}
         solver = budget.solver(timeout_ms)
-        memo: dict = {}
-        solver.add(*(_truth(to_z3(f, xs, memo)) for f in _state_facts(b)))
+        solver.add(smtlib.condition(and_(*_state_facts(b)), xs))  # one text for Z3 to parse, not a call per node
         for name, (goal,) in goals:
-            r = budget.check(solver, _truth(to_z3(goal, xs, memo)))
+            r = budget.check(solver, smtlib.condition(goal, xs))
             status.setdefault(name, []).append("no" if r == z3.unsat else "yes" if r == z3.sat else "unknown")
         open_ = {name for name, verdicts in status.items() if verdicts == ["no"] * len(verdicts)}
         if not open_:
@@ -624,9 +623,3 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
             out[name] = ("refuted", f"no state meets it, even over the abstraction counts per card kind per zone "
                          f"(Z3, {where})", "z3-abstraction", bound)
     return out
-
-
-def _truth(term):
-    import z3
-
-    return term if z3.is_bool(term) else term != 0

@@ -25,6 +25,7 @@ def condition(x, names: dict) -> z3.BoolRef:
     """The Z3 condition of term `x`; `names` maps slot indexes to the names of Z3 integer constants."""
     counts: dict = {}
     order: list = []
+    used: set = set()
     stack = [(x, False)]
     while stack:
         node, done = stack.pop()
@@ -37,7 +38,9 @@ def condition(x, names: dict) -> z3.BoolRef:
             continue
         counts[key] = 1
         stack.append((node, True))
-        if node[0] not in ("c", "b", "s"):
+        if node[0] == "s":
+            used.add(names[node[1]])
+        elif node[0] not in ("c", "b"):
             for child in node[1:]:
                 stack.append((child, False))
     text: dict = {}
@@ -50,8 +53,10 @@ def condition(x, names: dict) -> z3.BoolRef:
             out = name
         text[id(node)] = out
     body = "".join([*(f"(let (({name} {value})) " for name, value in lets), _as_bool(x, text[id(x)]), ")" * len(lets)])
-    decls = {n: z3.Int(n) for n in names.values()}
-    return z3.And(*z3.parse_smt2_string(f"(assert {body})", decls=decls))
+    # Declared in the text, not as Python objects (Z3 checks each of those, a relation has thousands):
+    # a constant is its name and sort, so these are the very constants that other terms name.
+    decls = "".join(f"(declare-fun {n} () Int)" for n in sorted(used))
+    return z3.And(*z3.parse_smt2_string(f"{decls}(assert {body})"))
 
 
 def _as_int(node, t: str) -> str:
