@@ -17,11 +17,14 @@ from __future__ import annotations
 import re
 
 from ..errors import RuleRuntimeError
+from .. import model as m
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
+from .listing import ID_MARK, binder_value, digit, id_list_lines
 from .picks import ascending_domain
 from .stream import Stream
+from .subsets import from_index
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
 
@@ -167,13 +170,14 @@ def draw_top(s, zone, span):
 
 
 def decide(s, options):
-    """The option picked, as `rng.choice` of the sorted legal actions picks it (see `picks`)."""
-    return options[sorted(options)[_pick(s, len(options))]]
+    """The action picked among the legal ones (ids in increasing order), as `rng.choice` of them
+    picks it (see `picks`)."""
+    return options[_pick(s, len(options))]
 
 
 def decide_listed(s, options):
-    """`decide` for options listed in increasing order of their ids: no sort needed."""
-    return list(options.values())[_pick(s, len(options))]
+    """`decide` for options listed in increasing order of their ids as they were found (no sort)."""
+    return options[_pick(s, len(options))]
 
 
 def _pick(s, n: int) -> int:
@@ -251,14 +255,13 @@ class DirectCodegen(Codegen):
         return [pad + b for b in body]
 
     def decision_lines(self, st) -> list[str]:
-        """The pick of a decision: `decide`'s steps inline (or its call, without `inline_picks`)."""
-        listed = self.listed_in_order(st)
+        """The pick of a decision among the ids listed in `_o`, in increasing order, into `_a`:
+        `decide`'s steps inline (or its call, without `inline_picks`)."""
         if not self.inline_picks:
-            return [f"_k, _v = {'decide_listed' if listed else 'decide'}(s, _o)"]
-        pick = "list(_o.values())[_dr]" if listed else "_o[sorted(_o)[_dr]]"
+            return [f"_a = {'decide_listed' if self.listed_in_order(st) else 'decide'}(s, _o)"]
         return ["_dn = len(_o)", "if not _dn:", "    raise Deadlock", "if s.made >= s.max_steps:", "    raise Cut",
                 "s.made += 1", "s.t += 1", "_db = _dn.bit_length()", "_dr = s.bits(_db)", "while _dr >= _dn:",
-                "    _dr = s.bits(_db)", f"_k, _v = {pick}"]
+                "    _dr = s.bits(_db)", "_a = _o[_dr]"]
 
     def d_If(self, st):
         lines = []
@@ -313,19 +316,83 @@ class DirectCodegen(Codegen):
         return self.unlogged(super().n_Rotate(st))
 
     def d_Choose(self, st):
-        options = self.choice_options(st, lambda ai, slots, values: f"({ai}, ({values}))")
+        decoded = self.decoded_actions(st)
+        if decoded is not None:  # the ids alone, each read back into its action once picked
+            options = self.id_listing(st)
+        else:  # the ids of the dict of options (action id -> its index and the values it binds)
+            options = [*self.choice_options(st, lambda ai, slots, values: f"({ai}, ({values}))"),
+                       "_od, _o = _o, list(_o)" if self.listed_in_order(st) else "_od, _o = _o, sorted(_o)"]
         by = f"_p = {self.ex(st.by)}"  # evaluated, as the engine does, though nobody needs it here
         if self.has_triggers:  # a trigger fires before the decision, which is then offered anew
             lines = ["while True:", *self.indent(options), f"    {by}", "    if not fire(s):", "        break"]
         else:
             lines = [*options, by]
         lines += self.decision_lines(st)
+        if decoded is not None:
+            return lines + decoded
+        lines.append("_k, _v = _od[_a]")
         for ai, action in enumerate(st.actions):
             lines.append(f"{'if' if ai == 0 else 'elif'} _k == {ai}:")
             if action.binders:
                 lines.append("    " + "".join(f"{self.local_ref(b.slot)}, " for b in action.binders) + "= _v")
             lines += self.indent(self.block_lines(action.body))
         return lines
+
+    def id_listing(self, st) -> list[str]:
+        """Lines that list the ids of a decision's legal actions in `_o`, in increasing order."""
+        saved, self.memo = self.memo, {}
+        try:
+            lines = id_list_lines(self.option_lines(st, lambda ai, slots, values: ID_MARK))
+        finally:
+            memo, self.memo = self.memo, saved
+        head = ["_o = []", "_m = {}"] if memo else ["_o = []"]
+        return head + lines + ([] if self.listed_in_order(st) else ["_o.sort()"])
+
+    def decoded_actions(self, st) -> list[str] | None:
+        """Lines that run the action whose id `_a` holds, its binders set from the id's digits; None
+        when a binder's domain cannot be read back from an index here (a set of values that are not
+        constants, or not distinct): then the options are listed with their values."""
+        order = sorted(range(len(st.actions)), key=lambda ai: self.action_table.bases[(st.point, ai)])
+        branches = []
+        for ai in order:
+            action = st.actions[ai]
+            base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
+            span = 1
+            for size in sizes:
+                span *= size
+            offset = f"(_a - {base})" if base else "_a"
+            sets, radix = [], span
+            for i, (b, size) in enumerate(zip(action.binders, sizes)):
+                radix //= max(size, 1)
+                value = self.binder_value(b, digit(offset, radix, size, i == 0))
+                if value is None:
+                    return None
+                sets.append(f"{self.local_ref(b.slot)} = {value}")
+            branches.append((base + max(span, 1), sets, action))
+        if len(branches) == 1:
+            _, sets, action = branches[0]
+            return sets + self.block_lines(action.body)
+        lines = []
+        for n, (end, sets, action) in enumerate(branches):
+            lines.append("else:" if n == len(branches) - 1 else f"{'if' if n == 0 else 'elif'} _a < {end}:")
+            lines += self.indent(sets + self.block_lines(action.body))
+        return lines
+
+    def binder_value(self, b, index: str) -> str | None:
+        it = b.iter
+        kind = type(it).__name__
+        if isinstance(it, core.Numbers):
+            return binder_value(kind, index, low=self.ex(it.low))
+        if isinstance(it, core.Items):
+            if not all(isinstance(x, m.Const) for x in it.items):
+                return None
+            values = tuple(int(self.ex(x)) for x in it.items)
+            if len(set(values)) != len(values):
+                return None
+            return binder_value(kind, index, table=self.const(f"IV{len(self.consts)}", values))
+        if isinstance(it, core.SubsetsOf):
+            return binder_value(kind, index, table=self.const("BAG_COPIES", tuple(self.config.component_counts)))
+        return binder_value(kind, index)
 
     def listed_in_order(self, st) -> bool:
         """Whether the options of a decision are listed in increasing order of their ids: the actions
@@ -430,7 +497,7 @@ class DirectProgram:
         self.source = codegen.source()
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, endless=endless,
+        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, bag_from_index=from_index, endless=endless,
                          GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")

@@ -138,7 +138,7 @@ class SteppingCodegen(DirectCodegen):
         return [line.replace(" = draw", " = yield from draw", 1) for line in lines] if self.chance else lines
 
     def decision_lines(self, st) -> list[str]:
-        return ["_k, _v = yield _p, _o"]
+        return ["_a = yield _p, _o"]
 
     def d_Move(self, st):
         lines = super().d_Move(st)
@@ -216,15 +216,17 @@ class SteppedState(State):
             setattr(self, name, getattr(fresh, name))
 
     def stop_at(self, stopped) -> None:
-        """At the next stop: a decision (its player, its options) or a chance event (None, its weights)."""
+        """At the next stop: a decision (its player, the ids of its options in increasing order) or a
+        chance event (None, its weights)."""
         who, pending = stopped
         self.pending = pending
-        self.legal = legal = sorted(pending)
         if who is None:
+            self.legal = legal = sorted(pending)
             total = sum(pending.values())
             self.chance = [(k, pending[k] / total) for k in legal]
             self.to_move = CHANCE_PLAYER
         else:
+            self.legal = pending
             self.chance = None
             self.to_move = who
 
@@ -246,7 +248,7 @@ class SteppedState(State):
         history.append(action)
         s.t += 1
         try:
-            stopped = gen.send(action if self.chance is not None else pending[action])
+            stopped = gen.send(action)
         except (GameOver, StopIteration):
             self._end()
             return
@@ -259,7 +261,7 @@ class SteppedState(State):
             self.stop_at(stopped)
         else:  # a decision after a decision: the common case, straight
             self.to_move, self.pending = stopped
-            self.legal = sorted(self.pending)
+            self.legal = self.pending
 
     # The State methods that would read a field of the engine's form after one of the fields above (and
     # so keep the stepped one in hand): the engine's State first.
