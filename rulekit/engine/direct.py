@@ -23,7 +23,7 @@ from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
 from .listing import ID_MARK, binder_value, digit, id_list_lines
 from .picks import ascending_domain
-from .stream import Stream
+from .stream import DrawCounts, Stream
 from .subsets import from_index
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
@@ -506,6 +506,7 @@ class DirectProgram:
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.game = game
+        self.draws = DrawCounts()  # of the games played lately, to compute as many draws up front
 
     def play(self, seed: int, max_steps: int, rng, stream: Stream | None = None) -> Playout | None:
         """One game, each decision `rng.choice` of the sorted legal actions (`rng` a `random.Random`),

@@ -22,14 +22,15 @@ from ..errors import IllegalActionError, RuleRuntimeError
 from . import direct, runtime
 from .direct import DirectCodegen, GameOver, Playout, Unsupported
 from .state import CHANCE_PLAYER, TERMINAL_PLAYER, State
+from .stream import DrawCounts, streams
 
 
 class Stepping(Playout):
     """The game of a stepped state, as the whole-game code plays it, its history in `h`: the draws of
     `direct` record each chance outcome there as the engine records it, and each decision is added
-    as the caller makes it."""
+    as the caller makes it. `draws`: the draw counts of its program's games, which it adds to at its end."""
 
-    __slots__ = ()
+    __slots__ = ("draws",)
 
 
 def kind_counts(cards) -> dict[int, int]:
@@ -181,6 +182,7 @@ class SteppingProgram:
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.game = game
+        self.draws = DrawCounts()  # with chance drawn inside: of the games played lately (see `stream`)
 
 
 def stepping_program(game, chance: bool = False) -> SteppingProgram | None:
@@ -231,6 +233,9 @@ class SteppedState(State):
             self.to_move = who
 
     def _end(self) -> None:
+        s = self.fast[1]
+        if s.draws is not None:
+            s.draws.seen(s.t)
         self.over = True
         self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
 
@@ -278,8 +283,9 @@ def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) 
     """The start of a game (chance drawn inside from `seed` with `auto`, else offered to the caller):
     a SteppedState, or the engine's State when the whole-game code stops before the first decision or
     chance event (the end already, or a rule error)."""
-    s = Stepping(game, seed, 0, None)
+    s = Stepping(game, seed, 0, None, streams((seed,), program.draws.first)[0] if auto and seed is not None else None)
     s.h = [] if auto else None
+    s.draws = program.draws if auto else None
     gen = program.flow(s)
     try:
         stopped = gen.send(None)

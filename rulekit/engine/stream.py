@@ -58,3 +58,24 @@ def streams(seeds, count: int = CHUNK) -> list[Stream]:
         return []
     rows = uniforms(seeds, 0, count).tolist()
     return [Stream(seed, row) for seed, row in zip(seeds, rows)]
+
+
+MAX_FIRST = 4096  # draws computed up front for one game, at most
+
+
+class DrawCounts:
+    """How many draws the games of one program have needed lately, so that the draws of the next
+    game are computed up front in one numpy pass that covers most games (a longer game computes more
+    as it goes): twice a running average of the draws per game."""
+
+    __slots__ = ("average",)
+
+    def __init__(self):
+        self.average = float(CHUNK)
+
+    @property
+    def first(self) -> int:
+        return min(MAX_FIRST, max(CHUNK, 2 * int(self.average) + 16))
+
+    def seen(self, draws: int) -> None:
+        self.average += (draws - self.average) / 16
