@@ -200,6 +200,11 @@ def endless(span):
     raise Unsure(span)
 
 
+# quantifiers unrolled over a constant domain of at most UNROLL_VALUES values: how the tests join, and
+# the value over no values; an unrolled test longer than UNROLL_CHARS stays a loop
+UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+", "0"), "sum": ("+", "0")}
+UNROLL_VALUES = 8
+UNROLL_CHARS = 2000
 TAKE_ALL = re.compile(r"(\s*)_ks = take_all\(s, (_z)\)")
 TOP_DRAW = re.compile(r"(\s*)_k = draw_top\(s, (.+), (\w+)\)")
 
@@ -393,6 +398,45 @@ class DirectCodegen(Codegen):
         if isinstance(it, core.SubsetsOf):
             return binder_value(kind, index, table=self.const("BAG_COPIES", tuple(self.config.component_counts)))
         return binder_value(kind, index)
+
+    def quant_src(self, e):
+        """A quantifier over a few constant values (the seats, an enum's members, listed numbers) as one
+        test per value, joined by `and`, `or` or `+`, instead of a loop: each test then reads a constant
+        (a card test by kind, say, becomes one constant set of kinds per value)."""
+        b = e.binder
+        domain = self.finite_domain(b) if e.kind in UNROLLED else None
+        if domain is None or len(domain) > UNROLL_VALUES:
+            return super().quant_src(e)
+        join, empty = UNROLLED[e.kind]
+        saved = self.env.get(b.slot)
+        parts = []
+        try:
+            for value in domain:
+                self.env[b.slot] = str(value) if value >= 0 else f"({value})"
+                cond = self.ex(b.cond) if b.cond is not None else None
+                body = self.ex(e.body) if e.kind in ("forall", "sum") else None
+                if e.kind == "exists":
+                    parts.append(cond or "True")
+                elif e.kind == "forall":
+                    parts.append(body if cond is None else f"((not {cond}) or {body})")
+                elif e.kind == "count":
+                    parts.append("1" if cond is None else f"(1 if {cond} else 0)")
+                else:
+                    parts.append(body if cond is None else f"({body} if {cond} else 0)")
+        finally:
+            if saved is None:
+                self.env.pop(b.slot, None)
+            else:
+                self.env[b.slot] = saved
+        code = f" {join} ".join(parts)
+        if len(code) > UNROLL_CHARS:
+            return super().quant_src(e)
+        if not parts:
+            return empty
+        if join == "+":
+            return f"({code})"
+        # `and`/`or` give an operand's value, a 0 or 1 read from the state, say: still a truth value
+        return f"({code} or False)" if join == "or" else f"({code} and True)"
 
     def listed_in_order(self, st) -> bool:
         """Whether the options of a decision are listed in increasing order of their ids: the actions
