@@ -220,6 +220,7 @@ class DirectCodegen(Codegen):
         self.consts.update(consts)
         self.has_triggers = bool(config.game.triggers)
         self.inline_draws = True  # `top_draw_lines`, and a blind draw of a card (`d_Random`)
+        self.kinds_only: set[str] | None = None  # while ids are listed: the tests a binder's domain implies
 
     def block_lines(self, stmts) -> list[str]:
         lines = []
@@ -346,12 +347,28 @@ class DirectCodegen(Codegen):
     def id_listing(self, st) -> list[str]:
         """Lines that list the ids of a decision's legal actions in `_o`, in increasing order."""
         saved, self.memo = self.memo, {}
+        self.kinds_only = set()
         try:
-            lines = id_list_lines(self.option_lines(st, lambda ai, slots, values: ID_MARK))
+            lines = id_list_lines(self.option_lines(st, lambda ai, slots, values: ID_MARK), frozenset(self.kinds_only))
         finally:
             memo, self.memo = self.memo, saved
+            self.kinds_only = None
         head = ["_o = []", "_m = {}"] if memo else ["_o = []"]
         return head + lines + ([] if self.listed_in_order(st) else ["_o.sort()"])
+
+    def binder_src(self, b, distinct: bool) -> str:
+        """In a listing of ids: the kinds of a zone's cards that pass a test of the kind alone, as
+        the zone's kinds among the constant set of those that pass (the test, then implied, is left out)."""
+        if self.kinds_only is None or not distinct or b.cond is None or not isinstance(b.iter, core.CardsIn):
+            return super().binder_src(b, distinct)
+        var = f"_L{b.slot}"
+        self.env[b.slot] = var
+        cond = self.ex(b.cond)
+        kinds = self.kind_set(var, cond)
+        if kinds is None:
+            return super().binder_src(b, distinct)
+        self.kinds_only.add(f"if {cond}:")
+        return f"sorted({kinds}.intersection(s.z[{self.ex(b.iter.zone)}]))"
 
     def decoded_actions(self, st) -> list[str] | None:
         """Lines that run the action whose id `_a` holds, its binders set from the id's digits; None

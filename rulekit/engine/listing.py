@@ -8,30 +8,37 @@ mixed-radix numbering of `rulekit.lower.actions`), so that nothing is built per 
 """
 from __future__ import annotations
 
+import itertools
 import re
+
+from .pyscope import free_names
 
 ID_MARK = "@ID@"  # the entry of each option in the listing's lines, until they become an id list
 _ENTRY = re.compile(r"(\s*)_o\[(.+)\] = " + re.escape(ID_MARK))
 _HEAD = re.compile(r"(for .+ in .+|if .+):")
+_FOR = re.compile(r"for (\w+(?:, \w+)*) in (.+)")
+_NAMES = re.compile(r"\w+")
 
 
-def id_list_lines(lines: list[str]) -> list[str]:
+def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset()) -> list[str]:
     """The lines of a listing that fill the dict `_o` with `ID_MARK` entries, turned into lines that
     extend the list `_o` with the ids, in the same order, each nest of loops and tests one list
-    comprehension (the tests before its first loop stay statements: each is evaluated once)."""
+    comprehension (the tests before its first loop stay statements: each is evaluated once).
+    `implied`: tests that the loop just before them already makes (`if ...:` heads), left out."""
     out: list[str] = []
     chain: list[str] = []
+    hoisted = itertools.count()
     for line in lines:
         found = _ENTRY.fullmatch(line)
         if found is None:
             chain.append(line)
             continue
-        out += _comprehended(chain, found.group(1), found.group(2))
+        out += _comprehended(chain, found.group(1), found.group(2), implied, hoisted)
         chain = []
     return out + chain
 
 
-def _comprehended(chain: list[str], pad: str, aid: str) -> list[str]:
+def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted) -> list[str]:
     """One action's nest of `for` and `if` heads (`chain`), each one level inside the last, then its
     entry at `pad`: as statements down to the first loop, then one comprehension."""
     depth = len(pad) // 4
@@ -42,8 +49,44 @@ def _comprehended(chain: list[str], pad: str, aid: str) -> list[str]:
     first = next((i for i, line in enumerate(chain) if line.lstrip().startswith("for ")), None)
     if first is None:
         return chain + [f"{pad}_o.append({aid})"]
-    clauses = " ".join(line.strip()[:-1] for line in chain[first:])
-    return chain[:first] + [f"{'    ' * first}_o += [{aid} {clauses}]"]
+    heads = [line.strip()[:-1] for line in chain[first:] if line.strip() not in implied]
+    before, clauses = hoist(heads, "    " * first, hoisted)
+    return chain[:first] + before + [f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"]
+
+
+def hoist(heads: list[str], pad: str, hoisted) -> tuple[list[str], list[str]]:
+    """The clauses of a comprehension (`for ... in ...`, `if ...`), each loop after the first whose
+    domain and tests read none of the loops before it listed once, before the comprehension (lines
+    at `pad`), instead of once for each value of those loops: (those lines, the clauses left).
+
+    A listing cannot change the state, so a list made earlier holds what the loop would find; an
+    error it raises where the loop would not have run makes the whole-game code hand the game to
+    the engine, which decides it as ever."""
+    groups: list[list[str]] = []
+    for head in heads:
+        if head.startswith("for ") or not groups:
+            groups.append([head])
+        else:
+            groups[-1].append(head)
+    before, clauses, bound = [], [], set()
+    for n, group in enumerate(groups):
+        found = _FOR.fullmatch(group[0])
+        if found is None:
+            return [], heads
+        target, src = found.groups()
+        names = set(_NAMES.findall(target))
+        tests = [head[3:] for head in group[1:]]
+        own = [t for t in tests if not free_names(t) & bound]
+        plain = not own and (src.startswith(("range(", "(")) or src.isidentifier())  # nothing to save
+        if n == 0 or plain or free_names(src) & bound:
+            clauses += group
+        else:
+            name = f"_ol{next(hoisted)}"
+            value = target if "," not in target else f"({target})"
+            before.append(f"{pad}{name} = [{value} for {target} in {src}{''.join(' if ' + t for t in own)}]")
+            clauses += [f"for {target} in {name}", *(f"if {t}" for t in tests if t not in own)]
+        bound |= names
+    return before, clauses
 
 
 def binder_value(kind: str, index: str, low: str | None = None, table: str | None = None) -> str | None:
