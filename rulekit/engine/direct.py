@@ -15,13 +15,14 @@ again by the engine, whose outcome then stands.
 from __future__ import annotations
 
 import re
+from itertools import compress
 
 from ..errors import RuleRuntimeError
 from .. import model as m
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
-from .listing import ID_MARK, binder_value, digit, id_list_lines
+from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
 from .picks import ascending_domain
 from .stream import DrawCounts, Stream
 from .subsets import from_index
@@ -200,6 +201,8 @@ def endless(span):
     raise Unsure(span)
 
 
+# what the listings of ids call, in the namespace of the whole-game code (stopping or not)
+HELPERS = {"compress": compress, "bag_from_index": from_index}
 # quantifiers unrolled over a constant domain of at most UNROLL_VALUES values: how the tests join, and
 # the value over no values; an unrolled test longer than UNROLL_CHARS stays a loop
 UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+", "0"), "sum": ("+", "0")}
@@ -304,7 +307,9 @@ class DirectCodegen(Codegen):
 
     def n_Move(self, st):
         lines = self.unlogged(super().n_Move(st))
-        return [out for line in lines for out in self.take_all_lines(line)]
+        # cards put on top of a stack: `put_many`'s steps for a stack (the destination is one)
+        return [out.replace("put_many(s, _d, _ks, False)", "s.z[_d].extend(_ks)") for line in lines
+                for out in self.take_all_lines(line)]
 
     @staticmethod
     def take_all_lines(line: str) -> list[str]:
@@ -354,7 +359,7 @@ class DirectCodegen(Codegen):
             memo, self.memo = self.memo, saved
             self.kinds_only = None
         head = ["_o = []", "_m = {}"] if memo else ["_o = []"]
-        return head + lines + ([] if self.listed_in_order(st) else ["_o.sort()"])
+        return head + [nonempty_ids(line) for line in lines] + ([] if self.listed_in_order(st) else ["_o.sort()"])
 
     def binder_src(self, b, distinct: bool) -> str:
         """In a listing of ids: the kinds of a zone's cards that pass a test of the kind alone, as
@@ -423,7 +428,7 @@ class DirectCodegen(Codegen):
         b = e.binder
         domain = self.finite_domain(b) if e.kind in UNROLLED else None
         if domain is None or len(domain) > UNROLL_VALUES:
-            return super().quant_src(e)
+            return any_nonempty(super().quant_src(e))
         join, empty = UNROLLED[e.kind]
         saved = self.env.get(b.slot)
         parts = []
@@ -558,7 +563,7 @@ class DirectProgram:
         self.source = codegen.source()
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, bag_from_index=from_index, endless=endless,
+        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, **HELPERS, endless=endless,
                          GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")

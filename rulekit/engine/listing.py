@@ -89,6 +89,26 @@ def hoist(heads: list[str], pad: str, hoisted) -> tuple[list[str], list[str]]:
     return before, clauses
 
 
+_NONEMPTY_IDS = re.compile(r"_o \+= \[(\d+) \+ (\w+) for \2, \2_z0 in enumerate\(s\.z\[(\d+):(\d+)\]\) if \(\(not not \2_z0\)\)\]")
+_ANY_NONEMPTY = re.compile(r"any\(True for (\w+), \1_z0 in enumerate\((s\.z\[\d+:\d+\])\) if \(\(not not \1_z0\)\)\)")
+
+
+def nonempty_ids(line: str) -> str:
+    """The ids of the zones of a family that hold cards (`base + position`), picked in C by `compress`
+    rather than by a comprehension's test of each zone."""
+    found = _NONEMPTY_IDS.search(line)
+    if found is None:
+        return line
+    base, low, high = int(found.group(1)), int(found.group(3)), int(found.group(4))
+    return (line[:found.start()] + f"_o += compress(range({base}, {base + high - low}), s.z[{low}:{high}])"
+            + line[found.end():])
+
+
+def any_nonempty(code: str) -> str:
+    """Whether some zone of a family holds cards: `any` of the zones themselves."""
+    return _ANY_NONEMPTY.sub(lambda found: f"any({found.group(2)})", code)
+
+
 def binder_value(kind: str, index: str, low: str | None = None, table: str | None = None) -> str | None:
     """The value a binder of domain `kind` (a core type name) takes at position `index` of its domain,
     as the action numbering counts (see `Codegen.domain_index`); None for a domain read otherwise."""

@@ -173,7 +173,7 @@ class SteppingProgram:
         else:
             draws = dict(draw_card=direct.draw_card, draw=direct.draw, draw_fixed=direct.draw_fixed, resolve=direct.resolve,
                          draw_top=direct.draw_top, uniform=direct.uniform, take_top=runtime.take_top)
-        namespace.update(draws, decide=None, endless=direct.endless, GameOver=GameOver, EndOfTurn=direct.EndOfTurn,
+        namespace.update(draws, **direct.HELPERS, decide=None, endless=direct.endless, GameOver=GameOver, EndOfTurn=direct.EndOfTurn,
                          EndOfRound=direct.EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:steps>", "exec")
