@@ -209,6 +209,7 @@ UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+",
 UNROLL_VALUES = 8
 UNROLL_CHARS = 2000
 TAKE_ALL = re.compile(r"(\s*)_ks = take_all\(s, (_z)\)")
+TAKE_FIRST = re.compile(r"(\s*)_ks = take_where\(s, _z, lambda (\w+): (.+), True\)")
 TOP_DRAW = re.compile(r"(\s*)_k = draw_top\(s, (.+), (\w+)\)")
 
 
@@ -309,7 +310,18 @@ class DirectCodegen(Codegen):
         lines = self.unlogged(super().n_Move(st))
         # cards put on top of a stack: `put_many`'s steps for a stack (the destination is one)
         return [out.replace("put_many(s, _d, _ks, False)", "s.z[_d].extend(_ks)") for line in lines
-                for out in self.take_all_lines(line)]
+                for out in self.take_first_lines(line) for out in self.take_all_lines(out)]
+
+    @staticmethod
+    def take_first_lines(line: str) -> list[str]:
+        """`runtime.take_where` of one card inline, the test inline too: the first card of a set (whose
+        bounds of undetermined cards never move) that passes it, taken."""
+        found = TAKE_FIRST.fullmatch(line)
+        if found is None:
+            return [line]
+        pad, var, cond = found.groups()
+        return [f"{pad}_ks = next(([{var}] for {var} in s.z[_z] if {cond}), [])", f"{pad}if _ks:",
+                f"{pad}    s.z[_z].remove(_ks[0])"]
 
     @staticmethod
     def take_all_lines(line: str) -> list[str]:
