@@ -45,16 +45,34 @@ def kind_counts(cards) -> dict[int, int]:
     return counts
 
 
-# The same chance, each event a stop: `yield (None, weights)` gets the outcome the caller gives. An
-# event of one outcome is none, as in the engine (see `State.chance_random`, `State.chance_resolve`).
+def card_event(cards) -> tuple | None:
+    """The chance event of a card drawn blindly from `cards`, as a stop: (None, how many cards of
+    each kind, the kinds in increasing order, (kind, probability) of each); None for cards of one kind."""
+    counts = kind_counts(cards)
+    if len(counts) == 1:
+        return None
+    n = len(cards)
+    return None, counts, list(counts), [(kind, count / n) for kind, count in counts.items()]
+
+
+def weighted_event(weights) -> tuple:
+    """The chance event of outcomes of these weights, as a stop, the probabilities as the engine's."""
+    legal = sorted(weights)
+    total = sum(weights.values())
+    return None, weights, legal, [(k, weights[k] / total) for k in legal]
+
+
+# The same chance, each event a stop: `yield (None, weights, outcomes, probabilities)` gets the outcome
+# the caller gives. An event of one outcome is none, as in the engine (see `State.chance_random`,
+# `State.chance_resolve`).
 def offer_card(s, zone, span):
     cards = s.z[zone]
     if not cards:
         raise RuleRuntimeError("a random card is drawn from an empty zone", span)
-    counts = kind_counts(cards)
-    if len(counts) == 1:
+    event = card_event(cards)
+    if event is None:
         return cards[0]
-    return (yield None, counts)
+    return (yield event)
 
 
 def offer(s, weights, span):
@@ -62,25 +80,31 @@ def offer(s, weights, span):
         return next(iter(weights))
     if not weights:
         raise RuleRuntimeError("a random choice has nothing to choose from", span)
-    return (yield None, weights)
+    return (yield weighted_event(weights))
+
+
+_FIXED: dict[tuple, tuple] = {}  # constant weights (see `DirectCodegen.d_Random`) -> their event
 
 
 def offer_fixed(s, table):
-    return (yield None, dict(table[1]))
+    event = _FIXED.get(table)
+    if event is None:  # the same for every game: the stop shares its lists, which nobody changes
+        event = _FIXED[table] = weighted_event(dict(table[1]))
+    return (yield event)
 
 
 def offer_end(s, zone, top):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    counts = kind_counts(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
-    kind = cards[lo] if len(counts) == 1 else (yield None, counts)
+    event = card_event(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
+    kind = cards[lo] if event is None else (yield event)
     runtime.fix_end(s, zone, kind, top)
 
 
 def offer_top(s, zone, span):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
-        counts = kind_counts(cards if lo == 0 else cards[lo:hi])
-        kind = cards[lo] if len(counts) == 1 else (yield None, counts)
+        event = card_event(cards if lo == 0 else cards[lo:hi])
+        kind = cards[lo] if event is None else (yield event)
         del cards[cards.index(kind, lo, hi)]
         s.hi[zone] = hi - 1
         return kind
@@ -219,18 +243,14 @@ class SteppedState(State):
 
     def stop_at(self, stopped) -> None:
         """At the next stop: a decision (its player, the ids of its options in increasing order) or a
-        chance event (None, its weights)."""
-        who, pending = stopped
-        self.pending = pending
-        if who is None:
-            self.legal = legal = sorted(pending)
-            total = sum(pending.values())
-            self.chance = [(k, pending[k] / total) for k in legal]
+        chance event (None, its weights, its outcomes in increasing order, their probabilities)."""
+        if stopped[0] is None:
+            _, self.pending, self.legal, self.chance = stopped
             self.to_move = CHANCE_PLAYER
         else:
-            self.legal = pending
+            self.to_move, self.pending = stopped
+            self.legal = self.pending
             self.chance = None
-            self.to_move = who
 
     def _end(self) -> None:
         s = self.fast[1]
