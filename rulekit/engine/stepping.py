@@ -282,11 +282,13 @@ class SteppedState(State):
             self.to_engine()
             State.apply_action(self, action)
             return
-        if stopped[0] is None or self.chance is not None:
-            self.stop_at(stopped)
-        else:  # a decision after a decision: the common case, straight
+        if stopped[0] is None:  # `stop_at`'s steps, inline
+            _, self.pending, self.legal, self.chance = stopped
+            self.to_move = CHANCE_PLAYER
+        else:
             self.to_move, self.pending = stopped
             self.legal = self.pending
+            self.chance = None
 
     # The State methods that would read a field of the engine's form after one of the fields above (and
     # so keep the stepped one in hand): the engine's State first.
