@@ -22,7 +22,7 @@ from ..errors import IllegalActionError, RuleRuntimeError
 from . import direct, runtime
 from .direct import DirectCodegen, GameOver, Playout, Unsupported
 from .state import CHANCE_PLAYER, TERMINAL_PLAYER, State
-from .stream import DrawCounts, streams
+from .stream import DrawCounts, SeedStreams
 
 
 class Stepping(Playout):
@@ -207,6 +207,7 @@ class SteppingProgram:
         self.flow = namespace["FLOW"]
         self.game = game
         self.draws = DrawCounts()  # with chance drawn inside: of the games played lately (see `stream`)
+        self.streams = SeedStreams()
 
 
 def stepping_program(game, chance: bool = False) -> SteppingProgram | None:
@@ -305,7 +306,7 @@ def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) 
     """The start of a game (chance drawn inside from `seed` with `auto`, else offered to the caller):
     a SteppedState, or the engine's State when the whole-game code stops before the first decision or
     chance event (the end already, or a rule error)."""
-    s = Stepping(game, seed, 0, None, streams((seed,), program.draws.first)[0] if auto and seed is not None else None)
+    s = Stepping(game, seed, 0, None, program.streams.take(seed, program.draws.first) if auto and seed is not None else None)
     s.h = [] if auto else None
     s.draws = program.draws if auto else None
     gen = program.flow(s)

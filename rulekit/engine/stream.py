@@ -79,3 +79,25 @@ class DrawCounts:
 
     def seen(self, draws: int) -> None:
         self.average += (draws - self.average) / 16
+
+
+class SeedStreams:
+    """The streams of the games a program starts one by one: when the seeds come in order (0, 1, 2,
+    ..., as a simulation or a benchmark asks for them), those of the next `block` seeds are computed
+    in the same numpy pass as the one asked for, and handed out as they are asked for."""
+
+    __slots__ = ("ahead", "last", "block")
+
+    def __init__(self, block: int = 32):
+        self.ahead: dict[int, Stream] = {}
+        self.last: int | None = None
+        self.block = block
+
+    def take(self, seed: int, count: int) -> Stream:
+        stream = self.ahead.pop(seed, None)
+        if stream is None:
+            in_order = self.last is not None and seed == self.last + 1
+            self.ahead = {s.seed: s for s in streams(range(seed, seed + self.block) if in_order else (seed,), count)}
+            stream = self.ahead.pop(seed)
+        self.last = seed
+        return stream
