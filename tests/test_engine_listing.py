@@ -163,3 +163,60 @@ def test_a_comprehension_keeps_the_order_of_the_loops_and_lists_only_loops_that_
     # nothing to gain from listing a constant range once; a loop that reads an outer one stays put
     assert hoist(["for x in a", "for y in range(3)", "for z in h(x)"], "", iter(range(9))) == (
         [], ["for x in a", "for y in range(3)", "for z in h(x)"])
+
+
+# Two triggers that decide and one that does not, re-armed when their conditions turn false, checked at
+# decisions and by `check triggers`: a check that fires nothing runs no generator (see `SteppingCodegen`).
+TRIGGERS_SPEC = """
+game bells "Bells"
+rulebook "rulebook.txt" source "bells.txt"
+players 2 to 2
+zone box: set, public, initial
+card Bell x 1
+var rings: int 0..100 = 0
+var chimes: int 0..100 = 0
+trigger third "Every third ring" when rings % 3 == 2 {
+  choose by current {
+    action chime { add 1 to chimes }
+    action hush { }
+  }
+}
+trigger fifth "Every fifth ring" when rings % 5 == 4 { add 2 to chimes }
+trigger once_many "Many chimes" once when chimes >= 4 {
+  choose by current {
+    action ring { add 1 to rings }
+    action rest { }
+  }
+}
+flow {
+  turns from seat(0) {
+    random d in 1..3
+    add d to rings
+    check triggers
+    choose by current {
+      action ring { add 1 to rings }
+      action stop when rings > 10 { end game }
+    }
+    if rings >= 60 { end game }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("auto", [True, False])
+def test_triggers_that_decide_fire_in_stepped_states_as_in_the_engine(tmp_path, auto):
+    path = write_spec(tmp_path, TRIGGERS_SPEC, name="bells", rulebook="Bells.\n")
+    game = Game(rulekit.load(str(path), players=2).config)
+    source = (game.stepping if auto else game.stepping_chance).source
+    assert "_tf = which(s)" in source and "while _tf:" in source
+    for seed in range(10):
+        state, reference = game.new_initial_state(seed=seed, auto_chance=auto), State(game, seed, auto_chance=auto)
+        rng = random.Random(seed)
+        while not reference.is_terminal() and reference.legal_actions():
+            assert (state.legal_actions(), state.current_player(), state.chance_outcomes()) == (
+                reference.legal_actions(), reference.current_player(), reference.chance_outcomes())
+            action = rng.choice(reference.legal_actions())
+            state.apply_action(action)
+            reference.apply_action(action)
+        assert (state.is_terminal(), state.returns(), state.history) == (True, reference.returns(), reference.history)
+        assert type(state) is SteppedState

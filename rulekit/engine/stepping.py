@@ -16,6 +16,7 @@ replays the history (same seed, same chance outcomes) and goes on from there, it
 """
 from __future__ import annotations
 
+import re
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError
@@ -177,11 +178,32 @@ class SteppingCodegen(DirectCodegen):
         # the flow is a generator even when it never stops (a game that needs no decision)
         text = text.replace("def FLOW(s):\n", "def FLOW(s):\n    if 0:\n        yield\n", 1)
         if self.deciding_triggers:
-            text = text.replace("def fire(s):\n", "def fire(s):\n    if 0:\n        yield\n", 1)
-            for i in self.deciding_triggers:
-                text = text.replace(f" TQ{i}(s)\n", f" yield from TQ{i}(s)\n")
-            text = text.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
+            text = self.trigger_stops(text)
         return text
+
+    def trigger_stops(self, text: str) -> str:
+        """Triggers that decide: `which(s)`, a plain function, finds the trigger that fires (as `fire`
+        does: disarming it, re-arming on the way those whose condition is false) and `run_trigger`,
+        a generator, runs it; a check that fires nothing (the common case) so starts no generator."""
+        head, _, tests = text.partition("def fire(s):\n")
+        for i in range(len(self.g.triggers)):
+            tests = tests.replace(f"            TQ{i}(s)\n            return True\n", f"            return {i + 1}\n")
+        tests = tests.replace("    return False\n", "    return 0\n")
+        runs = ["def run_trigger(s, _tf):"]
+        for i in range(len(self.g.triggers)):
+            call = f"yield from TQ{i}(s)" if i in self.deciding_triggers else f"TQ{i}(s)"
+            runs += [f"    {'if' if i == 0 else 'elif'} _tf == {i + 1}:", f"        {call}"]
+        runs += ["    if 0:", "        yield"]
+        fire = ["def fire(s):", "    _tf = which(s)", "    if not _tf:", "        return False",
+                "    yield from run_trigger(s, _tf)", "    return True"]
+        head = UNTIL_NONE_FIRES.sub(r"\1_tf = which(s)\n\1if not _tf:\n\1    break\n\1yield from run_trigger(s, _tf)", head)
+        head = WHILE_ONE_FIRES.sub(r"\1_tf = which(s)\n\1while _tf:\n\1    yield from run_trigger(s, _tf)\n\1    _tf = which(s)", head)
+        head = head.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
+        return head + "def which(s):\n" + tests + "\n".join(runs + fire) + "\n"
+
+
+UNTIL_NONE_FIRES = re.compile(r"^( *)if not fire\(s\):\n\1    break$", re.M)
+WHILE_ONE_FIRES = re.compile(r"^( *)while fire\(s\):\n\1    pass$", re.M)
 
 
 class SteppingProgram:
