@@ -46,9 +46,29 @@ def kind_counts(cards) -> dict[int, int]:
     return counts
 
 
+CARD_EVENTS: dict[tuple, tuple | None] = {}  # the cards drawn from -> their event, for any game
+CARD_EVENTS_KEPT = 8192  # events remembered at most; then forgotten all at once
+_UNKNOWN = ()
+
+
 def card_event(cards) -> tuple | None:
     """The chance event of a card drawn blindly from `cards`, as a stop: (None, how many cards of
-    each kind, the kinds in increasing order, (kind, probability) of each); None for cards of one kind."""
+    each kind, the kinds in increasing order, (kind, probability) of each); None for cards of one kind.
+
+    It depends on the cards alone, and a game draws from the same cards again and again (a full deck
+    at each deal, the same few cards left at its end): remembered, the stops share their lists, which
+    nobody changes."""
+    key = tuple(cards)
+    event = CARD_EVENTS.get(key, _UNKNOWN)
+    if event is _UNKNOWN:
+        if len(CARD_EVENTS) >= CARD_EVENTS_KEPT:
+            CARD_EVENTS.clear()
+        event = CARD_EVENTS[key] = counted_event(cards)
+    return event
+
+
+def counted_event(cards) -> tuple | None:
+    """`card_event`, worked out."""
     counts = kind_counts(cards)
     if len(counts) == 1:
         return None
