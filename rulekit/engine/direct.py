@@ -73,7 +73,7 @@ class Playout:
                  "bits", "h", "rounds", "armed", "is_set", "zone_names", "kind_names")
 
     def __init__(self, game, seed: int, max_steps: int, rng, stream: Stream | None = None):
-        self.z = [list(cards) for cards in game.initial_zones]
+        self.z = list(map(list, game.initial_zones))
         self.lo = [0] * len(self.z)
         self.hi = [0] * len(self.z)
         self.v = list(game.initial_values)
@@ -209,6 +209,7 @@ UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+",
 UNROLL_VALUES = 8
 UNROLL_CHARS = 2000
 TAKE_ALL = re.compile(r"(\s*)_ks = take_all\(s, (_z)\)")
+CONSTANT_RANGE = re.compile(r"range\(\d+\)")
 TAKE_FIRST = re.compile(r"(\s*)_ks = take_where\(s, _z, lambda (\w+): (.+), True\)")
 TOP_DRAW = re.compile(r"(\s*)_k = draw_top\(s, (.+), (\w+)\)")
 
@@ -284,7 +285,10 @@ class DirectCodegen(Codegen):
         return lines
 
     def d_For(self, st):
-        return [f"for {self.local_ref(st.binder.slot)} in tuple({self.iter_src(st.binder.iter, distinct=True)}):",
+        src = self.iter_src(st.binder.iter, distinct=True)
+        # the domain taken before the body runs, which may change the zone it reads (a range stays as it is)
+        src = src if CONSTANT_RANGE.fullmatch(src) else f"tuple({src})"
+        return [f"for {self.local_ref(st.binder.slot)} in {src}:",
                 *self.indent(self.block_lines(st.body))]
 
     def d_Loop(self, st):
@@ -497,7 +501,13 @@ class DirectCodegen(Codegen):
             return [f"{self.local_ref(b.slot)} = {next(iter(self.consts[fixed]))}"]
         if fixed is not None and self.consts[fixed]:  # the outcomes in order, each with its weight
             weights = self.consts[fixed]
-            table = self.const(f"DW{len(self.consts)}", (sum(weights.values()), tuple(sorted(weights.items()))))
+            total, ordered = sum(weights.values()), tuple(sorted(weights.items()))
+            if self.inline_draws and len(ordered) == 2:  # `draw_fixed`'s steps inline: u - w < 0 is u < w
+                (first, weight), (second, _) = ordered
+                target = self.local_ref(b.slot)
+                return ["_dt = s.t", f"{target} = {first} if (s.u[_dt] if _dt < len(s.u) else uniform(s)) * {total} < {weight} else {second}",
+                        "s.t = _dt + 1", f"s.h.append({target})"]
+            table = self.const(f"DW{len(self.consts)}", (total, ordered))
             return [f"{self.local_ref(b.slot)} = draw_fixed(s, {table})"]
         return [*self.chance_weights(st), f"{self.local_ref(b.slot)} = draw(s, _w, {self.span_const(st.span)})"]
 
