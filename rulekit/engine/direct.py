@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from itertools import compress
 
-from ..errors import RuleRuntimeError
 from .. import model as m
+from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen

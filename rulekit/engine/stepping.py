@@ -222,8 +222,8 @@ class SteppingCodegen(DirectCodegen):
         return head + "def which(s):\n" + tests + "\n".join(runs + fire) + "\n"
 
 
-UNTIL_NONE_FIRES = re.compile(r"^( *)if not fire\(s\):\n\1    break$", re.M)
-WHILE_ONE_FIRES = re.compile(r"^( *)while fire\(s\):\n\1    pass$", re.M)
+UNTIL_NONE_FIRES = re.compile(r"^( *)if not fire\(s\):\n\1    break$", re.MULTILINE)
+WHILE_ONE_FIRES = re.compile(r"^( *)while fire\(s\):\n\1    pass$", re.MULTILINE)
 
 
 class SteppingProgram:

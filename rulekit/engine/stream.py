@@ -86,7 +86,7 @@ class SeedStreams:
     ..., as a simulation or a benchmark asks for them), those of the next `block` seeds are computed
     in the same numpy pass as the one asked for, and handed out as they are asked for."""
 
-    __slots__ = ("ahead", "last", "block")
+    __slots__ = ("ahead", "block", "last")
 
     def __init__(self, block: int = 32):
         self.ahead: dict[int, Stream] = {}
