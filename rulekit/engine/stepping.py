@@ -17,6 +17,7 @@ replays the history (same seed, same chance outcomes) and goes on from there, it
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError
@@ -35,15 +36,11 @@ class Stepping(Playout):
 
 
 def kind_counts(cards) -> dict[int, int]:
-    """How many cards of each kind, kinds in increasing order: as `Counter` counts, at a fraction of
-    its cost for the few kinds of a hand or a deck."""
-    kinds = sorted(set(cards))
-    if len(kinds) * len(cards) <= 1024:  # `count` scans in C: cheap while the scans are short
-        return {kind: cards.count(kind) for kind in kinds}
-    counts = dict.fromkeys(kinds, 0)
-    for kind in cards:
-        counts[kind] += 1
-    return counts
+    """How many cards of each kind, kinds in increasing order: for a few cards, a scan of them (in C)
+    per kind; for more, as `Counter` counts them."""
+    if len(cards) <= 16:
+        return {kind: cards.count(kind) for kind in sorted(set(cards))}
+    return dict(sorted(Counter(cards).items()))
 
 
 CARD_EVENTS: dict[tuple, tuple | None] = {}  # the cards drawn from -> their event, for any game
