@@ -30,9 +30,10 @@ from .stream import DrawCounts, SeedStreams
 class Stepping(Playout):
     """The game of a stepped state, as the whole-game code plays it, its history in `h`: the draws of
     `direct` record each chance outcome there as the engine records it, and each decision is added
-    as the caller makes it. `draws`: the draw counts of its program's games, which it adds to at its end."""
+    as the caller makes it. `draws`: the draw counts of its program's games, which it adds to at its end; `events`: the card
+    events they met (when the caller gives chance)."""
 
-    __slots__ = ("draws",)
+    __slots__ = ("draws", "events")
 
 
 def kind_counts(cards) -> dict[int, int]:
@@ -43,29 +44,52 @@ def kind_counts(cards) -> dict[int, int]:
     return dict(sorted(Counter(cards).items()))
 
 
-CARD_EVENTS: dict[tuple, tuple | None] = {}  # the cards drawn from -> their event, for any game
-CARD_EVENTS_KEPT = 8192  # events remembered at most; then forgotten all at once
+CARD_EVENTS_KEPT = 4096  # events a program remembers at most; then forgotten all at once
+# Only the events of this many cards or fewer: the ways to be left with some of a big deck are too
+# many to meet again often.
+CARD_EVENTS_CARDS = 24
+CARD_EVENTS_REUSE = 4  # times a full store must have been used per event it holds, to go on
 _UNKNOWN = ()
 
 
-def card_event(cards) -> tuple | None:
-    """The chance event of a card drawn blindly from `cards`, as a stop: (None, how many cards of
-    each kind, the kinds in increasing order, (kind, probability) of each); None for cards of one kind.
+class CardEvents:
+    """The chance events of cards drawn blindly (see `counted_event`) that the games of one program met.
 
-    It depends on the cards alone, and a game draws from the same cards again and again (a full deck
-    at each deal, the same few cards left at its end): remembered, the stops share their lists, which
-    nobody changes."""
-    key = tuple(cards)
-    event = CARD_EVENTS.get(key, _UNKNOWN)
-    if event is _UNKNOWN:
-        if len(CARD_EVENTS) >= CARD_EVENTS_KEPT:
-            CARD_EVENTS.clear()
-        event = CARD_EVENTS[key] = counted_event(cards)
-    return event
+    An event depends on the cards alone, and some games draw from the same few cards again and again
+    (a small deck at each deal): remembered, the stops share their lists, which nobody changes. Where
+    the games seldom meet the same cards twice, remembering costs more than it saves (measured, the
+    garbage collector's visits to the store included): when the store is full, it goes on only if it
+    was used `CARD_EVENTS_REUSE` times as often as it was filled."""
+
+    __slots__ = ("events", "hits", "misses", "on")
+
+    def __init__(self):
+        self.events: dict[tuple, tuple | None] = {}
+        self.hits = self.misses = 0
+        self.on = True
+
+    def event(self, cards) -> tuple | None:
+        if not self.on or len(cards) > CARD_EVENTS_CARDS:
+            return counted_event(cards)
+        key = tuple(cards)
+        event = self.events.get(key, _UNKNOWN)
+        if event is not _UNKNOWN:
+            self.hits += 1
+            return event
+        self.misses += 1
+        if len(self.events) >= CARD_EVENTS_KEPT:
+            self.on = self.hits >= CARD_EVENTS_REUSE * self.misses
+            self.events.clear()
+            self.hits = self.misses = 0
+            if not self.on:
+                return counted_event(cards)
+        event = self.events[key] = counted_event(cards)
+        return event
 
 
 def counted_event(cards) -> tuple | None:
-    """`card_event`, worked out."""
+    """The chance event of a card drawn blindly from `cards`, as a stop: (None, how many cards of
+    each kind, the kinds in increasing order, (kind, probability) of each); None for cards of one kind."""
     counts = kind_counts(cards)
     if len(counts) == 1:
         return None
@@ -87,7 +111,7 @@ def offer_card(s, zone, span):
     cards = s.z[zone]
     if not cards:
         raise RuleRuntimeError("a random card is drawn from an empty zone", span)
-    event = card_event(cards)
+    event = s.events.event(cards)
     if event is None:
         return cards[0]
     return (yield event)
@@ -113,7 +137,7 @@ def offer_fixed(s, table):
 
 def offer_end(s, zone, top):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    event = card_event(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
+    event = s.events.event(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
     kind = cards[lo] if event is None else (yield event)
     runtime.fix_end(s, zone, kind, top)
 
@@ -121,7 +145,7 @@ def offer_end(s, zone, top):
 def offer_top(s, zone, span):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
-        event = card_event(cards if lo == 0 else cards[lo:hi])
+        event = s.events.event(cards if lo == 0 else cards[lo:hi])
         kind = cards[lo] if event is None else (yield event)
         del cards[cards.index(kind, lo, hi)]
         s.hi[zone] = hi - 1
@@ -247,6 +271,7 @@ class SteppingProgram:
         self.game = game
         self.draws = DrawCounts()  # with chance drawn inside: of the games played lately (see `stream`)
         self.streams = SeedStreams()
+        self.card_events = CardEvents()  # with chance offered to the caller
 
 
 def stepping_program(game, chance: bool = False) -> SteppingProgram | None:
@@ -348,6 +373,7 @@ def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) 
     s = Stepping(game, seed, 0, None, program.streams.take(seed, program.draws.first) if auto and seed is not None else None)
     s.h = [] if auto else None
     s.draws = program.draws if auto else None
+    s.events = program.card_events
     gen = program.flow(s)
     try:
         stopped = gen.send(None)
