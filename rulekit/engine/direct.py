@@ -15,13 +15,17 @@ again by the engine, whose outcome then stands.
 from __future__ import annotations
 
 import re
+from itertools import compress
 
+from .. import model as m
 from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
+from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
 from .picks import ascending_domain
-from .stream import Stream
+from .stream import DrawCounts, Stream
+from .subsets import from_index
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
 
@@ -69,7 +73,7 @@ class Playout:
                  "bits", "h", "rounds", "armed", "is_set", "zone_names", "kind_names")
 
     def __init__(self, game, seed: int, max_steps: int, rng, stream: Stream | None = None):
-        self.z = [list(cards) for cards in game.initial_zones]
+        self.z = list(map(list, game.initial_zones))
         self.lo = [0] * len(self.z)
         self.hi = [0] * len(self.z)
         self.v = list(game.initial_values)
@@ -167,13 +171,14 @@ def draw_top(s, zone, span):
 
 
 def decide(s, options):
-    """The option picked, as `rng.choice` of the sorted legal actions picks it (see `picks`)."""
-    return options[sorted(options)[_pick(s, len(options))]]
+    """The action picked among the legal ones (ids in increasing order), as `rng.choice` of them
+    picks it (see `picks`)."""
+    return options[_pick(s, len(options))]
 
 
 def decide_listed(s, options):
-    """`decide` for options listed in increasing order of their ids: no sort needed."""
-    return list(options.values())[_pick(s, len(options))]
+    """`decide` for options listed in increasing order of their ids as they were found (no sort)."""
+    return options[_pick(s, len(options))]
 
 
 def _pick(s, n: int) -> int:
@@ -196,7 +201,16 @@ def endless(span):
     raise Unsure(span)
 
 
+# what the listings of ids call, in the namespace of the whole-game code (stopping or not)
+HELPERS = {"compress": compress, "bag_from_index": from_index}
+# quantifiers unrolled over a constant domain of at most UNROLL_VALUES values: how the tests join, and
+# the value over no values; an unrolled test longer than UNROLL_CHARS stays a loop
+UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+", "0"), "sum": ("+", "0")}
+UNROLL_VALUES = 8
+UNROLL_CHARS = 2000
 TAKE_ALL = re.compile(r"(\s*)_ks = take_all\(s, (_z)\)")
+CONSTANT_RANGE = re.compile(r"range\(\d+\)")
+TAKE_FIRST = re.compile(r"(\s*)_ks = take_where\(s, _z, lambda (\w+): (.+), True\)")
 TOP_DRAW = re.compile(r"(\s*)_k = draw_top\(s, (.+), (\w+)\)")
 
 
@@ -211,6 +225,7 @@ class DirectCodegen(Codegen):
         self.consts.update(consts)
         self.has_triggers = bool(config.game.triggers)
         self.inline_draws = True  # `top_draw_lines`, and a blind draw of a card (`d_Random`)
+        self.kinds_only: set[str] | None = None  # while ids are listed: the tests a binder's domain implies
 
     def block_lines(self, stmts) -> list[str]:
         lines = []
@@ -251,14 +266,13 @@ class DirectCodegen(Codegen):
         return [pad + b for b in body]
 
     def decision_lines(self, st) -> list[str]:
-        """The pick of a decision: `decide`'s steps inline (or its call, without `inline_picks`)."""
-        listed = self.listed_in_order(st)
+        """The pick of a decision among the ids listed in `_o`, in increasing order, into `_a`:
+        `decide`'s steps inline (or its call, without `inline_picks`)."""
         if not self.inline_picks:
-            return [f"_k, _v = {'decide_listed' if listed else 'decide'}(s, _o)"]
-        pick = "list(_o.values())[_dr]" if listed else "_o[sorted(_o)[_dr]]"
+            return [f"_a = {'decide_listed' if self.listed_in_order(st) else 'decide'}(s, _o)"]
         return ["_dn = len(_o)", "if not _dn:", "    raise Deadlock", "if s.made >= s.max_steps:", "    raise Cut",
                 "s.made += 1", "s.t += 1", "_db = _dn.bit_length()", "_dr = s.bits(_db)", "while _dr >= _dn:",
-                "    _dr = s.bits(_db)", f"_k, _v = {pick}"]
+                "    _dr = s.bits(_db)", "_a = _o[_dr]"]
 
     def d_If(self, st):
         lines = []
@@ -271,7 +285,10 @@ class DirectCodegen(Codegen):
         return lines
 
     def d_For(self, st):
-        return [f"for {self.local_ref(st.binder.slot)} in tuple({self.iter_src(st.binder.iter, distinct=True)}):",
+        src = self.iter_src(st.binder.iter, distinct=True)
+        # the domain taken before the body runs, which may change the zone it reads (a range stays as it is)
+        src = src if CONSTANT_RANGE.fullmatch(src) else f"tuple({src})"
+        return [f"for {self.local_ref(st.binder.slot)} in {src}:",
                 *self.indent(self.block_lines(st.body))]
 
     def d_Loop(self, st):
@@ -295,7 +312,20 @@ class DirectCodegen(Codegen):
 
     def n_Move(self, st):
         lines = self.unlogged(super().n_Move(st))
-        return [out for line in lines for out in self.take_all_lines(line)]
+        # cards put on top of a stack: `put_many`'s steps for a stack (the destination is one)
+        return [out.replace("put_many(s, _d, _ks, False)", "s.z[_d].extend(_ks)") for line in lines
+                for out in self.take_first_lines(line) for out in self.take_all_lines(out)]
+
+    @staticmethod
+    def take_first_lines(line: str) -> list[str]:
+        """`runtime.take_where` of one card inline, the test inline too: the first card of a set (whose
+        bounds of undetermined cards never move) that passes it, taken."""
+        found = TAKE_FIRST.fullmatch(line)
+        if found is None:
+            return [line]
+        pad, var, cond = found.groups()
+        return [f"{pad}_ks = next(([{var}] for {var} in s.z[_z] if {cond}), [])", f"{pad}if _ks:",
+                f"{pad}    s.z[_z].remove(_ks[0])"]
 
     @staticmethod
     def take_all_lines(line: str) -> list[str]:
@@ -313,19 +343,138 @@ class DirectCodegen(Codegen):
         return self.unlogged(super().n_Rotate(st))
 
     def d_Choose(self, st):
-        options = self.choice_options(st, lambda ai, slots, values: f"({ai}, ({values}))")
+        decoded = self.decoded_actions(st)
+        if decoded is not None:  # the ids alone, each read back into its action once picked
+            options = self.id_listing(st)
+        else:  # the ids of the dict of options (action id -> its index and the values it binds)
+            options = [*self.choice_options(st, lambda ai, slots, values: f"({ai}, ({values}))"),
+                       "_od, _o = _o, list(_o)" if self.listed_in_order(st) else "_od, _o = _o, sorted(_o)"]
         by = f"_p = {self.ex(st.by)}"  # evaluated, as the engine does, though nobody needs it here
         if self.has_triggers:  # a trigger fires before the decision, which is then offered anew
             lines = ["while True:", *self.indent(options), f"    {by}", "    if not fire(s):", "        break"]
         else:
             lines = [*options, by]
         lines += self.decision_lines(st)
+        if decoded is not None:
+            return lines + decoded
+        lines.append("_k, _v = _od[_a]")
         for ai, action in enumerate(st.actions):
             lines.append(f"{'if' if ai == 0 else 'elif'} _k == {ai}:")
             if action.binders:
                 lines.append("    " + "".join(f"{self.local_ref(b.slot)}, " for b in action.binders) + "= _v")
             lines += self.indent(self.block_lines(action.body))
         return lines
+
+    def id_listing(self, st) -> list[str]:
+        """Lines that list the ids of a decision's legal actions in `_o`, in increasing order."""
+        saved, self.memo = self.memo, {}
+        self.kinds_only = set()
+        try:
+            lines = id_list_lines(self.option_lines(st, lambda ai, slots, values: ID_MARK), frozenset(self.kinds_only))
+        finally:
+            memo, self.memo = self.memo, saved
+            self.kinds_only = None
+        head = ["_o = []", "_m = {}"] if memo else ["_o = []"]
+        return head + [nonempty_ids(line) for line in lines] + ([] if self.listed_in_order(st) else ["_o.sort()"])
+
+    def binder_src(self, b, distinct: bool) -> str:
+        """In a listing of ids: the kinds of a zone's cards that pass a test of the kind alone, as
+        the zone's kinds among the constant set of those that pass (the test, then implied, is left out)."""
+        if self.kinds_only is None or not distinct or b.cond is None or not isinstance(b.iter, core.CardsIn):
+            return super().binder_src(b, distinct)
+        var = f"_L{b.slot}"
+        self.env[b.slot] = var
+        cond = self.ex(b.cond)
+        kinds = self.kind_set(var, cond)
+        if kinds is None:
+            return super().binder_src(b, distinct)
+        self.kinds_only.add(f"if {cond}:")
+        return f"sorted({kinds}.intersection(s.z[{self.ex(b.iter.zone)}]))"
+
+    def decoded_actions(self, st) -> list[str] | None:
+        """Lines that run the action whose id `_a` holds, its binders set from the id's digits; None
+        when a binder's domain cannot be read back from an index here (a set of values that are not
+        constants, or not distinct): then the options are listed with their values."""
+        order = sorted(range(len(st.actions)), key=lambda ai: self.action_table.bases[(st.point, ai)])
+        branches = []
+        for ai in order:
+            action = st.actions[ai]
+            base, sizes = self.action_table.bases[(st.point, ai)], self.action_table.sizes[(st.point, ai)]
+            span = 1
+            for size in sizes:
+                span *= size
+            offset = f"(_a - {base})" if base else "_a"
+            sets, radix = [], span
+            for i, (b, size) in enumerate(zip(action.binders, sizes)):
+                radix //= max(size, 1)
+                value = self.binder_value(b, digit(offset, radix, size, i == 0))
+                if value is None:
+                    return None
+                sets.append(f"{self.local_ref(b.slot)} = {value}")
+            branches.append((base + max(span, 1), sets, action))
+        if len(branches) == 1:
+            _, sets, action = branches[0]
+            return sets + self.block_lines(action.body)
+        lines = []
+        for n, (end, sets, action) in enumerate(branches):
+            lines.append("else:" if n == len(branches) - 1 else f"{'if' if n == 0 else 'elif'} _a < {end}:")
+            lines += self.indent(sets + self.block_lines(action.body))
+        return lines
+
+    def binder_value(self, b, index: str) -> str | None:
+        it = b.iter
+        kind = type(it).__name__
+        if isinstance(it, core.Numbers):
+            return binder_value(kind, index, low=self.ex(it.low))
+        if isinstance(it, core.Items):
+            if not all(isinstance(x, m.Const) for x in it.items):
+                return None
+            values = tuple(int(self.ex(x)) for x in it.items)
+            if len(set(values)) != len(values):
+                return None
+            return binder_value(kind, index, table=self.const(f"IV{len(self.consts)}", values))
+        if isinstance(it, core.SubsetsOf):
+            return binder_value(kind, index, table=self.const("BAG_COPIES", tuple(self.config.component_counts)))
+        return binder_value(kind, index)
+
+    def quant_src(self, e):
+        """A quantifier over a few constant values (the seats, an enum's members, listed numbers) as one
+        test per value, joined by `and`, `or` or `+`, instead of a loop: each test then reads a constant
+        (a card test by kind, say, becomes one constant set of kinds per value)."""
+        b = e.binder
+        domain = self.finite_domain(b) if e.kind in UNROLLED else None
+        if domain is None or len(domain) > UNROLL_VALUES:
+            return any_nonempty(super().quant_src(e))
+        join, empty = UNROLLED[e.kind]
+        saved = self.env.get(b.slot)
+        parts = []
+        try:
+            for value in domain:
+                self.env[b.slot] = str(value) if value >= 0 else f"({value})"
+                cond = self.ex(b.cond) if b.cond is not None else None
+                body = self.ex(e.body) if e.kind in ("forall", "sum") else None
+                if e.kind == "exists":
+                    parts.append(cond or "True")
+                elif e.kind == "forall":
+                    parts.append(body if cond is None else f"((not {cond}) or {body})")
+                elif e.kind == "count":
+                    parts.append("1" if cond is None else f"(1 if {cond} else 0)")
+                else:
+                    parts.append(body if cond is None else f"({body} if {cond} else 0)")
+        finally:
+            if saved is None:
+                self.env.pop(b.slot, None)
+            else:
+                self.env[b.slot] = saved
+        code = f" {join} ".join(parts)
+        if len(code) > UNROLL_CHARS:
+            return super().quant_src(e)
+        if not parts:
+            return empty
+        if join == "+":
+            return f"({code})"
+        # `and`/`or` give an operand's value, a 0 or 1 read from the state, say: still a truth value
+        return f"({code} or False)" if join == "or" else f"({code} and True)"
 
     def listed_in_order(self, st) -> bool:
         """Whether the options of a decision are listed in increasing order of their ids: the actions
@@ -352,7 +501,13 @@ class DirectCodegen(Codegen):
             return [f"{self.local_ref(b.slot)} = {next(iter(self.consts[fixed]))}"]
         if fixed is not None and self.consts[fixed]:  # the outcomes in order, each with its weight
             weights = self.consts[fixed]
-            table = self.const(f"DW{len(self.consts)}", (sum(weights.values()), tuple(sorted(weights.items()))))
+            total, ordered = sum(weights.values()), tuple(sorted(weights.items()))
+            if self.inline_draws and len(ordered) == 2:  # `draw_fixed`'s steps inline: u - w < 0 is u < w
+                (first, weight), (second, _) = ordered
+                target = self.local_ref(b.slot)
+                return ["_dt = s.t", f"{target} = {first} if (s.u[_dt] if _dt < len(s.u) else uniform(s)) * {total} < {weight} else {second}",
+                        "s.t = _dt + 1", f"s.h.append({target})"]
+            table = self.const(f"DW{len(self.consts)}", (total, ordered))
             return [f"{self.local_ref(b.slot)} = draw_fixed(s, {table})"]
         return [*self.chance_weights(st), f"{self.local_ref(b.slot)} = draw(s, _w, {self.span_const(st.span)})"]
 
@@ -430,7 +585,7 @@ class DirectProgram:
         self.source = codegen.source()
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, endless=endless,
+        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, **HELPERS, endless=endless,
                          GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
@@ -439,6 +594,7 @@ class DirectProgram:
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.game = game
+        self.draws = DrawCounts()  # of the games played lately, to compute as many draws up front
 
     def play(self, seed: int, max_steps: int, rng, stream: Stream | None = None) -> Playout | None:
         """One game, each decision `rng.choice` of the sorted legal actions (`rng` a `random.Random`),

@@ -22,8 +22,7 @@ DEFAULT_MAX_STEPS = 100_000  # decisions per game before it counts as cut
 from .direct import CUT, DEADLOCK, NO_WINNER, WON
 from .stream import streams
 
-STREAM_BLOCK = 64  # games whose first draws are computed together
-FIRST_DRAWS = 128  # draws per game computed up front; a longer game computes more as it goes
+STREAM_BLOCK = 64  # games whose first draws are computed together (as many as the program's games need lately)
 
 RULE_ERROR = "rule error"
 
@@ -71,8 +70,10 @@ def playouts(game, n: int | None = None, seed: int = 0, policy=None, max_steps: 
     ahead = []
     for index, game_seed in enumerate(result.seeds):
         if fast is not None and not ahead:
-            ahead = streams(result.seeds[index:index + STREAM_BLOCK], FIRST_DRAWS)[::-1]
+            ahead = streams(result.seeds[index:index + STREAM_BLOCK], fast.draws.first)[::-1]
         played = fast.play(game_seed, max_steps, random.Random(game_seed), ahead.pop()) if fast is not None else None
+        if played is not None:
+            fast.draws.seen(played.t)
         if played is None:
             _engine_playout(game, index, game_seed, policy, max_steps, result)
             continue

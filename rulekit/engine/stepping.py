@@ -16,44 +16,105 @@ replays the history (same seed, same chance outcomes) and goes on from there, it
 """
 from __future__ import annotations
 
+import re
+from collections import Counter
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import direct, runtime
 from .direct import DirectCodegen, GameOver, Playout, Unsupported
 from .state import CHANCE_PLAYER, TERMINAL_PLAYER, State
+from .stream import DrawCounts, SeedStreams
 
 
 class Stepping(Playout):
     """The game of a stepped state, as the whole-game code plays it, its history in `h`: the draws of
     `direct` record each chance outcome there as the engine records it, and each decision is added
-    as the caller makes it."""
+    as the caller makes it. `draws`: the draw counts of its program's games, which it adds to at its end; `events`: the card
+    events they met (when the caller gives chance)."""
 
-    __slots__ = ()
+    __slots__ = ("draws", "events")
 
 
 def kind_counts(cards) -> dict[int, int]:
-    """How many cards of each kind, kinds in increasing order: as `Counter` counts, at a fraction of
-    its cost for the few kinds of a hand or a deck."""
-    kinds = sorted(set(cards))
-    if len(kinds) * len(cards) <= 1024:  # `count` scans in C: cheap while the scans are short
-        return {kind: cards.count(kind) for kind in kinds}
-    counts = dict.fromkeys(kinds, 0)
-    for kind in cards:
-        counts[kind] += 1
-    return counts
+    """How many cards of each kind, kinds in increasing order: for a few cards, a scan of them (in C)
+    per kind; for more, as `Counter` counts them."""
+    if len(cards) <= 16:
+        return {kind: cards.count(kind) for kind in sorted(set(cards))}
+    return dict(sorted(Counter(cards).items()))
 
 
-# The same chance, each event a stop: `yield (None, weights)` gets the outcome the caller gives. An
-# event of one outcome is none, as in the engine (see `State.chance_random`, `State.chance_resolve`).
+CARD_EVENTS_KEPT = 4096  # events a program remembers at most; then forgotten all at once
+# Only the events of this many cards or fewer: the ways to be left with some of a big deck are too
+# many to meet again often.
+CARD_EVENTS_CARDS = 24
+CARD_EVENTS_REUSE = 4  # times a full store must have been used per event it holds, to go on
+_UNKNOWN = ()
+
+
+class CardEvents:
+    """The chance events of cards drawn blindly (see `counted_event`) that the games of one program met.
+
+    An event depends on the cards alone, and some games draw from the same few cards again and again
+    (a small deck at each deal): remembered, the stops share their lists, which nobody changes. Where
+    the games seldom meet the same cards twice, remembering costs more than it saves (measured, the
+    garbage collector's visits to the store included): when the store is full, it goes on only if it
+    was used `CARD_EVENTS_REUSE` times as often as it was filled."""
+
+    __slots__ = ("events", "hits", "misses", "on")
+
+    def __init__(self):
+        self.events: dict[tuple, tuple | None] = {}
+        self.hits = self.misses = 0
+        self.on = True
+
+    def event(self, cards) -> tuple | None:
+        if not self.on or len(cards) > CARD_EVENTS_CARDS:
+            return counted_event(cards)
+        key = tuple(cards)
+        event = self.events.get(key, _UNKNOWN)
+        if event is not _UNKNOWN:
+            self.hits += 1
+            return event
+        self.misses += 1
+        if len(self.events) >= CARD_EVENTS_KEPT:
+            self.on = self.hits >= CARD_EVENTS_REUSE * self.misses
+            self.events.clear()
+            self.hits = self.misses = 0
+            if not self.on:
+                return counted_event(cards)
+        event = self.events[key] = counted_event(cards)
+        return event
+
+
+def counted_event(cards) -> tuple | None:
+    """The chance event of a card drawn blindly from `cards`, as a stop: (None, how many cards of
+    each kind, the kinds in increasing order, (kind, probability) of each); None for cards of one kind."""
+    counts = kind_counts(cards)
+    if len(counts) == 1:
+        return None
+    n = len(cards)
+    return None, counts, list(counts), [(kind, count / n) for kind, count in counts.items()]
+
+
+def weighted_event(weights) -> tuple:
+    """The chance event of outcomes of these weights, as a stop, the probabilities as the engine's."""
+    legal = sorted(weights)
+    total = sum(weights.values())
+    return None, weights, legal, [(k, weights[k] / total) for k in legal]
+
+
+# The same chance, each event a stop: `yield (None, weights, outcomes, probabilities)` gets the outcome
+# the caller gives. An event of one outcome is none, as in the engine (see `State.chance_random`,
+# `State.chance_resolve`).
 def offer_card(s, zone, span):
     cards = s.z[zone]
     if not cards:
         raise RuleRuntimeError("a random card is drawn from an empty zone", span)
-    counts = kind_counts(cards)
-    if len(counts) == 1:
+    event = s.events.event(cards)
+    if event is None:
         return cards[0]
-    return (yield None, counts)
+    return (yield event)
 
 
 def offer(s, weights, span):
@@ -61,25 +122,31 @@ def offer(s, weights, span):
         return next(iter(weights))
     if not weights:
         raise RuleRuntimeError("a random choice has nothing to choose from", span)
-    return (yield None, weights)
+    return (yield weighted_event(weights))
+
+
+_FIXED: dict[tuple, tuple] = {}  # constant weights (see `DirectCodegen.d_Random`) -> their event
 
 
 def offer_fixed(s, table):
-    return (yield None, dict(table[1]))
+    event = _FIXED.get(table)
+    if event is None:  # the same for every game: the stop shares its lists, which nobody changes
+        event = _FIXED[table] = weighted_event(dict(table[1]))
+    return (yield event)
 
 
 def offer_end(s, zone, top):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    counts = kind_counts(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
-    kind = cards[lo] if len(counts) == 1 else (yield None, counts)
+    event = s.events.event(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
+    kind = cards[lo] if event is None else (yield event)
     runtime.fix_end(s, zone, kind, top)
 
 
 def offer_top(s, zone, span):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
-        counts = kind_counts(cards if lo == 0 else cards[lo:hi])
-        kind = cards[lo] if len(counts) == 1 else (yield None, counts)
+        event = s.events.event(cards if lo == 0 else cards[lo:hi])
+        kind = cards[lo] if event is None else (yield event)
         del cards[cards.index(kind, lo, hi)]
         s.hi[zone] = hi - 1
         return kind
@@ -138,7 +205,7 @@ class SteppingCodegen(DirectCodegen):
         return [line.replace(" = draw", " = yield from draw", 1) for line in lines] if self.chance else lines
 
     def decision_lines(self, st) -> list[str]:
-        return ["_k, _v = yield _p, _o"]
+        return ["_a = yield _p, _o"]
 
     def d_Move(self, st):
         lines = super().d_Move(st)
@@ -152,11 +219,32 @@ class SteppingCodegen(DirectCodegen):
         # the flow is a generator even when it never stops (a game that needs no decision)
         text = text.replace("def FLOW(s):\n", "def FLOW(s):\n    if 0:\n        yield\n", 1)
         if self.deciding_triggers:
-            text = text.replace("def fire(s):\n", "def fire(s):\n    if 0:\n        yield\n", 1)
-            for i in self.deciding_triggers:
-                text = text.replace(f" TQ{i}(s)\n", f" yield from TQ{i}(s)\n")
-            text = text.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
+            text = self.trigger_stops(text)
         return text
+
+    def trigger_stops(self, text: str) -> str:
+        """Triggers that decide: `which(s)`, a plain function, finds the trigger that fires (as `fire`
+        does: disarming it, re-arming on the way those whose condition is false) and `run_trigger`,
+        a generator, runs it; a check that fires nothing (the common case) so starts no generator."""
+        head, _, tests = text.partition("def fire(s):\n")
+        for i in range(len(self.g.triggers)):
+            tests = tests.replace(f"            TQ{i}(s)\n            return True\n", f"            return {i + 1}\n")
+        tests = tests.replace("    return False\n", "    return 0\n")
+        runs = ["def run_trigger(s, _tf):"]
+        for i in range(len(self.g.triggers)):
+            call = f"yield from TQ{i}(s)" if i in self.deciding_triggers else f"TQ{i}(s)"
+            runs += [f"    {'if' if i == 0 else 'elif'} _tf == {i + 1}:", f"        {call}"]
+        runs += ["    if 0:", "        yield"]
+        fire = ["def fire(s):", "    _tf = which(s)", "    if not _tf:", "        return False",
+                "    yield from run_trigger(s, _tf)", "    return True"]
+        head = UNTIL_NONE_FIRES.sub(r"\1_tf = which(s)\n\1if not _tf:\n\1    break\n\1yield from run_trigger(s, _tf)", head)
+        head = WHILE_ONE_FIRES.sub(r"\1_tf = which(s)\n\1while _tf:\n\1    yield from run_trigger(s, _tf)\n\1    _tf = which(s)", head)
+        head = head.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
+        return head + "def which(s):\n" + tests + "\n".join(runs + fire) + "\n"
+
+
+UNTIL_NONE_FIRES = re.compile(r"^( *)if not fire\(s\):\n\1    break$", re.MULTILINE)
+WHILE_ONE_FIRES = re.compile(r"^( *)while fire\(s\):\n\1    pass$", re.MULTILINE)
 
 
 class SteppingProgram:
@@ -172,7 +260,7 @@ class SteppingProgram:
         else:
             draws = dict(draw_card=direct.draw_card, draw=direct.draw, draw_fixed=direct.draw_fixed, resolve=direct.resolve,
                          draw_top=direct.draw_top, uniform=direct.uniform, take_top=runtime.take_top)
-        namespace.update(draws, decide=None, endless=direct.endless, GameOver=GameOver, EndOfTurn=direct.EndOfTurn,
+        namespace.update(draws, **direct.HELPERS, decide=None, endless=direct.endless, GameOver=GameOver, EndOfTurn=direct.EndOfTurn,
                          EndOfRound=direct.EndOfRound)
         try:
             code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:steps>", "exec")
@@ -181,6 +269,9 @@ class SteppingProgram:
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.game = game
+        self.draws = DrawCounts()  # with chance drawn inside: of the games played lately (see `stream`)
+        self.streams = SeedStreams()
+        self.card_events = CardEvents()  # with chance offered to the caller
 
 
 def stepping_program(game, chance: bool = False) -> SteppingProgram | None:
@@ -216,19 +307,20 @@ class SteppedState(State):
             setattr(self, name, getattr(fresh, name))
 
     def stop_at(self, stopped) -> None:
-        """At the next stop: a decision (its player, its options) or a chance event (None, its weights)."""
-        who, pending = stopped
-        self.pending = pending
-        self.legal = legal = sorted(pending)
-        if who is None:
-            total = sum(pending.values())
-            self.chance = [(k, pending[k] / total) for k in legal]
+        """At the next stop: a decision (its player, the ids of its options in increasing order) or a
+        chance event (None, its weights, its outcomes in increasing order, their probabilities)."""
+        if stopped[0] is None:
+            _, self.pending, self.legal, self.chance = stopped
             self.to_move = CHANCE_PLAYER
         else:
+            self.to_move, self.pending = stopped
+            self.legal = self.pending
             self.chance = None
-            self.to_move = who
 
     def _end(self) -> None:
+        s = self.fast[1]
+        if s.draws is not None:
+            s.draws.seen(s.t)
         self.over = True
         self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
 
@@ -246,7 +338,7 @@ class SteppedState(State):
         history.append(action)
         s.t += 1
         try:
-            stopped = gen.send(action if self.chance is not None else pending[action])
+            stopped = gen.send(action)
         except (GameOver, StopIteration):
             self._end()
             return
@@ -255,11 +347,13 @@ class SteppedState(State):
             self.to_engine()
             State.apply_action(self, action)
             return
-        if stopped[0] is None or self.chance is not None:
-            self.stop_at(stopped)
-        else:  # a decision after a decision: the common case, straight
+        if stopped[0] is None:  # `stop_at`'s steps, inline
+            _, self.pending, self.legal, self.chance = stopped
+            self.to_move = CHANCE_PLAYER
+        else:
             self.to_move, self.pending = stopped
-            self.legal = sorted(self.pending)
+            self.legal = self.pending
+            self.chance = None
 
     # The State methods that would read a field of the engine's form after one of the fields above (and
     # so keep the stepped one in hand): the engine's State first.
@@ -276,8 +370,10 @@ def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) 
     """The start of a game (chance drawn inside from `seed` with `auto`, else offered to the caller):
     a SteppedState, or the engine's State when the whole-game code stops before the first decision or
     chance event (the end already, or a rule error)."""
-    s = Stepping(game, seed, 0, None)
+    s = Stepping(game, seed, 0, None, program.streams.take(seed, program.draws.first) if auto and seed is not None else None)
     s.h = [] if auto else None
+    s.draws = program.draws if auto else None
+    s.events = program.card_events
     gen = program.flow(s)
     try:
         stopped = gen.send(None)

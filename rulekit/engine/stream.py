@@ -58,3 +58,46 @@ def streams(seeds, count: int = CHUNK) -> list[Stream]:
         return []
     rows = uniforms(seeds, 0, count).tolist()
     return [Stream(seed, row) for seed, row in zip(seeds, rows)]
+
+
+MAX_FIRST = 4096  # draws computed up front for one game, at most
+
+
+class DrawCounts:
+    """How many draws the games of one program have needed lately, so that the draws of the next
+    game are computed up front in one numpy pass that covers most games (a longer game computes more
+    as it goes): twice a running average of the draws per game."""
+
+    __slots__ = ("average",)
+
+    def __init__(self):
+        self.average = float(CHUNK)
+
+    @property
+    def first(self) -> int:
+        return min(MAX_FIRST, max(CHUNK, 2 * int(self.average) + 16))
+
+    def seen(self, draws: int) -> None:
+        self.average += (draws - self.average) / 16
+
+
+class SeedStreams:
+    """The streams of the games a program starts one by one: when the seeds come in order (0, 1, 2,
+    ..., as a simulation or a benchmark asks for them), those of the next `block` seeds are computed
+    in the same numpy pass as the one asked for, and handed out as they are asked for."""
+
+    __slots__ = ("ahead", "block", "last")
+
+    def __init__(self, block: int = 32):
+        self.ahead: dict[int, Stream] = {}
+        self.last: int | None = None
+        self.block = block
+
+    def take(self, seed: int, count: int) -> Stream:
+        stream = self.ahead.pop(seed, None)
+        if stream is None:
+            in_order = self.last is not None and seed == self.last + 1
+            self.ahead = {s.seed: s for s in streams(range(seed, seed + self.block) if in_order else (seed,), count)}
+            stream = self.ahead.pop(seed)
+        self.last = seed
+        return stream

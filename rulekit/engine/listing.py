@@ -1,0 +1,130 @@
+"""The legal actions of a decision as a plain list of action ids, and the action an id stands for.
+
+The engine lists a decision's options in a dict (action id -> what the action binds), which the
+whole-game code needs only to pick one of them. Here the same loops and tests list the ids alone,
+in increasing order, as one list comprehension per action where the loops allow it; the id picked
+is then read back into its action and the values of its binders by arithmetic on the id (the
+mixed-radix numbering of `rulekit.lower.actions`), so that nothing is built per option but an int.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+
+from .pyscope import free_names
+
+ID_MARK = "@ID@"  # the entry of each option in the listing's lines, until they become an id list
+_ENTRY = re.compile(r"(\s*)_o\[(.+)\] = " + re.escape(ID_MARK))
+_HEAD = re.compile(r"(for .+ in .+|if .+):")
+_FOR = re.compile(r"for (\w+(?:, \w+)*) in (.+)")
+_NAMES = re.compile(r"\w+")
+
+
+def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset()) -> list[str]:
+    """The lines of a listing that fill the dict `_o` with `ID_MARK` entries, turned into lines that
+    extend the list `_o` with the ids, in the same order, each nest of loops and tests one list
+    comprehension (the tests before its first loop stay statements: each is evaluated once).
+    `implied`: tests that the loop just before them already makes (`if ...:` heads), left out."""
+    out: list[str] = []
+    chain: list[str] = []
+    hoisted = itertools.count()
+    for line in lines:
+        found = _ENTRY.fullmatch(line)
+        if found is None:
+            chain.append(line)
+            continue
+        out += _comprehended(chain, found.group(1), found.group(2), implied, hoisted)
+        chain = []
+    return out + chain
+
+
+def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted) -> list[str]:
+    """One action's nest of `for` and `if` heads (`chain`), each one level inside the last, then its
+    entry at `pad`: as statements down to the first loop, then one comprehension."""
+    depth = len(pad) // 4
+    nested = len(chain) == depth and all(
+        line[:4 * i] == "    " * i and _HEAD.fullmatch(line[4 * i:]) for i, line in enumerate(chain))
+    if not nested:  # not a plain nest (no listing is another shape today): the loops as they are
+        return chain + [f"{pad}_o.append({aid})"]
+    first = next((i for i, line in enumerate(chain) if line.lstrip().startswith("for ")), None)
+    if first is None:
+        return chain + [f"{pad}_o.append({aid})"]
+    heads = [line.strip()[:-1] for line in chain[first:] if line.strip() not in implied]
+    before, clauses = hoist(heads, "    " * first, hoisted)
+    return chain[:first] + before + [f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"]
+
+
+def hoist(heads: list[str], pad: str, hoisted) -> tuple[list[str], list[str]]:
+    """The clauses of a comprehension (`for ... in ...`, `if ...`), each loop after the first whose
+    domain and tests read none of the loops before it listed once, before the comprehension (lines
+    at `pad`), instead of once for each value of those loops: (those lines, the clauses left).
+
+    A listing cannot change the state, so a list made earlier holds what the loop would find; an
+    error it raises where the loop would not have run makes the whole-game code hand the game to
+    the engine, which decides it as ever."""
+    groups: list[list[str]] = []
+    for head in heads:
+        if head.startswith("for ") or not groups:
+            groups.append([head])
+        else:
+            groups[-1].append(head)
+    before, clauses, bound = [], [], set()
+    for n, group in enumerate(groups):
+        found = _FOR.fullmatch(group[0])
+        if found is None:
+            return [], heads
+        target, src = found.groups()
+        names = set(_NAMES.findall(target))
+        tests = [head[3:] for head in group[1:]]
+        own = [t for t in tests if not free_names(t) & bound]
+        plain = not own and (src.startswith(("range(", "(")) or src.isidentifier())  # nothing to save
+        if n == 0 or plain or free_names(src) & bound:
+            clauses += group
+        else:
+            name = f"_ol{next(hoisted)}"
+            value = target if "," not in target else f"({target})"
+            before.append(f"{pad}{name} = [{value} for {target} in {src}{''.join(' if ' + t for t in own)}]")
+            clauses += [f"for {target} in {name}", *(f"if {t}" for t in tests if t not in own)]
+        bound |= names
+    return before, clauses
+
+
+_NONEMPTY_IDS = re.compile(r"_o \+= \[(\d+) \+ (\w+) for \2, \2_z0 in enumerate\(s\.z\[(\d+):(\d+)\]\) if \(\(not not \2_z0\)\)\]")
+_ANY_NONEMPTY = re.compile(r"any\(True for (\w+), \1_z0 in enumerate\((s\.z\[\d+:\d+\])\) if \(\(not not \1_z0\)\)\)")
+
+
+def nonempty_ids(line: str) -> str:
+    """The ids of the zones of a family that hold cards (`base + position`), picked in C by `compress`
+    rather than by a comprehension's test of each zone."""
+    found = _NONEMPTY_IDS.search(line)
+    if found is None:
+        return line
+    base, low, high = int(found.group(1)), int(found.group(3)), int(found.group(4))
+    return (line[:found.start()] + f"_o += compress(range({base}, {base + high - low}), s.z[{low}:{high}])"
+            + line[found.end():])
+
+
+def any_nonempty(code: str) -> str:
+    """Whether some zone of a family holds cards: `any` of the zones themselves."""
+    return _ANY_NONEMPTY.sub(lambda found: f"any({found.group(2)})", code)
+
+
+def binder_value(kind: str, index: str, low: str | None = None, table: str | None = None) -> str | None:
+    """The value a binder of domain `kind` (a core type name) takes at position `index` of its domain,
+    as the action numbering counts (see `Codegen.domain_index`); None for a domain read otherwise."""
+    if kind in ("CardsIn", "CardsInEvery", "Seats", "Members", "Positions"):
+        return index
+    if kind == "Numbers" and low is not None:
+        return f"{index} + {low}" if low != "0" else index
+    if kind == "Items" and table is not None:
+        return f"{table}[{index}]"
+    if kind == "SubsetsOf" and table is not None:
+        return f"bag_from_index({index}, {table})"
+    return None
+
+
+def digit(offset: str, radix: int, size: int, first: bool) -> str:
+    """The index of one binder in the id's offset from its action's first id: the binders are the
+    digits of the offset in mixed radix, the first binder the most significant."""
+    value = offset if radix == 1 else f"{offset} // {radix}"
+    return value if first else f"({value}) % {size}"
