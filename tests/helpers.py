@@ -50,6 +50,21 @@ def play_random(game, seed: int, max_decisions: int = 5000, on_state=None, auto_
         decisions += 1
 
 
+def play_in_lockstep(state, reference, seed: int, seen) -> None:
+    """Play `state` and `reference` with the same seeded random actions (chance drawn by the caller from
+    `chance_outcomes`) until `reference` ends, asserting at every step that `seen(state) == seen(reference)`."""
+    rng = random.Random(seed)
+    while not reference.is_terminal() and reference.legal_actions():
+        assert seen(state) == seen(reference)
+        if reference.is_chance_node():
+            outcomes = reference.chance_outcomes()
+            action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+        else:
+            action = rng.choice(reference.legal_actions())
+        state.apply_action(action)
+        reference.apply_action(action)
+
+
 def play_explicit(game, seed: int, choices: int, cap: int, on_state):
     """One random game with chance drawn by the caller from `chance_outcomes` (as OpenSpiel does),
     `on_state(state)` on every state and no deadlock allowed; returns the last state."""

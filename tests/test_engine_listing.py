@@ -12,7 +12,7 @@ from rulekit.engine.direct import DirectCodegen
 from rulekit.engine.listing import hoist, id_list_lines
 from rulekit.engine.state import State
 from rulekit.engine.stepping import SteppedState
-from tests.helpers import write_spec
+from tests.helpers import play_in_lockstep, write_spec
 
 # Every way an option's binder is read back from its id: cards by kind (a kind test on them becomes a
 # set of kinds), seats in a round from the next player (listed out of id order, then sorted), a range
@@ -93,17 +93,8 @@ def test_stepped_decisions_are_the_engine_decisions(picks, auto):
     for seed in range(12):
         state = picks.new_initial_state(seed=seed, auto_chance=auto)
         reference = State(picks, seed, auto_chance=auto)
-        rng = random.Random(seed)
-        while not reference.is_terminal() and reference.legal_actions():
-            assert (state.legal_actions(), state.current_player(), state.chance_outcomes()) == (
-                reference.legal_actions(), reference.current_player(), reference.chance_outcomes())
-            if reference.is_chance_node():
-                outcomes = reference.chance_outcomes()
-                action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-            else:
-                action = rng.choice(reference.legal_actions())
-            state.apply_action(action)
-            reference.apply_action(action)
+        play_in_lockstep(state, reference, seed,
+                         lambda s: (s.legal_actions(), s.current_player(), s.chance_outcomes()))
         assert (state.is_terminal(), state.returns(), state.history) == (True, reference.returns(), reference.history)
         assert type(state) is SteppedState  # played to the end by the whole-game code
 

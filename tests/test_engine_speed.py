@@ -13,7 +13,7 @@ from rulekit.engine.state import State, splitmix
 from rulekit.engine.stepping import SteppedState
 from rulekit.engine.stream import CHUNK, Stream, streams
 from rulekit.errors import RuleRuntimeError
-from tests.helpers import load_text, write_spec
+from tests.helpers import load_text, play_in_lockstep, write_spec
 
 # A weighted coin, a die, a decision whose options share a test that reads none of their loops, and a
 # count of the cards of one kind.
@@ -203,18 +203,8 @@ def test_a_stepped_state_plays_the_engine_game_and_becomes_the_engine_state_when
     game = Game((coins(tmp_path) if name == "coins" else rulekit.load(name, players=players)).config)
     for seed in range(6):
         state, reference = stepped_and_engine(game, seed, auto)
-        rng = random.Random(seed)
-        while not reference.is_terminal() and reference.legal_actions():
-            assert (state.legal_actions(), state.current_player(), state.chance_outcomes(), state.history,
-                    state.is_terminal()) == (reference.legal_actions(), reference.current_player(),
-                                             reference.chance_outcomes(), reference.history, False)
-            if reference.is_chance_node():
-                outcomes = reference.chance_outcomes()
-                action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-            else:
-                action = rng.choice(reference.legal_actions())
-            state.apply_action(action)
-            reference.apply_action(action)
+        play_in_lockstep(state, reference, seed, lambda s: (s.legal_actions(), s.current_player(),
+                                                            s.chance_outcomes(), s.history, s.is_terminal()))
         assert (state.is_terminal(), state.returns(), state.history) == (True, reference.returns(), reference.history)
         assert type(state) is SteppedState  # played to the end without the engine
     state, reference = stepped_and_engine(game, 3, auto)
