@@ -504,7 +504,9 @@ class Codegen:
     def n_Rule(self, st):
         return self.n_block(st.body)
 
-    def n_Move(self, st):
+    def n_Move(self, st, drawn: bool = False):
+        """`drawn`: a card taken from a stack's end is drawn there if it is undetermined (a chance event
+        of the whole-game compilers; the engine's instructions settle the end before the move)."""
         src, dst = self.ex(st.source), self.ex(st.dest)
         src_stack = self.zone_decls[st.source.zone].shape == "stack"
         dst_stack = self.zone_decls[st.dest.zone].shape == "stack"
@@ -513,11 +515,11 @@ class Codegen:
         end = "top" if isinstance(sel, core.TopCard) else "bottom" if isinstance(sel, core.BottomCard) else None
         if isinstance(sel, core.GivenCard) and sel.card.type == m.CARDS:
             put = (["if _ks:", "    _c = s.z[_d]", "    _c.extend(_ks)", "    _c.sort()"] if not dst_stack
-                   else [f"put_many(s, _d, _ks, {st.at_bottom})"])
+                   else self.put_many_lines(st.at_bottom))
             return [f"_z = {src}", f"_ks = take_bag(s, _z, {self.ex(sel.card)}, {sp})", f"_d = {dst}", *put,
-                    "for _k in _ks: s.log.append((_z, _d, _k))"]
+                    *self.move_log_lines("(_z, _d, _k)", each=True)]
         if end is not None:
-            take = [f"_k = take_{end}(s, _z, {sp})"]
+            take = self.take_end_lines(end, sp, drawn)
         elif isinstance(sel, core.GivenCard):
             take = ([f"_k = take_kind(s, _z, {self.ex(sel.card)}, {sp})"] if src_stack else
                     [f"_k = {self.ex(sel.card)}", "try:", "    s.z[_z].remove(_k)", "except ValueError:",
@@ -529,7 +531,7 @@ class Codegen:
                 put = "s.z[_d].append(_k)"
             else:
                 put = "put(s, _d, _k, True)"
-            return [f"_z = {src}", *take, f"_d = {dst}", put, "s.log.append((_z, _d, _k))"]
+            return [f"_z = {src}", *take, f"_d = {dst}", put, *self.move_log_lines("(_z, _d, _k)")]
         if src_stack:
             pred = "None"
             if sel.cond is not None:
@@ -538,9 +540,9 @@ class Codegen:
                 pred = f"lambda {var}: {self.ex(sel.cond)}"
             return [f"_z = {src}", f"_d = {dst}",
                     f"_ks = move_many(s, _z, _d, {pred}, {isinstance(sel, core.FirstCard)}, {st.at_bottom}, {sp})",
-                    "for _k in _ks: s.log.append((_z, _d, _k))"]
+                    *self.move_log_lines("(_z, _d, _k)", each=True)]
         if sel.cond is None:
-            take = ["_ks = take_all(s, _z)"]
+            take = self.take_all_lines()
         elif isinstance(sel, core.AllCards):
             var = f"_L{sel.slot}"
             self.env[sel.slot] = var
@@ -550,12 +552,33 @@ class Codegen:
         else:
             var = f"_L{sel.slot}"
             self.env[sel.slot] = var
-            take = [f"_ks = take_where(s, _z, lambda {var}: {self.ex(sel.cond)}, True)"]
+            take = self.take_first_lines(var, self.ex(sel.cond))
         if not dst_stack:
             put = ["if _ks:", "    _c = s.z[_d]", "    _c.extend(_ks)", "    _c.sort()"]
         else:
-            put = [f"put_many(s, _d, _ks, {st.at_bottom})"]
-        return [f"_z = {src}", *take, f"_d = {dst}", *put, "for _k in _ks: s.log.append((_z, _d, _k))"]
+            put = self.put_many_lines(st.at_bottom)
+        return [f"_z = {src}", *take, f"_d = {dst}", *put, *self.move_log_lines("(_z, _d, _k)", each=True)]
+
+    # The steps of a move that the whole-game compilers (`direct`, `stepping`) write their own way.
+    def take_end_lines(self, end: str, span: str, drawn: bool) -> list[str]:
+        """The card at the top or bottom of zone `_z` taken, into `_k`."""
+        return [f"_k = take_{end}(s, _z, {span})"]
+
+    def take_all_lines(self) -> list[str]:
+        """Every card of zone `_z` taken, into `_ks`."""
+        return ["_ks = take_all(s, _z)"]
+
+    def take_first_lines(self, var: str, cond: str) -> list[str]:
+        """The first card of set `_z` that passes `cond` (of `var`) taken, into `_ks` (none if none passes)."""
+        return [f"_ks = take_where(s, _z, lambda {var}: {cond}, True)"]
+
+    def put_many_lines(self, at_bottom: bool) -> list[str]:
+        """The cards `_ks` put on (or under) stack `_d`."""
+        return [f"put_many(s, _d, _ks, {at_bottom})"]
+
+    def move_log_lines(self, entry: str, each: bool = False) -> list[str]:
+        """The move log's record of a move, a reveal of a zone or a rotation (`each`: one per card `_k` of `_ks`)."""
+        return [f"for _k in _ks: s.log.append({entry})" if each else f"s.log.append({entry})"]
 
     def n_Shuffle(self, st):
         return [f"shuffle(s, {self.ex(st.zone)})"]
@@ -636,7 +659,7 @@ class Codegen:
         if st.card is not None:  # one card: the players shown it know it is in the zone
             return [f"_z = {self.ex(st.zone)}", f"_k = {self.ex(st.card)}",
                     f"show_card(s, _z, _k, {to}, {self.span_const(st.span)})"]
-        return [f"_z = {self.ex(st.zone)}", f"s.log.append(('reveal', _z, tuple(s.z[_z]), {to}))"]
+        return [f"_z = {self.ex(st.zone)}", *self.move_log_lines(f"('reveal', _z, tuple(s.z[_z]), {to})")]
 
     def n_Announce(self, st):
         domain = self.value_domain(st.value.type)
@@ -662,7 +685,7 @@ class Codegen:
                 f"for _p in range({self.n}):",
                 f"    _q = {base} + (_p + {self.rotation(st.step)}) % {self.n}",
                 "    s.z[_q] = _old[_p]; s.lo[_q] = _lo[_p]; s.hi[_q] = _hi[_p]",
-                f"s.log.append(('rotate', {base}, {self.n}, {self.rotation(st.step)}))"]
+                *self.move_log_lines(f"('rotate', {base}, {self.n}, {self.rotation(st.step)})")]
 
     def rotation(self, step: int) -> str:
         """Seats a `rotate` moves each zone by, in the direction of play."""

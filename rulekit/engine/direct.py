@@ -208,10 +208,7 @@ HELPERS = {"compress": compress, "bag_from_index": from_index}
 UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+", "0"), "sum": ("+", "0")}
 UNROLL_VALUES = 8
 UNROLL_CHARS = 2000
-TAKE_ALL = re.compile(r"(\s*)_ks = take_all\(s, (_z)\)")
 CONSTANT_RANGE = re.compile(r"range\(\d+\)")
-TAKE_FIRST = re.compile(r"(\s*)_ks = take_where\(s, _z, lambda (\w+): (.+), True\)")
-TOP_DRAW = re.compile(r"(\s*)_k = draw_top\(s, (.+), (\w+)\)")
 
 
 class DirectCodegen(Codegen):
@@ -243,27 +240,47 @@ class DirectCodegen(Codegen):
     def d_Move(self, st):
         if self.is_native(st):
             return self.n_Move(st)
-        lines = self.n_Move(st)
         if isinstance(st.selector, core.TopCard):  # the card drawn and taken in one go
-            lines = [line.replace("_k = take_top(", "_k = draw_top(") for line in lines]
-            return [out for line in lines for out in self.top_draw_lines(line)] if self.inline_draws else lines
-        return [f"_z = {self.ex(st.source)}", "if needs_bottom(s, _z):", "    resolve(s, _z, False)", *lines]
+            return self.n_Move(st, drawn=True)
+        return [f"_z = {self.ex(st.source)}", "if needs_bottom(s, _z):", f"    {self.draw_call('resolve', 's, _z, False')}",
+                *self.n_Move(st)]
 
-    def top_draw_lines(self, line: str) -> list[str]:
-        """A `draw_top` call inline, for the common case of a stack whose top is undetermined (the
-        steps of `draw_top`, without its call); the rest goes to `take_top`."""
-        found = TOP_DRAW.fullmatch(line)
-        if found is None:
-            return [line]
-        pad, zone, span = found.groups()
-        body = [f"_dz = {zone}", "_dc = s.z[_dz]", "_dl = s.lo[_dz]", "_dh = s.hi[_dz]",
+    def draw_call(self, helper: str, args: str) -> str:
+        """The call of one of the helpers that draw (`draw_top`, `draw_card`, `draw`, ...)."""
+        return f"{helper}({args})"
+
+    def take_end_lines(self, end: str, span: str, drawn: bool) -> list[str]:
+        if drawn and end == "top":
+            return self.top_draw_lines(span)
+        return super().take_end_lines(end, span, drawn)
+
+    def top_draw_lines(self, span: str) -> list[str]:
+        """The top card of zone `_z` drawn and taken: inline, for the common case of a stack whose top
+        is undetermined (the steps of `draw_top`, without its call), the rest left to `take_top`."""
+        if not self.inline_draws:
+            return [f"_k = {self.draw_call('draw_top', f's, _z, {span}')}"]
+        return ["_dz = _z", "_dc = s.z[_dz]", "_dl = s.lo[_dz]", "_dh = s.hi[_dz]",
                 "if _dh > _dl and _dh == len(_dc):", "    _dt = s.t",
                 "    _k = _dc[_dl + int((s.u[_dt] if _dt < len(s.u) else uniform(s)) * (_dh - _dl))]",
                 "    if (_dc.count(_k) if _dl == 0 else _dc[_dl:_dh].count(_k)) != _dh - _dl:",
                 "        s.t = _dt + 1", "        s.h.append(_k)",
                 "    del _dc[_dc.index(_k, _dl, _dh)]", "    s.hi[_dz] = _dh - 1",
                 "else:", f"    _k = take_top(s, _dz, {span})"]
-        return [pad + b for b in body]
+
+    # The move log is for observations, and nobody observes a playout: moves, reveals of a whole zone
+    # and rotations leave it out (a one-card reveal still checks that the card is there).
+    def move_log_lines(self, entry: str, each: bool = False) -> list[str]:
+        return []
+
+    def take_all_lines(self) -> list[str]:
+        return ["_ks = s.z[_z]", "s.z[_z] = []", "s.lo[_z] = s.hi[_z] = 0"]
+
+    def take_first_lines(self, var: str, cond: str) -> list[str]:
+        # a set's bounds of undetermined cards never move, so the card is simply removed
+        return [f"_ks = next(([{var}] for {var} in s.z[_z] if {cond}), [])", "if _ks:", "    s.z[_z].remove(_ks[0])"]
+
+    def put_many_lines(self, at_bottom: bool) -> list[str]:
+        return super().put_many_lines(at_bottom) if at_bottom else ["s.z[_d].extend(_ks)"]
 
     def decision_lines(self, st) -> list[str]:
         """The pick of a decision among the ids listed in `_o`, in increasing order, into `_a`:
@@ -304,44 +321,6 @@ class DirectCodegen(Codegen):
 
     n_Do = d_Do  # a procedure without decisions too is compiled here, without the move log
 
-    # The move log is for observations, and nobody observes a playout: moves, reveals of a whole zone
-    # and rotations leave it out (a one-card reveal still checks that the card is there).
-    @staticmethod
-    def unlogged(lines: list[str]) -> list[str]:
-        return [line for line in lines if not line.lstrip().startswith(("s.log.append((", "for _k in _ks: s.log.append(("))]
-
-    def n_Move(self, st):
-        lines = self.unlogged(super().n_Move(st))
-        # cards put on top of a stack: `put_many`'s steps for a stack (the destination is one)
-        return [out.replace("put_many(s, _d, _ks, False)", "s.z[_d].extend(_ks)") for line in lines
-                for out in self.take_first_lines(line) for out in self.take_all_lines(out)]
-
-    @staticmethod
-    def take_first_lines(line: str) -> list[str]:
-        """`runtime.take_where` of one card inline, the test inline too: the first card of a set (whose
-        bounds of undetermined cards never move) that passes it, taken."""
-        found = TAKE_FIRST.fullmatch(line)
-        if found is None:
-            return [line]
-        pad, var, cond = found.groups()
-        return [f"{pad}_ks = next(([{var}] for {var} in s.z[_z] if {cond}), [])", f"{pad}if _ks:",
-                f"{pad}    s.z[_z].remove(_ks[0])"]
-
-    @staticmethod
-    def take_all_lines(line: str) -> list[str]:
-        """`runtime.take_all` inline: a zone emptied, all its cards in hand."""
-        found = TAKE_ALL.fullmatch(line)
-        if found is None:
-            return [line]
-        pad, zone = found.groups()
-        return [f"{pad}_ks = s.z[{zone}]", f"{pad}s.z[{zone}] = []", f"{pad}s.lo[{zone}] = s.hi[{zone}] = 0"]
-
-    def n_Reveal(self, st):
-        return super().n_Reveal(st) if st.card is not None else self.unlogged(super().n_Reveal(st))
-
-    def n_Rotate(self, st):
-        return self.unlogged(super().n_Rotate(st))
-
     def d_Choose(self, st):
         decoded = self.decoded_actions(st)
         if decoded is not None:  # the ids alone, each read back into its action once picked
@@ -349,9 +328,9 @@ class DirectCodegen(Codegen):
         else:  # the ids of the dict of options (action id -> its index and the values it binds)
             options = [*self.choice_options(st, lambda ai, slots, values: f"({ai}, ({values}))"),
                        "_od, _o = _o, list(_o)" if self.listed_in_order(st) else "_od, _o = _o, sorted(_o)"]
-        by = f"_p = {self.ex(st.by)}"  # evaluated, as the engine does, though nobody needs it here
+        by = self.decider_line(st)
         if self.has_triggers:  # a trigger fires before the decision, which is then offered anew
-            lines = ["while True:", *self.indent(options), f"    {by}", "    if not fire(s):", "        break"]
+            lines = ["while True:", *self.indent(options), f"    {by}", *self.indent(self.fire_once_lines(then="break"))]
         else:
             lines = [*options, by]
         lines += self.decision_lines(st)
@@ -364,6 +343,10 @@ class DirectCodegen(Codegen):
                 lines.append("    " + "".join(f"{self.local_ref(b.slot)}, " for b in action.binders) + "= _v")
             lines += self.indent(self.block_lines(action.body))
         return lines
+
+    def decider_line(self, st) -> str:
+        """The player who decides, into `_p`: evaluated, as the engine does, though nobody needs it here."""
+        return f"_p = {self.ex(st.by)}"
 
     def id_listing(self, st) -> list[str]:
         """Lines that list the ids of a decision's legal actions in `_o`, in increasing order."""
@@ -490,7 +473,7 @@ class DirectCodegen(Codegen):
         if self.draws_card(st):
             target, zone, span = self.local_ref(b.slot), self.ex(b.iter.zone), self.span_const(st.span)
             if not self.inline_draws:
-                return [f"{target} = draw_card(s, {zone}, {span})"]
+                return [f"{target} = {self.draw_call('draw_card', f's, {zone}, {span}')}"]
             # `draw_card`'s steps inline; an empty zone is its call, which raises the rule error
             return [f"_dc = s.z[{zone}]", "if _dc:", "    _dt = s.t",
                     f"    {target} = _dc[int((s.u[_dt] if _dt < len(s.u) else uniform(s)) * len(_dc))]",
@@ -508,11 +491,20 @@ class DirectCodegen(Codegen):
                 return ["_dt = s.t", f"{target} = {first} if (s.u[_dt] if _dt < len(s.u) else uniform(s)) * {total} < {weight} else {second}",
                         "s.t = _dt + 1", f"s.h.append({target})"]
             table = self.const(f"DW{len(self.consts)}", (total, ordered))
-            return [f"{self.local_ref(b.slot)} = draw_fixed(s, {table})"]
-        return [*self.chance_weights(st), f"{self.local_ref(b.slot)} = draw(s, _w, {self.span_const(st.span)})"]
+            return [f"{self.local_ref(b.slot)} = {self.draw_call('draw_fixed', f's, {table}')}"]
+        return [*self.chance_weights(st), f"{self.local_ref(b.slot)} = {self.draw_call('draw', f's, _w, {self.span_const(st.span)}')}"]
 
     def d_CheckTriggers(self, st):
-        return ["while fire(s):", "    pass"] if self.has_triggers else []
+        return self.fire_all_lines() if self.has_triggers else []
+
+    # What checks the triggers: `fire(s)` fires one (see `trigger_lines`), True if one fired.
+    def fire_once_lines(self, then: str) -> list[str]:
+        """A trigger fired if one is due; if none is, `then`."""
+        return ["if not fire(s):", f"    {then}"]
+
+    def fire_all_lines(self) -> list[str]:
+        """Triggers fired until none is due."""
+        return ["while fire(s):", "    pass"]
 
     def d_End(self, st):
         if st.what == "game":
@@ -542,12 +534,12 @@ class DirectCodegen(Codegen):
                       "        pass"]
         return lines + [f"    s.cur = (s.cur + {self.dir_src()}) % {self.n}"]  # the direction may have turned
 
-    def function(self, name: str, params, nlocals: int, body) -> list[str]:
+    def function(self, name: str, params, nlocals: int, body, head: list[str] = ()) -> list[str]:
         args = "".join(f", {self.local_ref(p.slot)}" for p in params)
         rest = [self.local_ref(slot) for slot in range(nlocals) if slot not in {p.slot for p in params}]
         self.env = {}
-        start = [f"    {' = '.join(rest)} = None"] if rest else []  # as the engine's frame starts
-        return [f"def {name}(s{args}):", *start, *self.indent(self.block_lines(body))]
+        start = [f"{' = '.join(rest)} = None"] if rest else []  # as the engine's frame starts
+        return [f"def {name}(s{args}):", *self.indent([*head, *start, *self.block_lines(body)])]
 
     @staticmethod
     def local_ref(slot: int) -> str:
@@ -556,25 +548,37 @@ class DirectCodegen(Codegen):
     def source(self) -> str:
         g = self.g
         out = ["# generated by rulekit (whole games) from " + g.spec_path]
-        out += self.function("FLOW", (), g.flow.nlocals, g.flow.body)
+        out += self.function("FLOW", (), g.flow.nlocals, g.flow.body, self.flow_head())
         for p in g.procedures:
             if p.result is None:
                 out += self.function(f"Q_{py_name(p.name)}", p.params, p.nlocals, p.body)
         for i, trig in enumerate(g.triggers):
             out += self.function(f"TQ{i}", (), trig.nlocals, trig.body)
-        # As the reference engine fires a trigger (the first armed one whose condition holds; one that
-        # is not `once` re-arms when its condition is false), with the conditions inline and the
-        # trigger's body run at once.
-        out += ["def fire(s):", "    armed = s.armed"]
-        for i, trig in enumerate(g.triggers):
+        out += self.trigger_lines()
+        return "\n".join(out) + "\n"
+
+    def trigger_lines(self) -> list[str]:
+        """`fire(s)`: the trigger that is due, if any, fired at once (its body run), True if one was."""
+        return self.trigger_tests("fire", lambda i: [f"TQ{i}(s)", "return True"], "return False")
+
+    def trigger_tests(self, name: str, fired, none: str) -> list[str]:
+        """A function that finds the trigger that fires as the reference engine does (the first armed one
+        whose condition holds; one that is not `once` re-arms when its condition is false), with the
+        conditions inline, and disarms it: then `fired(i)` (its lines), or `none` if none fires."""
+        out = [f"def {name}(s):", "    armed = s.armed"]
+        for i, trig in enumerate(self.g.triggers):
             self.env = {}
             cond = self.ex(trig.cond)
-            out += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False", f"            TQ{i}(s)",
-                    "            return True"]
+            out += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False",
+                    *("            " + line for line in fired(i))]
             if not trig.once:
                 out += [f"    elif not {cond}:", f"        armed[{i}] = True"]
-        out.append("    return False")
-        return "\n".join(out) + "\n"
+        out.append(f"    {none}")
+        return out
+
+    def flow_head(self) -> list[str]:
+        """The lines that begin the flow's function, before its locals."""
+        return []
 
 
 class DirectProgram:

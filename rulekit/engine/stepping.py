@@ -16,7 +16,6 @@ replays the history (same seed, same chance outcomes) and goes on from there, it
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from .. import model as m
@@ -194,42 +193,37 @@ class SteppingCodegen(DirectCodegen):
 
     n_Do = d_Do
 
-    def d_Choose(self, st):
+    def decider_line(self, st) -> str:
         # the player who decides, checked as the engine checks it (the decision is then the caller's)
-        by, seat = f"_p = {self.ex(st.by)}", f"_p = {self.seat(st.by)}"
-        return [line[:len(line) - len(line.lstrip())] + seat if line.strip() == by else line
-                for line in super().d_Choose(st)]
+        return f"_p = {self.seat(st.by)}"
 
-    def d_Random(self, st):
-        lines = super().d_Random(st)
-        return [line.replace(" = draw", " = yield from draw", 1) for line in lines] if self.chance else lines
+    def draw_call(self, helper: str, args: str) -> str:
+        call = super().draw_call(helper, args)
+        return f"yield from {call}" if self.chance else call
 
     def decision_lines(self, st) -> list[str]:
         return ["_a = yield _p, _o"]
 
-    def d_Move(self, st):
-        lines = super().d_Move(st)
-        if not self.chance:
-            return lines
-        return [line.replace("_k = draw_top(", "_k = yield from draw_top(").replace(
-            "    resolve(s, _z, False)", "    yield from resolve(s, _z, False)") for line in lines]
-
-    def source(self) -> str:
-        text = super().source()
+    def flow_head(self) -> list[str]:
         # the flow is a generator even when it never stops (a game that needs no decision)
-        text = text.replace("def FLOW(s):\n", "def FLOW(s):\n    if 0:\n        yield\n", 1)
-        if self.deciding_triggers:
-            text = self.trigger_stops(text)
-        return text
+        return ["if 0:", "    yield"]
 
-    def trigger_stops(self, text: str) -> str:
-        """Triggers that decide: `which(s)`, a plain function, finds the trigger that fires (as `fire`
-        does: disarming it, re-arming on the way those whose condition is false) and `run_trigger`,
-        a generator, runs it; a check that fires nothing (the common case) so starts no generator."""
-        head, _, tests = text.partition("def fire(s):\n")
-        for i in range(len(self.g.triggers)):
-            tests = tests.replace(f"            TQ{i}(s)\n            return True\n", f"            return {i + 1}\n")
-        tests = tests.replace("    return False\n", "    return 0\n")
+    # Triggers that decide: `which(s)`, a plain function, finds the trigger that fires (as `fire` does:
+    # disarming it, re-arming on the way those whose condition is false) and `run_trigger`, a
+    # generator, runs it; a check that fires nothing (the common case) so starts no generator.
+    def fire_once_lines(self, then: str) -> list[str]:
+        if not self.deciding_triggers:
+            return super().fire_once_lines(then)
+        return ["_tf = which(s)", "if not _tf:", f"    {then}", "yield from run_trigger(s, _tf)"]
+
+    def fire_all_lines(self) -> list[str]:
+        if not self.deciding_triggers:
+            return super().fire_all_lines()
+        return ["_tf = which(s)", "while _tf:", "    yield from run_trigger(s, _tf)", "    _tf = which(s)"]
+
+    def trigger_lines(self) -> list[str]:
+        if not self.deciding_triggers:
+            return super().trigger_lines()
         runs = ["def run_trigger(s, _tf):"]
         for i in range(len(self.g.triggers)):
             call = f"yield from TQ{i}(s)" if i in self.deciding_triggers else f"TQ{i}(s)"
@@ -237,14 +231,7 @@ class SteppingCodegen(DirectCodegen):
         runs += ["    if 0:", "        yield"]
         fire = ["def fire(s):", "    _tf = which(s)", "    if not _tf:", "        return False",
                 "    yield from run_trigger(s, _tf)", "    return True"]
-        head = UNTIL_NONE_FIRES.sub(r"\1_tf = which(s)\n\1if not _tf:\n\1    break\n\1yield from run_trigger(s, _tf)", head)
-        head = WHILE_ONE_FIRES.sub(r"\1_tf = which(s)\n\1while _tf:\n\1    yield from run_trigger(s, _tf)\n\1    _tf = which(s)", head)
-        head = head.replace(" not fire(s):", " not (yield from fire(s)):").replace("while fire(s):", "while (yield from fire(s)):")
-        return head + "def which(s):\n" + tests + "\n".join(runs + fire) + "\n"
-
-
-UNTIL_NONE_FIRES = re.compile(r"^( *)if not fire\(s\):\n\1    break$", re.MULTILINE)
-WHILE_ONE_FIRES = re.compile(r"^( *)while fire\(s\):\n\1    pass$", re.MULTILINE)
+        return [*self.trigger_tests("which", lambda i: [f"return {i + 1}"], "return 0"), *runs, *fire]
 
 
 class SteppingProgram:
