@@ -149,8 +149,12 @@ def test_a_comprehension_keeps_the_order_of_the_loops_and_lists_only_loops_that_
              "                for _L3, _L3_z0 in enumerate(s.z[0:3]):", "                    if _L3_z0:",
              "                        if _L3 > _L1:", "                            _o[7 + _L1] = @ID@"]
     out = id_list_lines(lines)
-    assert out == ["if a:", "    _ol0 = [(_L3, _L3_z0) for _L3, _L3_z0 in enumerate(s.z[0:3]) if _L3_z0]",
-                   "    _o += [7 + _L1 for _L1 in xs if f(_L1) for _L2 in g(_L1) for _L3, _L3_z0 in _ol0 if _L3 > _L1]"]
+    # the list made once keeps only the names read after it: the zone itself is not
+    assert out == ["if a:", "    _ol0 = [_L3 for _L3, _L3_z0 in enumerate(s.z[0:3]) if _L3_z0]",
+                   "    _o += [7 + _L1 for _L1 in xs if f(_L1) for _L2 in g(_L1) for _L3 in _ol0 if _L3 > _L1]"]
+    # a name that a later test or the entry reads is kept
+    kept = hoist(["for x in a", "for y, yz in enumerate(b)", "if yz", "if x > yz"], "", iter(range(9)), "x + y")
+    assert kept == (["_ol0 = [(y, yz) for y, yz in enumerate(b) if yz]"], ["for x in a", "for y, yz in _ol0", "if x > yz"])
     # nothing to gain from listing a constant range once; a loop that reads an outer one stays put
     assert hoist(["for x in a", "for y in range(3)", "for z in h(x)"], "", iter(range(9))) == (
         [], ["for x in a", "for y in range(3)", "for z in h(x)"])

@@ -221,6 +221,47 @@ def test_a_stepped_state_plays_the_engine_game_and_becomes_the_engine_state_when
     assert state.digest() == reference.digest()
 
 
+# A deck bigger than the card events a program remembers, drawn card after card (whose kinds left the
+# stepped state carries from draw to draw), with a kind that runs out, cards put back under it and
+# shuffled in: the outcomes offered must stay the engine's.
+DECK_SPEC = """
+game decks "Decks"
+rulebook "rulebook.txt" source "decks.txt"
+players 2 to 2
+zone deck: stack, hidden, initial
+zone hand per player: set, owner
+card Ace x 2
+card Two x 3
+card Three x 35
+flow {
+  shuffle deck
+  turns from seat(0) {
+    if size(deck) < 5 { end game }
+    move top from deck to hand(current)
+    move top from deck to hand(current)
+    choose by current {
+      action back(c in hand(current)) { move c from hand(current) to deck at bottom }
+      action mix { shuffle deck }
+      action keep { }
+    }
+  }
+}
+"""
+
+
+def test_a_big_deck_drawn_card_after_card_offers_the_engine_outcomes(tmp_path):
+    game = Game(rulekit.load(str(write_spec(tmp_path, DECK_SPEC, name="decks", rulebook="Decks.\n")), players=2).config)
+    ran_out = 0
+    for seed in range(12):
+        state, reference = stepped_and_engine(game, seed, auto=False)
+        outcomes = []
+        play_in_lockstep(state, reference, seed, lambda s: (outcomes.append(s.chance_outcomes()), s.chance_outcomes(),
+                                                            s.legal_actions(), s.history)[1:])
+        ran_out += any(len(o) == 2 for o in outcomes if o) and any(len(o) == 3 for o in outcomes if o)
+        assert type(state) is SteppedState and state.history == reference.history
+    assert ran_out  # some game drew every Ace, or every Two, from a deck of more than 24 cards
+
+
 def test_a_rule_error_in_a_stepped_state_is_the_engine_error_and_leaves_the_engine_state(tmp_path):
     game = Game(rulekit.load(str(write_spec(tmp_path, DRAW_SPEC, name="draws", rulebook="Draws.\n")), players=2).config)
     state, reference = stepped_and_engine(game, 5)

@@ -50,14 +50,16 @@ def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted) -> lis
     if first is None:
         return chain + [f"{pad}_o.append({aid})"]
     heads = [line.strip()[:-1] for line in chain[first:] if line.strip() not in implied]
-    before, clauses = hoist(heads, "    " * first, hoisted)
+    before, clauses = hoist(heads, "    " * first, hoisted, aid)
     return chain[:first] + before + [f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"]
 
 
-def hoist(heads: list[str], pad: str, hoisted) -> tuple[list[str], list[str]]:
+def hoist(heads: list[str], pad: str, hoisted, entry: str = "") -> tuple[list[str], list[str]]:
     """The clauses of a comprehension (`for ... in ...`, `if ...`), each loop after the first whose
     domain and tests read none of the loops before it listed once, before the comprehension (lines
     at `pad`), instead of once for each value of those loops: (those lines, the clauses left).
+    `entry`: what the comprehension makes of each option; a hoisted list keeps, of a loop's names,
+    only those that it or the clauses after it read.
 
     A listing cannot change the state, so a list made earlier holds what the loop would find; an
     error it raises where the loop would not have run makes the whole-game code hand the game to
@@ -74,7 +76,7 @@ def hoist(heads: list[str], pad: str, hoisted) -> tuple[list[str], list[str]]:
         if found is None:
             return [], heads
         target, src = found.groups()
-        names = set(_NAMES.findall(target))
+        names = _NAMES.findall(target)
         tests = [head[3:] for head in group[1:]]
         own = [t for t in tests if not free_names(t) & bound]
         plain = not own and (src.startswith(("range(", "(")) or src.isidentifier())  # nothing to save
@@ -82,10 +84,14 @@ def hoist(heads: list[str], pad: str, hoisted) -> tuple[list[str], list[str]]:
             clauses += group
         else:
             name = f"_ol{next(hoisted)}"
-            value = target if "," not in target else f"({target})"
+            rest = [t for t in tests if t not in own]
+            later = [_FOR.fullmatch(h).group(2) if h.startswith("for ") else h[3:] for g in groups[n + 1:] for h in g]
+            read = set().union(*(free_names(code) for code in [*rest, entry, *later] if code))
+            kept = [x for x in names if x in read] or names[:1]
+            value = kept[0] if len(kept) == 1 else f"({', '.join(kept)})"
             before.append(f"{pad}{name} = [{value} for {target} in {src}{''.join(' if ' + t for t in own)}]")
-            clauses += [f"for {target} in {name}", *(f"if {t}" for t in tests if t not in own)]
-        bound |= names
+            clauses += [f"for {', '.join(kept)} in {name}", *(f"if {t}" for t in rest)]
+        bound |= set(names)
     return before, clauses
 
 

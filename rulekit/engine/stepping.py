@@ -30,9 +30,10 @@ class Stepping(Playout):
     """The game of a stepped state, as the whole-game code plays it, its history in `h`: the draws of
     `direct` record each chance outcome there as the engine records it, and each decision is added
     as the caller makes it. `draws`: the draw counts of its program's games, which it adds to at its end; `events`: the card
-    events they met (when the caller gives chance)."""
+    events they met (when the caller gives chance); `stack`: the undetermined cards left at the top of
+    the stack drawn from last, with how many of each kind (see `offer_top`), or None."""
 
-    __slots__ = ("draws", "events")
+    __slots__ = ("draws", "events", "stack")
 
 
 def kind_counts(cards) -> dict[int, int]:
@@ -144,12 +145,41 @@ def offer_end(s, zone, top):
 def offer_top(s, zone, span):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
-        event = s.events.event(cards if lo == 0 else cards[lo:hi])
-        kind = cards[lo] if event is None else (yield event)
+        undetermined = cards if lo == 0 else cards[lo:hi]
+        if hi - lo <= CARD_EVENTS_CARDS:
+            event = s.events.event(undetermined)
+            kind = cards[lo] if event is None else (yield event)
+        else:
+            kind = yield from _drawn_from_deck(s, undetermined)
         del cards[cards.index(kind, lo, hi)]
         s.hi[zone] = hi - 1
         return kind
     return runtime.take_top(s, zone, span)
+
+
+def _drawn_from_deck(s, undetermined):
+    """The kind drawn from the many undetermined cards of a stack. A deck is drawn from card after
+    card: the kinds left are those of the last draw but one card, which are known when the cards
+    left are the same (compared in C, far cheaper than counting them again)."""
+    last = s.stack
+    if last is not None and last[0] == undetermined:
+        counts = last[1]
+    else:
+        counts = kind_counts(undetermined)
+    if len(counts) == 1:
+        kind = undetermined[0]
+    else:
+        n = len(undetermined)
+        kind = yield None, counts, list(counts), [(k, count / n) for k, count in counts.items()]
+    left = dict(counts)
+    if left[kind] == 1:
+        del left[kind]
+    else:
+        left[kind] -= 1
+    rest = list(undetermined)
+    rest.remove(kind)  # the first card of that kind: as `offer_top` takes it
+    s.stack = (rest, left)
+    return kind
 
 
 class SteppingCodegen(DirectCodegen):
@@ -361,6 +391,7 @@ def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) 
     s.h = [] if auto else None
     s.draws = program.draws if auto else None
     s.events = program.card_events
+    s.stack = None
     gen = program.flow(s)
     try:
         stopped = gen.send(None)
