@@ -215,6 +215,8 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
     undecided_somewhere: set = set()
     try:
         for players in counts:
+            if invariants and all(p.name in undecided_somewhere for p in invariants):
+                break  # each is unknown already: another player count cannot change that
             config = config_of(spec, players, options)
             if config is None:
                 continue

@@ -19,7 +19,8 @@ loops, nested decisions, chance, triggers and boards, by giving up the control f
   zone holds); zones laid out on a board get no counts. Whatever a segment reads that the state
   does not record (the current player, a local bound outside the segment, a chosen or random value,
   a board position, `the(...)`, a count on a board) is an *unknown*: a free variable, any value of
-  its type, fresh in every step.
+  its type, fresh in every step. A set of cards moved (a chosen subset, say) moves, of each kind,
+  an unknown number of the cards the source holds.
 - For each invariant the state is cut to its cone of influence: the slots it reads, then the slots
   whose value flows into a kept slot's new value (and the integer variables and tokens that a kept
   slot's update tests), to a fixpoint. Every other slot becomes an unknown as well, which is again
@@ -80,6 +81,8 @@ class _Abstract(Builder):
             return self.fresh(0, len(self.counts) - 1, what)
         if kind == "enum":
             return self.fresh(0, len(self.enums[t.enum].members) - 1, what)
+        if kind == "pos":  # the engine's integer for a position (see `fragment`)
+            return self.fresh(0, self.positions(t.enum) - 1, what)
         raise Unsupported(f"an unknown value of type {t} ({what})")
 
     @property
@@ -96,7 +99,7 @@ class _Abstract(Builder):
             raise  # a limit that holds: not a construct to leave unknown
         except Unsupported:
             t = getattr(e, "type", None)
-            if not hasattr(self, "slots") or t is None or t.kind not in ("bool", "int", "player", "card", "enum"):
+            if not hasattr(self, "slots") or t is None or t.kind not in ("bool", "int", "player", "card", "enum", "pos"):
                 raise
             return self.fresh_of(t, type(e).__name__)
 
@@ -214,6 +217,16 @@ class _Abstract(Builder):
                     self.fail_if(st, and_(here, not_(self.ev(cond, st, {**env, sel.slot: const(k)}))))
                 self.fail_if(st, and_(here, compare("<=", self.zone_count(st, src, k), const(0))))
                 self._move(st, src, dst, k, lambda have, h=here: ite(h, const(1), const(0)))
+            return
+        if isinstance(sel, core.GivenCard) and sel.card.type == m.CARDS:
+            # A set of cards (a chosen subset, say) is not recorded: of each kind, any number of the cards
+            # the source holds moves (the engine refuses a set that is not all there: no step then).
+            src, dst = self.ev(s.source, st, env), self.ev(s.dest, st, env)
+            if src[0] != "zone" or dst[0] != "zone":
+                raise Unsupported(f"move between things that are not zones{where(s)}")
+            for k, total in enumerate(self.counts):
+                some = self.fresh(0, max(0, total), "moved")
+                self._move(st, src, dst, k, lambda have, n=some: ite(compare("<=", n, have), n, have))
             return
         return super().s_Move(s, st, env)
 
