@@ -85,7 +85,7 @@ def hoist(heads: list[str], pad: str, hoisted, entry: str = "") -> tuple[list[st
         else:
             name = f"_ol{next(hoisted)}"
             rest = [t for t in tests if t not in own]
-            later = [_FOR.fullmatch(h).group(2) if h.startswith("for ") else h[3:] for g in groups[n + 1:] for h in g]
+            later = [_read_by(h) for g in groups[n + 1:] for h in g]
             read = set().union(*(free_names(code) for code in [*rest, entry, *later] if code))
             kept = [x for x in names if x in read] or names[:1]
             value = kept[0] if len(kept) == 1 else f"({', '.join(kept)})"
@@ -93,6 +93,14 @@ def hoist(heads: list[str], pad: str, hoisted, entry: str = "") -> tuple[list[st
             clauses += [f"for {', '.join(kept)} in {name}", *(f"if {t}" for t in rest)]
         bound |= set(names)
     return before, clauses
+
+
+def _read_by(head: str) -> str:
+    """What a clause reads: a loop's domain (its names are its own), or a test."""
+    if not head.startswith("for "):
+        return head[3:]
+    found = _FOR.fullmatch(head)
+    return found.group(2) if found is not None else head[4:]
 
 
 _NONEMPTY_IDS = re.compile(r"_o \+= \[(\d+) \+ (\w+) for \2, \2_z0 in enumerate\(s\.z\[(\d+):(\d+)\]\) if \(\(not not \2_z0\)\)\]")
