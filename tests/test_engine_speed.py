@@ -249,8 +249,12 @@ flow {
 """
 
 
-def test_a_big_deck_drawn_card_after_card_offers_the_engine_outcomes(tmp_path):
+@pytest.mark.parametrize("stack_store", [True, False])
+def test_a_big_deck_drawn_card_after_card_offers_the_engine_outcomes(tmp_path, stack_store):
+    """With the store of stack events on, and off (as when its games seldom meet an event again): then
+    every draw of more than a few cards carries the kinds left."""
     game = Game(rulekit.load(str(write_spec(tmp_path, DECK_SPEC, name="decks", rulebook="Decks.\n")), players=2).config)
+    game.stepping_chance.stack_events.on = stack_store
     ran_out = 0
     for seed in range(12):
         state, reference = stepped_and_engine(game, seed, auto=False)

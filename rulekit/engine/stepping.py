@@ -33,7 +33,7 @@ class Stepping(Playout):
     events they met (when the caller gives chance); `stack`: the undetermined cards left at the top of
     the stack drawn from last, with how many of each kind (see `offer_top`), or None."""
 
-    __slots__ = ("draws", "events", "stack")
+    __slots__ = ("draws", "events", "stack_events", "stack")
 
 
 def kind_counts(cards) -> dict[int, int]:
@@ -48,7 +48,10 @@ CARD_EVENTS_KEPT = 4096  # events a program remembers at most; then forgotten al
 # Only the events of this many cards or fewer: the ways to be left with some of a big deck are too
 # many to meet again often.
 CARD_EVENTS_CARDS = 24
-CARD_EVENTS_REUSE = 4  # times a full store must have been used per event it holds, to go on
+CARD_EVENTS_REUSE = 4
+# Stacks of more cards than this keep their events apart: a store of the few cards of hands is met
+# again and again, one of deck draws seldom is, and once that one stops, a deck carries its kinds left.
+FEW_CARDS = 8  # times a full store must have been used per event it holds, to go on
 _UNKNOWN = ()
 
 
@@ -146,8 +149,10 @@ def offer_top(s, zone, span):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
         undetermined = cards if lo == 0 else cards[lo:hi]
-        if hi - lo <= CARD_EVENTS_CARDS:
-            event = s.events.event(undetermined)
+        n = hi - lo
+        store = s.events if n <= FEW_CARDS else s.stack_events  # a hand's cards, a deck's
+        if n <= CARD_EVENTS_CARDS and store.on:
+            event = store.event(undetermined)
             kind = cards[lo] if event is None else (yield event)
         else:
             kind = yield from _drawn_from_deck(s, undetermined)
@@ -289,6 +294,7 @@ class SteppingProgram:
         self.draws = DrawCounts()  # with chance drawn inside: of the games played lately (see `stream`)
         self.streams = SeedStreams()
         self.card_events = CardEvents()  # with chance offered to the caller
+        self.stack_events = CardEvents()  # the same for stacks of more than FEW_CARDS undetermined cards
 
 
 def stepping_program(game, chance: bool = False) -> SteppingProgram | None:
@@ -391,6 +397,7 @@ def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) 
     s.h = [] if auto else None
     s.draws = program.draws if auto else None
     s.events = program.card_events
+    s.stack_events = program.stack_events
     s.stack = None
     gen = program.flow(s)
     try:
