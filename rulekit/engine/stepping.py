@@ -48,10 +48,10 @@ CARD_EVENTS_KEPT = 4096  # events a program remembers at most; then forgotten al
 # Only the events of this many cards or fewer: the ways to be left with some of a big deck are too
 # many to meet again often.
 CARD_EVENTS_CARDS = 24
-CARD_EVENTS_REUSE = 4
+CARD_EVENTS_REUSE = 4  # times a full store must have been used per event it holds, to go on
 # Stacks of more cards than this keep their events apart: a store of the few cards of hands is met
 # again and again, one of deck draws seldom is, and once that one stops, a deck carries its kinds left.
-FEW_CARDS = 8  # times a full store must have been used per event it holds, to go on
+FEW_CARDS = 8
 _UNKNOWN = ()
 
 
