@@ -30,7 +30,8 @@ class Stepping(Playout):
     """The game of a stepped state, as the whole-game code plays it, its history in `h`: the draws of
     `direct` record each chance outcome there as the engine records it, and each decision is added
     as the caller makes it. `draws`: the draw counts of its program's games, which it adds to at its end; `events`: the card
-    events they met (when the caller gives chance); `stack`: the undetermined cards left at the top of
+    events they met (when the caller gives chance), `stack_events` those of stacks of more than
+    `FEW_CARDS` cards; `stack`: the undetermined cards left at the top of
     the stack drawn from last, with how many of each kind (see `offer_top`), or None."""
 
     __slots__ = ("draws", "events", "stack_events", "stack")
@@ -93,10 +94,13 @@ class CardEvents:
 def counted_event(cards) -> tuple | None:
     """The chance event of a card drawn blindly from `cards`, as a stop: (None, how many cards of
     each kind, the kinds in increasing order, (kind, probability) of each); None for cards of one kind."""
-    counts = kind_counts(cards)
+    return event_of(kind_counts(cards), len(cards))
+
+
+def event_of(counts: dict[int, int], n: int) -> tuple | None:
+    """`counted_event` of `n` cards whose kinds are `counts` (kinds in increasing order)."""
     if len(counts) == 1:
         return None
-    n = len(cards)
     return None, counts, list(counts), [(kind, count / n) for kind, count in counts.items()]
 
 
@@ -171,11 +175,8 @@ def _drawn_from_deck(s, undetermined):
         counts = last[1]
     else:
         counts = kind_counts(undetermined)
-    if len(counts) == 1:
-        kind = undetermined[0]
-    else:
-        n = len(undetermined)
-        kind = yield None, counts, list(counts), [(k, count / n) for k, count in counts.items()]
+    event = event_of(counts, len(undetermined))
+    kind = undetermined[0] if event is None else (yield event)
     left = dict(counts)
     if left[kind] == 1:
         del left[kind]
