@@ -98,6 +98,8 @@ class Codegen:
         # While a decision's options are listed: the quantifiers that read none of the loops' variables,
         # each worked out once for the whole listing (code -> its key in the dict `_m`), see `x_Quant`.
         self.memo: dict[str, int] | None = None
+        self.memo_nested_only = False  # remember only quantifiers inside another one (see `on_one_state`)
+        self.quant_depth = 0  # quantifiers being compiled, one inside the other
         self.finite: dict[str, tuple] = {}  # Python variables bound over a constant domain -> its values
         self._attr_tables: dict | None = None
         self.loop_ends: list[str] = []
@@ -291,7 +293,8 @@ class Codegen:
 
     def x_Quant(self, e):
         code = self.quant_src(e)
-        if self.memo is None or any(name.startswith("_") and name != "_m" for name in free_names(code)):
+        if self.memo is None or (self.memo_nested_only and not self.quant_depth) or \
+                any(name.startswith("_") and name != "_m" for name in free_names(code)):
             return code
         # The same for every option: evaluated where it is first needed (so that an error is raised
         # where it would be anyway), then remembered until the listing ends.
@@ -305,9 +308,11 @@ class Codegen:
         domain = self.finite_domain(b)
         if domain is not None:  # known while its body and condition are compiled (see `kind_set`)
             self.finite[var] = domain
+        self.quant_depth += 1
         try:
             code = self.quant_code(e, b, var)
         finally:
+            self.quant_depth -= 1
             self.finite.pop(var, None)
         loop = re.search(rf" for {re.escape(var)} in (range\(\d+\))", code)
         if loop is not None:  # the quantifier's own loop (its variable is bound nowhere else)
@@ -815,6 +820,21 @@ class Codegen:
             memo, self.memo = self.memo, saved
         return ["_o = {}", "_m = {}", *lines] if memo else ["_o = {}", *lines]
 
+    def on_one_state(self, compile_lines) -> list[str]:
+        """`compile_lines()`: lines that only read one state, which nothing changes while they run (a
+        definition, a test of a whole state, the trigger checks). A quantifier in them that sits inside
+        another and reads none of their variables is worked out once for all of them, where it is first
+        needed (see `x_Quant`): `every q: role_of(q) != r or dead(q)` inside a test of each player is
+        then worked out once, not once per player."""
+        saved = self.memo, self.memo_nested_only
+        self.memo, self.memo_nested_only = {}, True  # one evaluated once anyway is not worth a dict
+        try:
+            lines = compile_lines()
+            used = bool(self.memo)
+        finally:
+            self.memo, self.memo_nested_only = saved
+        return ["_m = {}", *lines] if used else lines
+
     def once(self, node, distinct: bool = False) -> str:
         """An expression (or a binder's domain) of the listing evaluated once, outside its loops: nothing to remember."""
         saved, self.memo = self.memo, None
@@ -1033,14 +1053,15 @@ class Codegen:
             self.env = {p.slot: f"_L{p.slot}" for p in d.params}
             params = "".join(f", _L{p.slot}" for p in d.params)
             out.append(f"def D_{_py_name(d.name)}(s{params}):")
-            out.append(f"    return {self.ex(d.body)}")
+            out += self.indent(self.on_one_state(lambda d=d: [f"return {self.ex(d.body)}"]))
         tests = (("PROP", [p.expr for p in g.properties]), ("TRIG", [t.cond for t in g.triggers]),
                  ("CLAIM", [c.expr for c in g.claims]))
         for prefix, exprs in tests:  # conditions tested on a whole state
             probing, self.probing = self.probing, self.probing and prefix == "TRIG"  # the checks' own tests: no probes
             for i, expr in enumerate(exprs):
                 self.env = {}
-                out += [f"def {prefix}{i}(s):", f"    return bool({self.ex(expr)})"]
+                out += [f"def {prefix}{i}(s):",
+                        *self.indent(self.on_one_state(lambda expr=expr: [f"return bool({self.ex(expr)})"]))]
             self.probing = probing
         self.env = {}
         self.procedure(g.flow)
@@ -1068,15 +1089,17 @@ class Codegen:
     def fire(self, triggers: list[tuple]) -> list[str]:
         """`FIRE(s)`: start the first armed trigger whose condition holds (its frame pushed), re-arming
         on the way each that is not `once` and whose condition is false; True when one started."""
-        lines = ["def FIRE(s):", "    armed = s.armed"]
-        for i, entry, once, size in triggers:
-            self.env = {}
-            cond = self.ex(self.g.triggers[i].cond)  # as TRIG<i> has it (its probes too)
-            lines += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False",
-                      f"            s.fr.append([{entry}{', None' * size}])", "            return True"]
-            if not once:
-                lines += [f"    elif not {cond}:", f"        armed[{i}] = True"]
-        return lines + ["    return False"]
+        def body() -> list[str]:
+            lines = ["armed = s.armed"]
+            for i, entry, once, size in triggers:
+                self.env = {}
+                cond = self.ex(self.g.triggers[i].cond)  # as TRIG<i> has it (its probes too)
+                lines += [f"if armed[{i}]:", f"    if {cond}:", f"        armed[{i}] = False",
+                          f"        s.fr.append([{entry}{', None' * size}])", "        return True"]
+                if not once:
+                    lines += [f"elif not {cond}:", f"    armed[{i}] = True"]
+            return lines + ["return False"]
+        return ["def FIRE(s):", *self.indent(self.on_one_state(body))]
 
     # ---- assembly: instructions into Python functions
     def assemble(self) -> list[str]:
