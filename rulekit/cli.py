@@ -148,9 +148,14 @@ def _parser() -> argparse.ArgumentParser:
                         "see --variant-budget)")
     c.add_argument("--variant-budget", type=int, default=PlayBounds.variant_budget, metavar="N",
                    help=f"the same budget under each non-default option (default: {PlayBounds.variant_budget})")
+    c.add_argument("--explore-states", type=int, default=PlayBounds.explore_states, metavar="N",
+                   help="explorer: states per game (and option set) shared by its player counts, each also held to "
+                        f"--max-states; a count, so the verdicts do not depend on the machine's speed (default: "
+                        f"{PlayBounds.explore_states:,}; 0: --max-states for each player count)")
     c.add_argument("--explore-budget", type=float, default=PlayBounds.explore_budget, metavar="SECONDS",
-                   help="explorer: seconds per game shared by its player counts, each also held to "
-                        f"--time-limit (default: {PlayBounds.explore_budget}; 0: no shared limit)")
+                   help="explorer: a safety net of seconds per game shared by its player counts, each also held "
+                        f"to --time-limit (default: {PlayBounds.explore_budget:g}; 0: no shared limit); the report "
+                        "says when a time limit stopped an exploration")
     c.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="check N specs at once, one process each (default: one per CPU core); with --dask, "
                    "the workers of the LocalCluster")
@@ -164,7 +169,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"explorer: states per configuration before its verdicts are only bounded "
                    f"(default: {PlayBounds.max_states}; 0 turns the explorer off)")
     c.add_argument("--time-limit", type=float, default=PlayBounds.time_limit, metavar="SECONDS",
-                   help=f"explorer: seconds per configuration (default: {PlayBounds.time_limit:g})")
+                   help=f"explorer: a safety net of seconds per configuration (default: {PlayBounds.time_limit:g})")
     c.add_argument("--depth", type=int, default=None, metavar="N",
                    help="explorer: steps from the start (default: no limit)")
     c.add_argument("--solver-timeout", type=float, default=PlayBounds.solver_timeout, metavar="SECONDS",
@@ -312,8 +317,8 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=Non
 
 
 def _check(args, out: Console) -> int:
-    for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_budget", "jobs", "max_steps",
-                 "max_states", "time_limit", "solver_timeout", "bmc_depth", "whole_bmc_depth", "max_k",
+    for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_states", "explore_budget", "jobs",
+                 "max_steps", "max_states", "time_limit", "solver_timeout", "bmc_depth", "whole_bmc_depth", "max_k",
                  "symbolic_time_limit", "loop_search"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
@@ -332,7 +337,8 @@ def _check(args, out: Console) -> int:
     bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed, max_states=args.max_states,
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget,
-                        variant_budget=args.variant_budget, explore_budget=args.explore_budget,
+                        variant_budget=args.variant_budget, explore_states=args.explore_states,
+                        explore_budget=args.explore_budget,
                         bmc_depth=args.bmc_depth, whole_bmc_depth=args.whole_bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
                         deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,

@@ -181,3 +181,21 @@ def test_cli_all_options_and_sarif(tmp_path, capsys):
     assert code == 0 and len([f for f in impacts if len(f["options"]) == 1]) == 9  # one per non-default option of its nine ambiguities
     assert [f for f in impacts if len(f["options"]) == 2]  # --all-options: pairs of options too
     assert all(f["bound"]["class"] in ("outcomes", "legal-moves", "nothing") for f in impacts)
+
+
+def test_the_explorer_is_bounded_by_states_shared_by_the_player_counts():
+    """A count of states, not seconds: two checks explore the same states, whatever the machine's load,
+    and the player counts share the budget (each also held to --max-states)."""
+    spec = Spec.find(TOKENS)
+    bounds = PlayBounds(games=1, variant_games=0, max_steps=20, explore_states=800, max_states=20_000,
+                        loop_search=0, symbolic_time_limit=0, estimate_steps=0, distinct_steps=0)
+    clock = ("seconds", "states_per_second")
+    runs = [[{k: v for k, v in x.items() if k not in clock} for x in check_spec(spec, bounds).stats["explored"]]
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert [x["players"] for x in runs[0]] == list(range(1, 9))
+    assert [x["complete"] for x in runs[0]] == [True] * 3 + [False] * 5  # 800 states, 100 for each count
+    assert all(x["stopped_by"] == "states" and 100 <= x["states"] <= 100 + 64 for x in runs[0][3:])
+    capped = check_spec(spec, PlayBounds(games=1, variant_games=0, max_steps=20, explore_states=800, max_states=50,
+                                         loop_search=0, symbolic_time_limit=0, estimate_steps=0, distinct_steps=0))
+    assert all(x["complete"] or x["states"] <= 50 + 64 for x in capped.stats["explored"])

@@ -9,12 +9,14 @@ from .shared import PlayBounds
 
 def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list:
     """Per player count: the vectorized explorer where the configuration lies in the symbolic fragment,
-    the engine's explorer otherwise."""
+    the engine's explorer otherwise; each to its share of `explore_states` (the time limits are only a
+    safety net, and the report says when one fired)."""
     from ..verify.explore import Limits
 
     counts = range(game.min_players, game.max_players + 1)
     share = bounds.explore_budget / len(counts) if bounds.explore_budget > 0 else bounds.time_limit
-    limits = Limits(max_states=bounds.max_states, time_limit=min(bounds.time_limit, share), depth=bounds.depth)
+    states = bounds.max_states if bounds.explore_states <= 0 else min(bounds.max_states, -(-bounds.explore_states // len(counts)))
+    limits = Limits(max_states=states, time_limit=min(bounds.time_limit, share), depth=bounds.depth)
     out = []
     if bounds.max_states <= 0:
         return out

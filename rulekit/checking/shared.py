@@ -16,7 +16,7 @@ class PlayBounds:
     max_steps: int = 5000  # decisions per game before it counts as not ending
     seed: int = 0
     max_states: int = 20_000  # explorer: states per configuration
-    time_limit: float = 3.0  # explorer: seconds per configuration
+    time_limit: float = 10.0  # explorer: seconds per configuration, a safety net (the budget is explore_states)
     depth: int | None = None  # explorer: steps from the start
     all_options: bool = False  # explore (and prove) under every option, and compare the verdicts
     solver_timeout: float = 5.0  # seconds per Z3 query: only a safety net (times budget.SAFETY_FACTOR)
@@ -25,7 +25,9 @@ class PlayBounds:
     shrink: bool = True  # shrink random-play failures with Hypothesis
     play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
     variant_budget: int = 800  # decisions per player count under each non-default option
-    explore_budget: float = 2.0  # explorer: seconds per spec and option set, shared by the player counts
+    explore_states: int = 16_000  # explorer: states per spec and option set, shared by the player counts: a
+    # count, not seconds, so that the same spec explores the same states, and gets the same verdicts, on any machine
+    explore_budget: float = 30.0  # explorer: seconds per spec and option set, a safety net (0: none)
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
     whole_bmc_depth: int = 1  # the same over the whole-language relation (verify.control), the set-up the first
     max_k: int = 3  # Z3 k-induction: the largest k tried
