@@ -146,6 +146,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="stop starting random games for a player count once they made N decisions "
                         f"(default: {PlayBounds.play_budget}; under other options {PlayBounds.variant_budget}, "
                         "see --variant-budget)")
+    c.add_argument("--min-games", type=int, default=PlayBounds.min_games, metavar="N",
+                   help="random games per player count under the default options even past --play-budget, so that "
+                        "the bound a sampled verdict states rests on at least N games of each count (at most "
+                        f"--games; default: {PlayBounds.min_games})")
     c.add_argument("--variant-budget", type=int, default=PlayBounds.variant_budget, metavar="N",
                    help=f"the same budget under each non-default option (default: {PlayBounds.variant_budget})")
     c.add_argument("--explore-states", type=int, default=PlayBounds.explore_states, metavar="N",
@@ -317,8 +321,8 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=Non
 
 
 def _check(args, out: Console) -> int:
-    for name in ("games", "variant_games", "play_budget", "variant_budget", "explore_states", "explore_budget", "jobs",
-                 "max_steps", "max_states", "time_limit", "solver_timeout", "bmc_depth", "whole_bmc_depth", "max_k",
+    for name in ("games", "variant_games", "play_budget", "min_games", "variant_budget", "explore_states",
+                 "explore_budget", "jobs", "max_steps", "max_states", "time_limit", "solver_timeout", "bmc_depth", "whole_bmc_depth", "max_k",
                  "symbolic_time_limit", "loop_search"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
@@ -336,7 +340,7 @@ def _check(args, out: Console) -> int:
     targets = args.specs or resources.bundled_games()
     bounds = PlayBounds(args.games, args.variant_games, args.max_steps, args.seed, max_states=args.max_states,
                         time_limit=args.time_limit, depth=args.depth, all_options=args.all_options,
-                        solver_timeout=args.solver_timeout, play_budget=args.play_budget,
+                        solver_timeout=args.solver_timeout, play_budget=args.play_budget, min_games=args.min_games,
                         variant_budget=args.variant_budget, explore_states=args.explore_states,
                         explore_budget=args.explore_budget,
                         bmc_depth=args.bmc_depth, whole_bmc_depth=args.whole_bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,

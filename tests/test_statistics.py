@@ -61,3 +61,25 @@ def test_percent_reads_well():
     assert percent(0) == "0 %" and percent(1) == "100 %" and percent(0.000031) == "0.0031 %"
     assert percent(0.0101, up=True) == "1.1 %" and percent(0.0101) == "1.0 %"
     assert not math.isnan(upper_bound(0, 1))
+
+
+def test_long_games_still_play_the_least_number_of_games_per_player_count():
+    """The decision budget stops random play early only once `min_games` games were played, so that the
+    bound a sampled verdict states rests on that many games even where games are long."""
+    from rulekit.checking import PlayBounds, check_spec
+    from rulekit.checking.sampling import play_sample
+    from rulekit.pipeline import Spec
+
+    spec = Spec.find("chocobo")
+    options = spec.options_for(None)
+    short = play_sample(spec, 3, options, games=50, budget=10, max_steps=5000, seed=0)
+    floor = play_sample(spec, 3, options, games=50, budget=10, max_steps=5000, seed=0, min_games=7)
+    assert (short.played, floor.played) == (1, 7)
+    assert floor.steps > 10 and floor.games_by_players == {3: 7}
+    capped = play_sample(spec, 3, options, games=4, budget=10, max_steps=5000, seed=0, min_games=7)
+    assert capped.played == 4  # never past `games`
+    report = check_spec(spec, PlayBounds(games=9, variant_games=0, play_budget=1, min_games=6, max_states=0,
+                                         symbolic_time_limit=0, loop_search=0, estimate_steps=0, distinct_steps=0,
+                                         shrink=False))
+    sampled = [f.bound for f in report.findings if f.kind == "invariant" and f.method == "random-play"]
+    assert sampled and all(b["games_by_players"] == {3: 6, 4: 6, 5: 6} for b in sampled)

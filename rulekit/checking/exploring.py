@@ -15,7 +15,8 @@ def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> 
 
     counts = range(game.min_players, game.max_players + 1)
     share = bounds.explore_budget / len(counts) if bounds.explore_budget > 0 else bounds.time_limit
-    states = bounds.max_states if bounds.explore_states <= 0 else min(bounds.max_states, -(-bounds.explore_states // len(counts)))
+    each = -(-bounds.explore_states // len(counts))  # rounded up
+    states = bounds.max_states if bounds.explore_states <= 0 else min(bounds.max_states, each)
     limits = Limits(max_states=states, time_limit=min(bounds.time_limit, share), depth=bounds.depth)
     out = []
     if bounds.max_states <= 0:

@@ -89,21 +89,21 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
 
     def depth(i, options):
         single = sum(options[k] != base[k] for k in base) <= 1
-        return (bounds.games, bounds.play_budget) if i == 0 or (deep and single) else \
-            (bounds.variant_games, bounds.variant_budget)
+        return (bounds.games, bounds.play_budget, min(bounds.min_games, bounds.games)) if i == 0 or (deep and single) \
+            else (bounds.variant_games, bounds.variant_budget, 0)
     plan = [(options, players, *depth(i, options)) for i, options in enumerate(variants) for players in counts]
     local = executor is None or isinstance(executor, executors.InProcess)
     where = spec if local else str(spec.path.resolve())  # a worker loads the spec from its path
     traces = DEEP_TRACES if deep else TRACES
     tasks = [(where, players, options, games, budget, bounds.max_steps, bounds.seed, bounds.confidence,
-              bounds.max_violation_rate, traces if i < len(counts) else 0)
-             for i, (options, players, games, budget) in enumerate(plan)]
+              bounds.max_violation_rate, traces if i < len(counts) else 0, least)
+             for i, (options, players, games, budget, least) in enumerate(plan)]
     if hasattr(progress, "describe"):
         progress.describe(f"{game.name}: random play, {len(plan)} configuration(s)")
     results = executors.run(executor or executors.InProcess(), play_sample, tasks, game.name,
                             progress if progress is not None else False)
     tallies = {options_key(o): Tally() for o in variants}
-    for (options, players, _, _), part in zip(plan, results):
+    for (options, players, _, _, _), part in zip(plan, results):
         tally = tallies[options_key(options)]
         loaded = (lambda p=players, o=options: spec.engine(p, o))  # noqa: E731 - the game a witness replays in
         for name, (_, history) in part.broken.items():
@@ -141,9 +141,10 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
 
 def play_sample(spec: Spec | str, players: int, options: dict, games: int, budget: int, max_steps: int,
                 seed: int, confidence: float = 0.95, max_violation_rate: float | None = None,
-                traces: int = TRACES) -> Tally:
-    """Seeded random games of one configuration, until `games` or `budget` decisions (or, with
-    `max_violation_rate`, until the sample is enough: see `_enough_games`); what they saw, with each
+                traces: int = TRACES, min_games: int = 0) -> Tally:
+    """Seeded random games of one configuration, until `games` or `budget` decisions, but at least
+    `min_games` (or, with `max_violation_rate`, until the sample is enough: see `_enough_games`), so that
+    long games still give a bound worth stating; what they saw, with each
     witness as (True, history) instead of the game it replays in, so the tally travels, and the
     histories of the first `traces` games that end."""
     spec = Spec.find(spec) if isinstance(spec, str) else spec
@@ -158,8 +159,8 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     bounds = PlayBounds(max_steps=max_steps, confidence=confidence, max_violation_rate=max_violation_rate)
     enough = _enough_games(spec.model, options, bounds)
     for g in range(games):
-        if g and (tally.steps >= budget or enough(tally, g)):  # the games so far are the bound the verdicts state
-            break
+        if g and ((g >= min_games and tally.steps >= budget) or enough(tally, g)):
+            break  # the games so far are the bound the verdicts state
         _play_one(loaded, bounds, seed + g, tally, traces)
     tally.broken = {k: (True, h) for k, (_, h) in tally.broken.items()}
     tally.reached = {k: (True, h) for k, (_, h) in tally.reached.items()}

@@ -24,6 +24,7 @@ class PlayBounds:
     config_units: int = 2_000_000  # Z3 resource units per configuration for the counts abstraction
     shrink: bool = True  # shrink random-play failures with Hypothesis
     play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
+    min_games: int = 30  # but at least this many per player count (at most `games`): a bound below 10 % at 95 %
     variant_budget: int = 800  # decisions per player count under each non-default option
     explore_states: int = 16_000  # explorer: states per spec and option set, shared by the player counts: a
     # count, not seconds, so that the same spec explores the same states, and gets the same verdicts, on any machine
