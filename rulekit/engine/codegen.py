@@ -27,7 +27,6 @@ SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
 AGGREGATES = {"max": (True, False), "min": (False, False), "argmax": (True, True), "argmin": (False, True)}
 OWN_PC = "@PC@"  # in an instruction's lines: its own pc, which a signal leaves in the frame to resume at
 INLINE_DEPTH = 3  # definitions inlined into their callers, this many levels deep
-PLAIN_ARGUMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|-?[0-9]+")  # a variable or a number: cheap to key on
 LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as endless
 
 
@@ -103,7 +102,6 @@ class Codegen:
         self.quant_depth = 0  # quantifiers being compiled, one inside the other
         self.finite: dict[str, tuple] = {}  # Python variables bound over a constant domain -> its values
         self._attr_tables: dict | None = None
-        self._costly: frozenset | None = None
         self.loop_ends: list[str] = []
         self.frame_size = 0
         self.board_sizes = config.board_sizes
@@ -234,37 +232,6 @@ class Codegen:
 
     def x_DefineCall(self, e):
         args = [self.ex(a) for a in e.args]
-        return self.remembered_call(e.define, args, self.call_code(e, args))
-
-    def remembered_call(self, name: str, args: list[str], code: str) -> str:
-        """Inside `on_one_state` and inside a quantifier (where it may be read again and again), a call
-        of a definition that works through a quantifier, on arguments that are plain names or numbers:
-        its value kept for the rest of the evaluation, by the values of its arguments (`role_of(p)`, read
-        in each branch of a test of `p` inside `exists(p in players: ...)`, is worked out once per `p`)."""
-        if not self.memo_nested_only or self.memo is None or not self.quant_depth or name not in self.costly_defines():
-            return code
-        plain = [a.strip("()") for a in args]
-        if not all(PLAIN_ARGUMENT.fullmatch(a) for a in plain):
-            return code
-        key = "(" + "".join(f"{x}, " for x in (self.memo.setdefault(("define", name), len(self.memo)), *plain)) + ")"
-        return f"(_m[{key}] if {key} in _m else _m.setdefault({key}, {code}))"
-
-    def costly_defines(self) -> frozenset:
-        """The definitions whose value takes a quantifier to work out (theirs, or one they call)."""
-        if self._costly is None:
-            calls = {d.name: {n.define for n in m.nodes(d.body) if isinstance(n, m.DefineCall)} for d in self.g.defines}
-            costly = {d.name for d in self.g.defines if any(isinstance(n, m.Quant) for n in m.nodes(d.body))}
-            grew = True
-            while grew:
-                grew = False
-                for name, called in calls.items():
-                    if name not in costly and called & costly:
-                        costly.add(name)
-                        grew = True
-            self._costly = frozenset(costly)
-        return self._costly
-
-    def call_code(self, e, args: list[str]) -> str:
         if self.inlining >= INLINE_DEPTH:
             return f"D_{_py_name(e.define)}(s{''.join(', ' + a for a in args)})"
         # Inline the definition: its parameters become the argument expressions (expressions have no
