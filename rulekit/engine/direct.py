@@ -565,17 +565,16 @@ class DirectCodegen(Codegen):
         """A function that finds the trigger that fires as the reference engine does (the first armed one
         whose condition holds; one that is not `once` re-arms when its condition is false), with the
         conditions inline, and disarms it: then `fired(i)` (its lines), or `none` if none fires."""
-        def body() -> list[str]:
-            out = ["armed = s.armed"]
-            for i, trig in enumerate(self.g.triggers):
-                self.env = {}
-                cond = self.ex(trig.cond)
-                out += [f"if armed[{i}]:", f"    if {cond}:", f"        armed[{i}] = False",
-                        *("        " + line for line in fired(i))]
-                if not trig.once:
-                    out += [f"elif not {cond}:", f"    armed[{i}] = True"]
-            return out + [none]
-        return [f"def {name}(s):", *self.indent(self.on_one_state(body))]
+        out = [f"def {name}(s):", "    armed = s.armed"]
+        for i, trig in enumerate(self.g.triggers):
+            self.env = {}
+            cond = self.ex(trig.cond)
+            out += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False",
+                    *("            " + line for line in fired(i))]
+            if not trig.once:
+                out += [f"    elif not {cond}:", f"        armed[{i}] = True"]
+        out.append(f"    {none}")
+        return out
 
     def flow_head(self) -> list[str]:
         """The lines that begin the flow's function, before its locals."""
