@@ -366,3 +366,21 @@ def test_an_endless_loop_without_decisions_is_a_rule_error_not_a_hang(tmp_path):
 def test_turns_that_never_wait_are_a_rule_error_not_a_hang(tmp_path):
     with pytest.raises(rulekit.RuleRuntimeError, match="endless loop"):
         run(tmp_path, "turns from current { if size(box) > 100 { choose by current { action a { } } } }")
+
+
+def test_the_first_card_of_a_zone_and_of_an_empty_one(tmp_path):
+    """`the(c in zone)` without a test is the zone's first card (the whole-game code reads it by index);
+    on an empty zone it is the same rule error in the engine and in the whole-game code."""
+    extra = "var r: int = 0\n"
+    game, s = run(tmp_path, """
+      move B from box to hand(seat(1))
+      move A from box to hand(seat(1))
+      if the(c in hand(seat(1))) == A { set r = 1 }
+      choose by seat(0) { action go { } }
+      if the(c in hand(seat(0))) == A { set r = 2 }""", extra)
+    assert s.value("r") == 1
+    with pytest.raises(rulekit.RuleRuntimeError, match=r"the\(c in \.\.\.\) found nothing"):
+        s.apply_action(s.legal_actions()[0])
+    assert "[0] if s.z[" in game.whole_games.source  # the read by index is what is tested
+    played = game.playouts(1, seed=1)
+    assert played.ends == ["rule error"]

@@ -27,6 +27,8 @@ SUSPEND, FRAMES, HALT, TRIGGER = -1, -2, -3, -4
 AGGREGATES = {"max": (True, False), "min": (False, False), "argmax": (True, True), "argmin": (False, True)}
 OWN_PC = "@PC@"  # in an instruction's lines: its own pc, which a signal leaves in the frame to resume at
 INLINE_DEPTH = 3  # definitions inlined into their callers, this many levels deep
+PLAIN_ZONE = re.compile(r"s\.z\[[\w+()\s]*\]")  # a zone picked by arithmetic on names: cheap to read twice
+CALL = re.compile(r"\w\(")
 LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as endless
 
 
@@ -404,7 +406,11 @@ class Codegen:
             raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
         what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
         if self.probing and id(e) in self.probe_ties:
-            return f"the_tie(HITS, {self.probe_ties[id(e)]}, ({var} for {var} in {src}{guard}), {what}, {self.span_const(e.span)})"
+            values = f"iter({src})" if not guard else f"({var} for {var} in {src}{guard})"
+            return f"the_tie(HITS, {self.probe_ties[id(e)]}, {values}, {what}, {self.span_const(e.span)})"
+        if not guard and isinstance(b.iter, core.CardsIn) and PLAIN_ZONE.fullmatch(src) and not CALL.search(src):
+            # the first card of a zone, read as a list index (a zone is a list, its first card first)
+            return f"({src}[0] if {src} else the(None, {what}, {self.span_const(e.span)}))"
         first = f"iter({src})" if not guard else f"({var} for {var} in {src}{guard})"
         return f"the(next({first}, None), {what}, {self.span_const(e.span)})"
 
