@@ -405,11 +405,13 @@ class Codegen:
         if e.kind != "the":
             raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
         what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
+        by_index = not guard and isinstance(b.iter, core.CardsIn) and PLAIN_ZONE.fullmatch(src) and not CALL.search(src)
         if self.probing and id(e) in self.probe_ties:
             values = f"iter({src})" if not guard else f"({var} for {var} in {src}{guard})"
-            return f"the_tie(HITS, {self.probe_ties[id(e)]}, {values}, {what}, {self.span_const(e.span)})"
-        if not guard and isinstance(b.iter, core.CardsIn) and PLAIN_ZONE.fullmatch(src) and not CALL.search(src):
-            # the first card of a zone, read as a list index (a zone is a list, its first card first)
+            tie = f"the_tie(HITS, {self.probe_ties[id(e)]}, {values}, {what}, {self.span_const(e.span)})"
+            # a zone of one card holds no tie: its card, read by index
+            return f"({src}[0] if len({src}) == 1 else {tie})" if by_index else tie
+        if by_index:  # the first card of a zone, read as a list index (a zone is a list, its first card first)
             return f"({src}[0] if {src} else the(None, {what}, {self.span_const(e.span)}))"
         first = f"iter({src})" if not guard else f"({var} for {var} in {src}{guard})"
         return f"the(next({first}, None), {what}, {self.span_const(e.span)})"
