@@ -147,3 +147,12 @@ def test_unsupported_is_a_user_facing_error_and_a_bug_is_not():
 def test_an_aggregate_in_a_lowered_fact_of_a_spec_compiles(tmp_path):
     game = load_text(tmp_path, spec_text("fact gems = max(2, player_count)"), players=3)
     assert game.component_counts == {"Gem": 3}
+
+
+@pytest.mark.parametrize("name,players", [("chocobo", 3), ("cranky", 5)])
+def test_an_ids_owner_is_its_decoded_choice_point_and_action(name, players):
+    table = rulekit.load(name, players=players).action_table
+    assert [table.owner(a) for a in range(len(table))] == [table[a][:2] for a in range(len(table))]
+    for outside in (-1, len(table)):
+        with pytest.raises(IndexError):
+            table.owner(outside)

@@ -240,11 +240,11 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
                 outcome.ends["cut off"] += 1
                 return
             if len(state.legal) == 1 and decision_sites:  # a decision with nothing to decide
-                site = decision_sites.get(table[state.legal[0]][0])
+                site = decision_sites.get(table.owner(state.legal[0])[0])
                 if site is not None and sites[site].key not in tally.silent:
                     tally.silent[sites[site].key] = (loaded, list(state.history))
             action = rng.choice(state.legal)
-            tally.fired.add(table[action][:2])
+            tally.fired.add(table.owner(action))
             if triggers:
                 armed, before = list(state.armed), (state.clone() if len(triggers) > 1 else None)
                 state.apply_action(action)
@@ -271,7 +271,7 @@ def _triggers_fired(names: list, armed: list, state, before, action: int, table,
     order of the two gives another result (a `conflict`)."""
     fired = [i for i, was in enumerate(armed) if was and not state.armed[i]]
     for i in fired:
-        tally.causes.setdefault(names[i], set()).add(table[action][:2])
+        tally.causes.setdefault(names[i], set()).add(table.owner(action))
     if len(fired) < 2 or before is None:
         return
     from . import conflicts

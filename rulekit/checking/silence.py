@@ -70,7 +70,7 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
                 table = loaded.action_table
 
                 def holds(state, point=site.node.point):
-                    return len(state.legal) == 1 and table[state.legal[0]][0] == point
+                    return len(state.legal) == 1 and table.owner(state.legal[0])[0] == point
             else:
                 def holds(state, i=index[key]):
                     return i in loaded.probe_hits

@@ -316,7 +316,7 @@ class Game:
             text = parts[0]
         else:
             text = f"{act.name}({', '.join(parts)})" if parts else act.name
-        prefix = self.decision_prefixes.get(self.action_table[action][0])
+        prefix = self.decision_prefixes.get(self.action_table.owner(action)[0])
         return f"{prefix}: {text}" if prefix else text
 
     def action_is_secret(self, action: int) -> bool:

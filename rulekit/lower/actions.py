@@ -33,6 +33,13 @@ class ActionTable:
     def __len__(self) -> int:
         return self.size
 
+    def owner(self, action: int) -> tuple[int, int]:
+        """(choice point, action index) of an id, without decoding its parameters: what the checks
+        ask at every step."""
+        if not 0 <= action < self.size:
+            raise IndexError(action)
+        return self._entries[bisect_right(self._offsets, action) - 1][:2]
+
     def __getitem__(self, action: int) -> tuple:
         """(choice point, action index, index of each parameter, how each parameter reads or None)."""
         if not 0 <= action < self.size:

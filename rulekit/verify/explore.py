@@ -183,7 +183,7 @@ class _Keyer:
                 if s.resume is not None and s.resume[0] == "random":
                     top[s.resume[1]] = None
             elif s.pending:
-                point = self.table[next(iter(s.pending))][0]
+                point = self.table.owner(next(iter(s.pending)))[0]
                 for slot in self.dead[point]:
                     if slot < len(top):
                         top[slot] = None
@@ -300,7 +300,7 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
                 out.errors.append((index, action, str(exc)))
                 continue
             if not chance:
-                point, ai = table[action][0], table[action][1]
+                point, ai = table.owner(action)
                 out.fired.add((point, ai))
             k = keyer.key(child)
             j = seen.get(k)

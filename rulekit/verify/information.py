@@ -145,7 +145,7 @@ class _Shadow:
 def _point(state) -> int | None:
     if state.chance is not None or state.over or not state.legal:
         return None
-    return state.game.action_table[state.legal[0]][0]
+    return state.game.action_table.owner(state.legal[0])[0]
 
 
 def _anonymous(game):
