@@ -322,8 +322,8 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=Non
 
 def _check(args, out: Console) -> int:
     for name in ("games", "variant_games", "play_budget", "min_games", "variant_budget", "explore_states",
-                 "explore_budget", "jobs", "max_steps", "max_states", "time_limit", "solver_timeout", "bmc_depth", "whole_bmc_depth", "max_k",
-                 "symbolic_time_limit", "loop_search"):
+                 "explore_budget", "jobs", "max_steps", "max_states", "time_limit", "solver_timeout", "bmc_depth",
+                 "whole_bmc_depth", "max_k", "symbolic_time_limit", "loop_search"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.solver_rlimit is not None and args.solver_rlimit <= 0:

@@ -28,7 +28,7 @@ AGGREGATES = {"max": (True, False), "min": (False, False), "argmax": (True, True
 OWN_PC = "@PC@"  # in an instruction's lines: its own pc, which a signal leaves in the frame to resume at
 INLINE_DEPTH = 3  # definitions inlined into their callers, this many levels deep
 PLAIN_ZONE = re.compile(r"s\.z\[[\w+()\s]*\]")  # a zone picked by arithmetic on names: cheap to read twice
-CALL = re.compile(r"\w\(")
+CALL = re.compile(r"\w\(")  # a function called in it: not read twice
 LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as endless
 
 
@@ -405,7 +405,8 @@ class Codegen:
         if e.kind != "the":
             raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
         what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
-        by_index = not guard and isinstance(b.iter, core.CardsIn) and PLAIN_ZONE.fullmatch(src) and not CALL.search(src)
+        by_index = (not guard and isinstance(b.iter, core.CardsIn) and PLAIN_ZONE.fullmatch(src) is not None
+                    and not CALL.search(src))
         if self.probing and id(e) in self.probe_ties:
             values = f"iter({src})" if not guard else f"({var} for {var} in {src}{guard})"
             tie = f"the_tie(HITS, {self.probe_ties[id(e)]}, {values}, {what}, {self.span_const(e.span)})"
@@ -832,8 +833,8 @@ class Codegen:
         """`compile_lines()`: lines that only read one state, which nothing changes while they run (a
         definition, a test of a whole state, the trigger checks). A quantifier in them that sits inside
         another and reads none of their variables is worked out once for all of them, where it is first
-        needed (see `x_Quant`): `every q: role_of(q) != r or dead(q)` inside a test of each player is
-        then worked out once, not once per player."""
+        needed (see `x_Quant`): `forall(q in players: role_of(q) != r or dead(q))` inside a test of each
+        player is then worked out once, not once per player."""
         saved = self.memo, self.memo_nested_only
         self.memo, self.memo_nested_only = {}, True  # one evaluated once anyway is not worth a dict
         try:
