@@ -54,7 +54,7 @@ reachable a_sole_top "Exactly one player is on top." : count(p in players where 
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory, request):
+def builds(tmp_path_factory):
     path = write_spec(tmp_path_factory.mktemp("memo"), MEMO_SPEC, name="memo", rulebook="Memo.\n", checks=MEMO_CHECKS)
     config = rulekit.load(str(path), players=3).config
     remembering = Game(config)
