@@ -364,6 +364,9 @@ class ControlBuilder(Builder):
     def e_Current(self, e, st, env):
         return st.vals[self.cur]
 
+    def blank_store(self) -> Flow:
+        return Flow([])
+
     def define_value(self, d, args, st):
         vals = getattr(st, "vals", None)
         if not isinstance(vals, Values):

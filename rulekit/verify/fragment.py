@@ -39,6 +39,13 @@ from . import Unsupported, budget
 from .terms import (COMPARISONS, FALSE, TRUE, Command, Slot, System, and_, arith, compare, const, is_bool, ite, neg,
                     not_, or_)
 
+# The nodes whose value is a function of their operands and the configuration alone: a definition
+# built of these reads no slot, so its value for constant arguments is the same on every store.
+_STATELESS = (m.Const, m.Local, m.Attr, m.Unary, m.Binary, m.IfExpr, m.Quant, m.Binder, m.DefineCall,
+              core.PlayerCount, core.Smaller, core.Larger, core.Abs, core.Near, core.Neighbour, core.Seat,
+              core.Members, core.Positions, core.Items, core.Numbers)
+
+
 @dataclass
 class Store:
     vals: list
@@ -72,6 +79,8 @@ class Builder:
         self.reverses = m.reverses_order(game)  # the direction of play can turn: the fragment keeps it static
         self.no_player = m.uses_no_player(game)  # a player value may be `none` (-1)
         self.depth = 0
+        self._stateless: dict[str, bool] = {}
+        self._stateless_values: dict[tuple, tuple] = {}  # (name, *arguments) -> (value, refused)
         self._check_declarations()
         self.counts = list(config.component_counts)
         self.slots: list[Slot] = []
@@ -400,8 +409,37 @@ class Builder:
             return self.define_value(d, [self.ev(a, st, env) for a in e.args], st)
 
     def define_value(self, d: m.Define, args: list, st: Store):
-        """A definition's value for these arguments on this store."""
-        return self.ev(d.body, st, {p.slot: a for p, a in zip(d.params, args)})
+        """A definition's value for these arguments on this store. A definition that reads no slot is
+        worked out once for each tuple of constant arguments, on a store of its own, with the condition
+        under which the engine refuses it, which every call then adds to its own store's error."""
+        env = {p.slot: a for p, a in zip(d.params, args)}
+        if not (self.stateless(d.name) and all(a[0] in ("c", "b") for a in args)):
+            return self.ev(d.body, st, env)
+        key = (d.name, *args)
+        known = self._stateless_values.get(key)
+        if known is None:
+            blank = self.blank_store()
+            known = self._stateless_values[key] = (self.ev(d.body, blank, env), blank.error)
+        value, refused = known
+        if refused != FALSE:
+            self.fail_if(st, refused)
+        return value
+
+    def blank_store(self) -> Store:
+        """A store with no slots, running, without error: for what reads no slot."""
+        return Store([])
+
+    def stateless(self, name: str) -> bool:
+        """Whether definition `name` reads nothing of the state (nor any definition that does)."""
+        known = self._stateless.get(name)
+        if known is None:
+            self._stateless[name] = False  # a recursive definition is not taken as stateless
+            d = self.defines[name]
+            known = all(isinstance(x, _STATELESS) and (not isinstance(x, m.DefineCall) or self.stateless(x.define))
+                        or (isinstance(x, core.Seats) and x.start is None)
+                        for x in m.nodes(d.body))
+            self._stateless[name] = known
+        return known
 
     # ---- finite domains: (value, present) pairs, `present` a condition (a card kind in the zone)
     def domain(self, it: core.Domain, st, env) -> list[tuple]:
