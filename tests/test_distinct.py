@@ -3,6 +3,7 @@ tiny specs whose states the explorer counts exactly."""
 from __future__ import annotations
 
 import math
+import types
 
 import pytest
 
@@ -129,3 +130,19 @@ def test_a_game_over_before_it_starts_gives_a_figure_not_a_hang(tmp_path):
     spec = Spec.find(str(write_spec(tmp_path, over, name="dice")))
     found = distinct(spec.engine(1, spec.model.default_options()), step_budget=100)
     assert found.samples == 0 and found.distinct_seen == 0 and found.at_least == 0.0
+
+
+def _explored(pairs: int) -> types.SimpleNamespace:
+    window = {"depths": [8, 15], "samples": 200, "colliding_pairs": pairs}
+    return types.SimpleNamespace(stats={"explored": [{
+        "players": 2, "states": 100, "stopped_by": "states", "depth": 3, "complete": False,
+        "distinct_states": {"plays": 200, "states_at_least": 4541, "confidence": 0.95, "best_window": window}}]})
+
+
+def test_a_lower_estimate_without_a_collision_says_it_is_the_samples_ceiling():
+    from rulekit.report.wording import state_space
+
+    (line,) = state_space(_explored(0))
+    assert "no two of its 200 samples were the same state" in line and "--distinct-steps samples more" in line
+    (line,) = state_space(_explored(3))  # with collisions the figure is the game's, not the sample's ceiling
+    assert "no two" not in line and "at least ~4,541 distinct states" in line

@@ -134,6 +134,10 @@ def state_space(r) -> list[str]:
                 where = f" at depths {best['depths'][0]} to {best['depths'][1]}" if best.get("depths") else ""
                 how = (f"a lower estimate: colliding states of {d['plays']:,} random plays{where}, a Poisson "
                        f"approximation")
+                if best.get("colliding_pairs") == 0 and best.get("samples", 0) > 1:
+                    # Without a collision the figure is the sample's ceiling, not a property of the game.
+                    how += (f"; no two of its {best['samples']:,} samples were the same state, so the figure is as "
+                            f"high as so few samples can go: --distinct-steps samples more")
                 if d["states_at_least"] > x["states"]:
                     text += f"; at least ~{_number(d['states_at_least'])} distinct states at {d['confidence']:.0%} ({how})"
                 else:  # random play keeps to too few states to say more than the exploration
