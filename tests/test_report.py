@@ -193,3 +193,18 @@ def test_every_finding_kind_has_a_group_title_and_a_hint():
     from rulekit.report import wording
 
     assert set(KINDS) <= set(wording.PROBLEM_TITLES) and set(KINDS) - {"ambiguity"} <= set(wording.HINTS)
+
+
+def test_an_undecided_termination_says_how_the_random_games_ended():
+    from rulekit.findings import Finding
+    from rulekit.report.wording import rests_on
+
+    def undecided(bound):
+        return rests_on(Finding("g/termination", "g", "termination", "info", "unknown", "explicit-state",
+                                "not decided whether every play ends", bound=bound))
+
+    ended = undecided({"games": 500, "cut": 0, "finished_lengths": {"min": 4, "median": 27, "max": 80}})
+    assert "500 of 500 random games ended, after 4 to 80 decisions" in ended and "-v" in ended
+    cut = undecided({"games": 30, "cut": 2, "finished_lengths": {"min": 90, "median": 500, "max": 900}})
+    assert "28 of 30 random games ended, after 90 to 900 decisions, 2 cut at the step limit" in cut
+    assert "no random game played" in undecided({})

@@ -157,6 +157,17 @@ def state_space(r) -> list[str]:
     return out
 
 
+def _random_endings(b: dict) -> str:
+    """How the random games of a termination verdict ended: the evidence that stays when nothing decided it."""
+    games, cut, lengths = b.get("games", 0), b.get("cut", 0), b.get("finished_lengths") or {}
+    if not games:
+        return "no random game played"
+    ended = f"{games - cut:,} of {games:,} random games ended"
+    if lengths:
+        ended += f", after {lengths['min']:,} to {lengths['max']:,} decisions"
+    return ended + (f", {cut:,} cut at the step limit" if cut else "")
+
+
 def _number(x: int) -> str:
     return f"{x:,}" if x < 10 ** 6 else f"{x:.1e}".replace("e+0", "e").replace("e+", "e")
 
@@ -196,7 +207,7 @@ def rests_on(f: Finding) -> str:
         return (f"a lasso replayed in the engine ({lasso['prefix']} steps, then a loop of {lasso['loop']} steps "
                 f"back to the same state){luck}, {lasso['players']} players")
     if f.kind == "termination" and f.verdict == "unknown":
-        return "nothing decided it: see the message for what was tried"
+        return "not decided by exploration, a ranking function or a loop search; " + _random_endings(b) + " (-v: what was tried)"
     if f.kind == "termination" and f.verdict == "proven":
         return f"exhaustive: complete explorations with no cycle that avoids the ends, {players} players"
     if f.method == "z3-abstraction":
