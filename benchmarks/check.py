@@ -8,7 +8,8 @@ Prints: time of `rulekit check` per game and per method at the default bounds, t
 queries used; per configuration the states explored, states/s, the depth reached and the size of the state
 space (exact, or between the lower estimate of its distinct states, by collisions of random plays, and Knuth's
 upper estimate of its tree of plays); per invariant, target and termination the strongest verdict and what it
-rests on;
+rests on; the whole-language relation of each game at its smallest player count (its commands, whether it
+builds, BMC depth by depth with the Z3 resource units used and the questions decided);
 then the token model (N = 8, C = 5, T = 30; 1,656,626 states, 1,205 up to renaming the players) in a
 table: rulekit's vectorized explorer (the symbolic fragment, numpy) and its engine explorer, each with
 and without symmetry, a plain Python breadth-first search over tuples, and beside them the TLC, SPIN and
@@ -30,7 +31,7 @@ from rulekit.checking import PlayBounds, check_spec  # noqa: E402
 from rulekit.pipeline import Spec  # noqa: E402
 from rulekit.report import wording  # noqa: E402
 from rulekit.lower import every_count  # noqa: E402
-from rulekit.verify import budget, fragment, parametric, segments, symbolic, vector  # noqa: E402
+from rulekit.verify import Unsupported, budget, control, fragment, parametric, segments, symbolic, vector  # noqa: E402
 from rulekit.verify.explore import Limits, explore  # noqa: E402
 
 TOKENS = str(Path(__file__).resolve().parent / "tokens" / "tokens.rules")
@@ -80,6 +81,42 @@ def check_times(distinct_steps: int | None = None) -> float:
         " (the 60 s target is the wall time of `rulekit check`, which checks them one process per core)"
         if distinct_steps is None else ""))
     return total
+
+
+def whole_language(depth: int) -> None:
+    """Issue 20, item 2: how far the whole-language relation (`verify.control`) goes on each game, at its
+    smallest player count: the commands it would have, whether it builds within the limits `check` uses
+    (and, past the command limit, how far the translation gets before its size limit), and BMC depth by
+    depth, each with the Z3 resource units it used and how many questions it decided."""
+    print(f"the whole-language relation, smallest player count, BMC to depth {depth} "
+          f"({budget.DEFAULT_RLIMIT:,} Z3 resource units per query)")
+    for name in resources.bundled_games():
+        spec = Spec.find(name)
+        players = spec.model.min_players
+        config = spec.config(players)
+        estimate = control.commands_estimate(config)
+        line = f"  {name} ({players} player{'' if players == 1 else 's'}): about {_short(estimate)} commands"
+        builder = control.ControlBuilder(config)
+        t = time.perf_counter()
+        try:
+            system = builder.build()
+        except Unsupported as exc:
+            refused = (f"; `check` refuses it before building (over {control.COMMAND_LIMIT} commands)"
+                       if estimate > control.COMMAND_LIMIT else "")
+            print(f"{line}; not built in {time.perf_counter() - t:.1f} s after {builder.work:,} expressions "
+                  f"({exc}){refused}")
+            continue
+        print(f"{line}; built in {time.perf_counter() - t:.1f} s: {len(system.commands)} commands, "
+              f"{len(system.slots)} slots, {builder.work:,} expressions")
+        for d in range(1, depth + 1):
+            t = time.perf_counter()
+            with budget.recording() as usage:
+                answers = symbolic.bmc(system, d, 60_000)
+            unknown = sum(a.status == "unknown" for a in answers.values())
+            print(f"    depth {d}: {time.perf_counter() - t:.1f} s, {sum(u for u, _, _ in usage):,} Z3 units, "
+                  f"{len(answers) - unknown} of {len(answers)} questions decided")
+            if unknown == len(answers):
+                break
 
 
 def _short(n: int) -> str:
@@ -187,9 +224,13 @@ def main() -> int:
     ap.add_argument("--distinct-steps", type=int, default=None, metavar="N",
                     help="engine steps of the lower estimate of distinct states per unfinished configuration "
                     "(`rulekit check --distinct-steps`; 1000000 shows which configurations cannot fit 10 million)")
+    ap.add_argument("--whole-depth", type=int, default=3, metavar="N",
+                    help="BMC depth over the whole-language relation of each game (0: skip that table)")
     args = ap.parse_args()
     if not args.no_check:
         check_times(args.distinct_steps)
+    if args.whole_depth > 0:
+        whole_language(args.whole_depth)
     tokens(args.full, not args.no_plain)
     return 0
 

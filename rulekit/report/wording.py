@@ -207,7 +207,8 @@ def rests_on(f: Finding) -> str:
         return (f"a lasso replayed in the engine ({lasso['prefix']} steps, then a loop of {lasso['loop']} steps "
                 f"back to the same state){luck}, {lasso['players']} players")
     if f.kind == "termination" and f.verdict == "unknown":
-        return "not decided by exploration, a ranking function or a loop search; " + _random_endings(b) + " (-v: what was tried)"
+        return ("not decided by exploration, a ranking function or a loop search; " + _random_endings(b)
+                + " (-v: what was tried)")
     if f.kind == "termination" and f.verdict == "proven":
         return f"exhaustive: complete explorations with no cycle that avoids the ends, {players} players"
     if f.method == "z3-abstraction":
