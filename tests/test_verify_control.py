@@ -137,3 +137,16 @@ def test_check_reports_whole_relation_verdicts_with_witnesses(relay):
 def test_a_relation_too_large_to_build_is_unsupported_not_slow(relay):
     with pytest.raises(Unsupported, match="too large"):
         control.build(relay.config(2), work_limit=100)
+
+
+def test_trigger_conditions_are_shared_between_quiet_moments_without_changing_the_relation(relay, monkeypatch):
+    config = relay.config(3)
+    shared = control.ControlBuilder(config)
+    with_sharing = shared.build()
+    monkeypatch.setattr(control.ControlBuilder, "sharable", lambda self, e: False)
+    plain = control.ControlBuilder(config)
+    without = plain.build()
+    assert [c.label for c in with_sharing.commands] == [c.label for c in without.commands]
+    for a, b in zip(with_sharing.commands, without.commands):
+        assert (a.guard, a.error, a.assume, a.updates) == (b.guard, b.error, b.assume, b.updates), a.label
+    assert shared.work < plain.work

@@ -57,6 +57,7 @@ def counter(tmp_path_factory):
 
 def _without_memo(monkeypatch):
     monkeypatch.setattr(fragment.Builder, "stateless", lambda self, name: False)
+    monkeypatch.setattr(control.ControlBuilder, "sharable", lambda self, e: False)  # which covers these too
 
 
 def test_definitions_that_read_no_slot_are_told_apart_from_those_that_do(counter):

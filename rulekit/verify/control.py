@@ -9,7 +9,12 @@ games with turns, rounds, loops, procedures and triggers around their decisions:
   at, 0 before the set-up), whose turn it is, each trigger's armed flag, each stack's `mixed` flag, and
   the locals that the rules still need after the decision (a `for` running around it, a `let` before it);
 - a command is one action at one decision: it runs the action, then the rules onward, symbolically,
-  until the next decision or the end. One extra command, at pc 0, runs the set-up to the first decision;
+  until the next decision or the end. One extra command, at pc 0, runs the set-up to the first decision.
+  The action's binders are free slots that the guard holds to the values the engine offers, so that the
+  rules after the action are translated once for all of them; where the rules need a binder's value
+  before play (a division by it, say), the action gets a command per value instead;
+- an expression that reads slots (a definition's body, a trigger's condition) is translated once for the
+  terms those slots hold, and shared by every store, of any command, where they hold the same terms;
 - control inside a stretch is predicated: `running` is the condition under which the rules are still
   running; `break`, `end turn` and `end round` move running paths to an exit flag of their construct,
   which gives them back when the construct is left; reaching a decision stores `pc` and the locals;
@@ -30,6 +35,7 @@ Whatever else the builder does not model raises `Unsupported`, naming it and whe
 """
 from __future__ import annotations
 
+import dataclasses
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -40,26 +46,27 @@ from .fragment import Builder, where
 from .terms import FALSE, TRUE, Command, System, and_, arith, compare, const, interval, ite, not_, or_
 
 WORK_LIMIT = 250_000  # expressions and blocks translated before the relation counts as too large (deterministic)
+SHARED_PER_KEY = 16  # stores remembered per shared expression and arguments (the latest kept)
 UNROLL = 3  # rounds of a loop (or of `rounds`) run in one stretch before the rest waits at a silent location
 
 
-class Values(list):
-    """A store's slot values, with a count of the writes: a definition's value is remembered for one
-    list at one count of writes."""
-
-    __slots__ = ("version",)
+class _Reads(list):
+    """A copy of a store's slot values that notes which slots are read (see `ControlBuilder.shared`)."""
 
     def __init__(self, items=()):
         super().__init__(items)
-        self.version = 0
+        self.seen: set[int] = set()
 
-    def __setitem__(self, i, v):
-        self.version += 1
-        super().__setitem__(i, v)
+    def __getitem__(self, i):
+        self.seen.add(i)
+        return list.__getitem__(self, i)
 
-    def extend(self, items):
-        self.version += 1
-        super().extend(items)
+
+def _arg_key(a):
+    """A cheap key for an argument: itself when small, else its identity (the entry keeps it alive)."""
+    if a[0] in ("c", "b", "s") or (a[0] == "zone" and (a[2] is None or a[2][0] in ("c", "s"))):
+        return a
+    return ("id", id(a))
 
 
 class Flow:
@@ -69,7 +76,6 @@ class Flow:
     __slots__ = ("vals", "running", "exits", "error")
 
     def __init__(self, vals: list, running=TRUE, exits: dict | None = None, error=FALSE):
-        vals = vals if isinstance(vals, Values) else Values(vals)
         self.vals, self.running, self.exits, self.error = vals, running, dict(exits or {}), error
 
     @property
@@ -144,7 +150,10 @@ class ControlBuilder(Builder):
         self.inexact: set[str] = set()
         self.binding = False
         self.stale = False
-        self.remembered: dict = {}  # definitions' values: (name, arguments, store, writes) -> value
+        self._shared: dict = {}  # (what, arguments) -> [(value, refusal condition, slots read with their terms, kept alive)]
+        self._sharable: dict = {}
+        self.symbolic_binders = True
+        self.binders: list[int] = []  # free slots: the values chosen for actions' binders (see `_chosen_command`)
         self.pc = self._add("pc", 0, None, 0)
         self.cur = self._add("cur", 0, self.n - 1, 0)
         self.armed = [self._add(("armed", i), 0, 1, 1, f"armed[{t.name}]") for i, t in enumerate(self.g.triggers)]
@@ -201,8 +210,8 @@ class ControlBuilder(Builder):
     def ev(self, e, st, env):
         self.work += 1
         if self.work > self.work_limit:
-            raise Unsupported(f"the whole-language relation of this configuration is too large (more than "
-                              f"{self.work_limit:,} expressions translated)")
+            raise budget.TooLarge(f"the whole-language relation of this configuration is too large (more than "
+                                  f"{self.work_limit:,} expressions translated)")
         return super().ev(e, st, env)
 
     def run_block(self, stmts, start: int, st: Flow, env: dict) -> None:
@@ -242,7 +251,7 @@ class ControlBuilder(Builder):
     def merge(self, st: Flow, cond, a: Flow, b: Flow) -> None:
         self.pad(a)
         self.pad(b)
-        st.vals = Values(ite(cond, x, y) for x, y in zip(a.vals, b.vals))
+        st.vals = [x if x is y else ite(cond, x, y) for x, y in zip(a.vals, b.vals)]
         st.running = ite(cond, a.running, b.running)
         st.error = ite(cond, a.error, b.error)
         st.exits = {k: ite(cond, a.exits.get(k, FALSE), b.exits.get(k, FALSE)) for k in {*a.exits, *b.exits}}
@@ -368,14 +377,45 @@ class ControlBuilder(Builder):
         return Flow([])
 
     def define_value(self, d, args, st):
-        vals = getattr(st, "vals", None)
-        if not isinstance(vals, Values):
+        if not self.sharable(d.body):
             return super().define_value(d, args, st)
-        key = (d.name, tuple(a if a[0] in ("c", "b", "s") else id(a) for a in args), id(vals), vals.version)
-        hit = self.remembered.get(key)
-        if hit is None:  # the arguments and the list are kept alive with the value, so their ids stay theirs
-            hit = self.remembered[key] = (super().define_value(d, args, st), args, vals)
-        return hit[0]
+        key = ("define", d.name, self.binding, *(_arg_key(a) for a in args))
+        return self.shared(key, args, st, lambda probe: super(ControlBuilder, self).define_value(d, args, probe))
+
+    def sharable(self, e) -> bool:
+        """Whether an expression's value is a function of the slots it reads: one that reads a stack's end
+        is a chance event each time, which must not be shared."""
+        known = self._sharable.get(id(e))
+        if known is None:
+            self._sharable[id(e)] = (False, e)  # a recursive definition is not shared; `e` kept for its id
+            known = (all(not isinstance(x, core.StackEnd) and (not isinstance(x, m.DefineCall)
+                                                            or self.sharable(self.defines[x.define].body))
+                         for x in m.nodes(e)), e)
+            self._sharable[id(e)] = known
+        return known[0]
+
+    def shared(self, key, keep, st: Flow, compute):
+        """The value of an expression that reads slots only through `st.vals`: worked out once for the
+        values of the slots it read, and shared by every store (of any command) where those slots hold the
+        same terms. The condition under which the engine refuses it is kept beside it, and every store it
+        is shared with adds that condition to its own error, on its own running paths."""
+        vals = st.vals
+        n = len(vals)
+        entries = self._shared.setdefault(key, [])
+        for value, refused, reads, _ in entries:
+            if all(i < n and vals[i] is t for i, t in reads):
+                if refused != FALSE:
+                    self.fail_if(st, refused)
+                return value
+        probe = Flow(_Reads(vals), TRUE, {}, FALSE)
+        value = compute(probe)
+        reads = tuple((i, vals[i]) for i in sorted(probe.vals.seen))  # read again: an enclosing probe sees them
+        if len(entries) >= SHARED_PER_KEY:
+            del entries[0]
+        entries.append((value, probe.error, reads, keep))
+        if probe.error != FALSE:
+            self.fail_if(st, probe.error)
+        return value
 
     def residue(self, st: Flow, frame: Frame) -> None:
         """The rules may still be running after the unrolled rounds: those paths stop at a silent
@@ -427,9 +467,9 @@ class ControlBuilder(Builder):
                 return
             self.stale = True  # commands built while it looked constant read it wrongly: build again
             kept = None
-        if kept is None:
-            kept = slots[name] = ("slot", self._add(("local", loc.pc, len(slots)), None, None, 0,
-                                                   f"local@{loc.pc}.{len(slots)}"))
+        if kept is None:  # numbered by the locals kept in slots here, which only grow: each name its own
+            n = sum(1 for how, _ in slots.values() if how == "slot")
+            kept = slots[name] = ("slot", self._add(("local", loc.pc, n), None, None, 0, f"local@{loc.pc}.{n}"))
         self.write_slot(st, kept[1], value)
 
     def s_CheckTriggers(self, s, st, env):
@@ -448,7 +488,8 @@ class ControlBuilder(Builder):
             for i, t in enumerate(self.g.triggers):
                 armed = compare("!=", st.vals[self.armed[i]], const(0))
                 with self._nested(30, f"trigger {t.name}{where(t)}"):
-                    holds = self.ev(t.cond, st, {})
+                    holds = (self.shared(("trigger", i), None, st, lambda probe, c=t.cond: self.ev(c, probe, {}))
+                             if self.sharable(t.cond) else self.ev(t.cond, st, {}))
                 fire = and_(pending, not_(fired), armed, holds)
                 rearm = FALSE if t.once else and_(pending, not_(fired), not_(armed), not_(holds))
                 st.vals[self.armed[i]] = ite(fire, const(0), ite(rearm, const(1), st.vals[self.armed[i]]))
@@ -593,7 +634,13 @@ class ControlBuilder(Builder):
                                               lambda st, l=loc: self.resume(l, None, st, {})))
                 continue
             for ai, action in enumerate(loc.choose.actions):
-                for values, env in self._resumed_combos(loc, action):
+                combos = self._resumed_combos(loc, action)
+                if self.symbolic_binders and action.binders and len(combos) > 1:
+                    command = self._chosen_command(loc, ai, action, combos, waiting)
+                    if command is not None:
+                        commands.append(command)
+                        continue
+                for values, env in combos:
                     symbolic = Flow([("s", i) for i in range(len(self.slots))])
                     guard = and_(waiting, *(p for _, p, _ in values))
                     if action.when is not None:
@@ -606,6 +653,48 @@ class ControlBuilder(Builder):
                     commands.append(self._command(label, loc.choose.point, ai, combo, guard,
                                                   lambda st, l=loc, a=action, en=env: self.resume(l, a, st, en)))
         return commands
+
+    def _chosen_command(self, loc: Location, ai: int, action: m.Action, combos: list, waiting) -> Command | None:
+        """One command for every assignment of an action's binders: each binder a free slot that the
+        guard holds to the assignments present, so that what follows the action is translated once,
+        not once per value. None where the rules need a binder's value before play (a domain that
+        depends on it, say): the caller then makes a command per assignment."""
+        base = dict(combos[0][1])
+        slots = []
+        for i, b in enumerate(action.binders):
+            values = [int(v[i][0][1]) for v, _ in combos]
+            key = ("binder", loc.pc, ai, i)
+            if key not in self.at:
+                self.binders.append(self._add(key, min(values), max(values), values[0], f"{action.name}.{b.name}@{loc.pc}"))
+            slots.append(self.at[key])
+            # a condition is kept as 0 or 1, as the engine numbers the values of a choice over {true, false}
+            flags = combos[0][0][i][0][0] == "b"
+            base[b.slot] = compare("!=", ("s", slots[-1]), const(0)) if flags else ("s", slots[-1])
+        chosen = {}
+        member = some = FALSE
+        symbolic = Flow([("s", i) for i in range(len(self.slots))])
+        for values, env in combos:
+            chosen[tuple(int(v[1]) for v, _, _ in values)] = tuple(index for _, _, index in values)
+            allowed = and_(*(p for _, p, _ in values))
+            if action.when is not None:
+                allowed = and_(allowed, self.ev(action.when, symbolic, env))
+            member = or_(member, and_(*(compare("==", ("s", x), const(int(v[1]))) for x, (v, _, _) in zip(slots, values)),
+                                      allowed))
+            some = or_(some, allowed)
+        if member == FALSE:
+            return None
+        order = len(self.order)
+        try:
+            command = self._command(f"{action.name}(chosen)", loc.choose.point, ai, (), and_(waiting, member),
+                                    lambda st: self.resume(loc, action, st, base))
+        except budget.TooLarge:
+            raise
+        except Unsupported:  # the locations only this attempt reached are no part of the relation
+            for gone in self.order[order:]:
+                self.locations = {k: v for k, v in self.locations.items() if v is not gone}
+            del self.order[order:]
+            return None
+        return dataclasses.replace(command, chosen=(tuple(slots), chosen), enabled=and_(waiting, some))
 
     def build(self) -> System:
         for _ in range(8):
@@ -627,13 +716,12 @@ class ControlBuilder(Builder):
                 value = self.ev(p.expr, Flow(list(symbolic)), {})
                 props[p.kind][p.name] = or_(not_(started), value) if p.kind == "invariant" else and_(started, value)
         return System(self.n, self.options, self.slots, self.init, commands, props["invariant"], props["reachable"],
-                      self.at[("over",)], free=frozenset(self.inputs), inexact=tuple(sorted(self.inexact)))
+                      self.at[("over",)], free=frozenset(self.inputs) | frozenset(self.binders), inexact=tuple(sorted(self.inexact)))
 
     def _command(self, label, point, action, combo, guard, body, start: bool = False) -> Command:
         """One command: `body` run on a store of the slots (of their initial values, at the start)."""
         self.used_inputs, self.events, self.assumes = 0, [], []
-        self.remembered = {}
-        initial = {self.pc} | {s for s in range(len(self.slots)) if self.slots[s].key[0] in ("local", "input")}
+        initial = {self.pc} | {s for s in range(len(self.slots)) if self.slots[s].key[0] in ("local", "input", "binder")}
         st = Flow([const(v) if start and i not in initial else ("s", i) for i, v in enumerate(self.init)])
         self.frames, self.envs = [], []
         body(st)

@@ -790,7 +790,7 @@ class Builder:
             cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
             low = self.ev(b.iter.low, st, env)[1] if isinstance(b.iter, core.Numbers) else 0
             for position, (value, amount) in enumerate(self.domain(b.iter, st, env)):
-                if value[0] != "c":
+                if value[0] not in ("c", "b"):
                     raise Unsupported(f"a choice over values not known before play{where(b)}")
                 inner = {**env, b.slot: value}
                 cond = self.ev(b.cond, st, inner) if b.cond is not None else TRUE

@@ -30,11 +30,29 @@ def abstract(system: System, loaded, state) -> list[int]:
     return out
 
 
-def action_ids(system: System, loaded) -> list[int | None]:
-    """The engine's action id of each command (None for one that is no player's action: the set-up, or
-    the rules going on from a silent location)."""
+def action_ids(system: System, loaded) -> list:
+    """Per command, the engine's action id it stands for: an id; a dict {id: the values of its binder
+    slots} for a command of every assignment of its binders (see `Command.chosen`); or None for one that
+    is no player's action (the set-up, or the rules going on from a silent location)."""
     table = {(point, ai, tuple(combo)): i for i, (point, ai, combo, _) in enumerate(loaded.action_table)}
-    return [table[(c.point, c.action, c.combo)] if c.point >= 0 else None for c in system.commands]
+    out: list = []
+    for c in system.commands:
+        if c.point < 0:
+            out.append(None)
+        elif c.chosen:
+            out.append({table[(c.point, c.action, combo)]: values for values, combo in c.chosen[1].items()})
+        else:
+            out.append(table[(c.point, c.action, c.combo)])
+    return out
+
+
+def _action_taken(ids: list, c: int, system: System, values: list[int]) -> int | None:
+    """The engine's action id of command `c` taken in a state (its inputs included)."""
+    if not isinstance(ids[c], dict):
+        return ids[c]
+    slots, chosen = system.commands[c].chosen
+    taken = tuple(values[x] for x in slots)
+    return next(i for i, v in ids[c].items() if v == taken)
 
 
 def history(system: System, loaded, path: list[int], states: list[list[int]]) -> list[int]:
@@ -45,7 +63,7 @@ def history(system: System, loaded, path: list[int], states: list[list[int]]) ->
     out = []
     for c, values in zip(path, states):
         if ids[c] is not None:
-            out.append(ids[c])
+            out.append(_action_taken(ids, c, system, values))
         for event in system.commands[c].events:
             if not holds(system, event.active, values) or not holds(system, event.shown, values):
                 continue
@@ -79,7 +97,11 @@ def follow(system: System, loaded, engine_history: list[int]) -> tuple[list[str]
             return [], followed  # the history stops inside a stretch
         first = action is not None
         while True:
-            pool = [c for c, i in enumerate(ids) if i == action] if first else silent
+            pool = [c for c, i in enumerate(ids) if i == action or isinstance(i, dict) and action in i] if first else silent
+            for c in pool:
+                if isinstance(ids[c], dict):  # the binders take the values of the engine's action
+                    for slot, v in zip(system.commands[c].chosen[0], ids[c][action]):
+                        values[slot] = v
             enabled = [c for c in pool if holds(system, system.commands[c].guard, values)]
             if not enabled:
                 if first:

@@ -111,7 +111,8 @@ class Relation:
     def state(self, tag: str) -> dict:
         xs = {i: z3.IntVal(v) for i, v in enumerate(self.system.init)}
         for i in self.changing:
-            xs[i] = z3.Int(f"{self.system.slots[i].name}@{tag}")
+            # by index as well as name: two slots of one name would otherwise be one Z3 constant
+            xs[i] = z3.Int(f"{self.system.slots[i].name}#{i}@{tag}")
         return xs
 
     def initial(self, xs: dict) -> list:
@@ -169,7 +170,8 @@ class Relation:
     def stuck(self, xs: dict) -> z3.BoolRef:
         memo: dict = {}
         return z3.And(to_z3(("s", self.system.over), xs, memo) == 0,
-                      *(z3.Not(to_z3(c.guard, xs, memo)) for c in self.system.commands))
+                      *(z3.Not(to_z3(c.guard if c.enabled is None else c.enabled, xs, memo))
+                        for c in self.system.commands))
 
 
 def _solver(timeout_ms: int) -> z3.Solver:

@@ -324,6 +324,12 @@ class Command:
     # nonzero weight; and those events, in order, for a witness to be replayed with the same outcomes.
     assume: tuple = TRUE
     events: list = field(default_factory=list)
+    # A command for every assignment of its action's binders: (the free slots that hold the values
+    # chosen, {values: their domain indexes, as `combo` gives them}); empty for a command of one assignment.
+    # `enabled`: the condition that some assignment is allowed, whatever the free slots hold (None: `guard`).
+    chosen: tuple = ()
+    enabled: tuple | None = None
+
 
 
 @dataclass
