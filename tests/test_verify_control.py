@@ -150,3 +150,62 @@ def test_trigger_conditions_are_shared_between_quiet_moments_without_changing_th
     for a, b in zip(with_sharing.commands, without.commands):
         assert (a.guard, a.error, a.assume, a.updates) == (b.guard, b.error, b.assume, b.updates), a.label
     assert shared.work < plain.work
+
+
+# Before the cards are dealt, `the(c in hand(p))` has no value, and the engine never asks it: in `bell`,
+# `started` decides first; in `gong`, seat 0 meets the condition, so `exists` stops before seat 1. The
+# relation must not refuse the set-up for an error the engine never meets.
+GUARD = """
+game guard "Guard"
+rulebook "rulebook.txt" source "guard.txt"
+players 2 to 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+card Ace x 1
+card Two x 1
+zone box: set, public, initial
+zone hand per player: set, owner
+var started: bool = false
+var rung: int 0..9 = 0
+var gonged: bool = false
+define first_card(p: player): card = the(c in hand(p))
+define shown(p: player): card = if size(hand(p)) > 0 then first_card(p) else the(c in hand(seat(1)))
+trigger bell "The Two rings the bell." when started and exists(p in players where shown(p) == Two) {
+  add 1 to rung
+}
+trigger gong "Seat 0 strikes the gong." when exists(p in players where p == seat(0) or first_card(p) == Ace) {
+  set gonged = true
+}
+flow {
+  choose by seat(0) { action begin "Begin." { } }
+  move Ace from box to hand(seat(0))
+  move Two from box to hand(seat(1))
+  set started = true
+  loop {
+    choose by current {
+      action wait "Wait." { }
+      action stop "Stop." { end game }
+    }
+  }
+}
+"""
+
+GUARD_CHECKS = """
+checks guard
+reachable rang "The bell rang." : rung > 0
+reachable gonged_early "The gong sounded before the game started." : gonged and not started
+"""
+
+
+def test_errors_count_only_where_the_engine_evaluates_them(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, GUARD, name="guard", checks=GUARD_CHECKS)))
+    system = control.build(spec.config(2))
+    assert system.commands[0].error == fragment.FALSE  # the set-up (on known values) meets no error
+    loaded = spec.engine(2)
+    state = loaded.new_initial_state(0)
+    for _ in range(4):
+        state.apply_action(state.legal_actions()[0])
+    problems, followed = replay.follow(system, loaded, state.history)
+    assert not problems and followed == 4
+    answers = symbolic.bmc(system, 3, timeout_ms=60000)
+    assert answers[("reachable", "rang")].status == "reached"
+    assert answers[("reachable", "gonged_early")].status == "reached"

@@ -376,12 +376,12 @@ class Builder:
         return not_(a) if e.op == "not" else neg(a)
 
     def e_Binary(self, e, st, env):
-        a, b = self.ev(e.left, st, env), self.ev(e.right, st, env)
         op = e.op
-        if op == "and":
-            return and_(a, b)
-        if op == "or":
-            return or_(a, b)
+        if op in ("and", "or"):  # the engine reads the right side only when the left does not decide
+            a = self.ev(e.left, st, env)
+            b = self.guarded(st, a if op == "and" else not_(a), lambda: self.ev(e.right, st, env))
+            return and_(a, b) if op == "and" else or_(a, b)
+        a, b = self.ev(e.left, st, env), self.ev(e.right, st, env)
         if op in COMPARISONS:
             if is_bool(a) or is_bool(b):
                 if op not in ("==", "!="):
@@ -399,7 +399,22 @@ class Builder:
         raise Unsupported(f"operator {op}{where(e)}")
 
     def e_IfExpr(self, e, st, env):
-        return ite(self.ev(e.cond, st, env), self.ev(e.then, st, env), self.ev(e.orelse, st, env))
+        c = self.ev(e.cond, st, env)
+        return ite(c, self.guarded(st, c, lambda: self.ev(e.then, st, env)),
+                   self.guarded(st, not_(c), lambda: self.ev(e.orelse, st, env)))
+
+    def guarded(self, st, cond, compute):
+        """`compute()`, with the rule errors it meets counted only where `cond` holds: the engine
+        evaluates that part of an expression only there (`a and b` reads b only where a holds)."""
+        if cond == TRUE:
+            return compute()
+        before, st.error = st.error, FALSE
+        try:
+            return compute()
+        finally:
+            met, st.error = st.error, before
+            if met != FALSE:
+                st.error = or_(before, and_(cond, met))
 
     def e_DefineCall(self, e, st, env):
         d = self.defines.get(e.define)
@@ -479,21 +494,38 @@ class Builder:
             return self.aggregate(e, st, env)
         cards = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
         terms = []
-        for value, amount in self.domain(b.iter, st, env):
-            inner = {**env, b.slot: value}
-            cond = self.ev(b.cond, st, inner) if b.cond is not None else TRUE
-            present = and_(compare(">", amount, const(0)), cond) if cards else cond
-            terms.append((inner, cond, present, amount))
+        before, st.error = st.error, FALSE  # the errors the conditions meet, held back (see below)
+        try:
+            for value, amount in self.domain(b.iter, st, env):
+                inner = {**env, b.slot: value}
+                # the engine goes through the cards a zone holds: a kind it lacks is never looked at
+                in_zone = compare(">", amount, const(0)) if cards else TRUE
+                cond = self.guarded(st, in_zone, lambda i=inner: self.ev(b.cond, st, i)) if b.cond is not None else TRUE
+                present = and_(in_zone, cond)
+                terms.append((inner, cond, present, amount))
+            if e.kind == "forall":
+                bodies = [self.guarded(st, p, lambda i=inner: self.ev(e.body, st, i)) for inner, _, p, _ in terms]
+        finally:
+            met, st.error = st.error, before
+        if e.kind in ("exists", "forall"):
+            # The engine stops at the first element that decides, in an order not modelled here: the
+            # errors count only where none decides, so that every element is read (an under-approximation
+            # of the engine's errors, which keeps every step it takes).
+            result = (or_(*(p for _, _, p, _ in terms)) if e.kind == "exists"
+                      else and_(*(or_(not_(p), body) for (_, _, p, _), body in zip(terms, bodies))))
+            undecided = not_(result) if e.kind == "exists" else result
+            if met != FALSE:
+                st.error = or_(before, and_(undecided, met))
+            return result
+        if met != FALSE:
+            st.error = or_(before, met)
         if e.kind == "count":
             return _sum([ite(c, amount if cards else const(1), const(0)) for _, c, _, amount in terms])
-        if e.kind == "exists":
-            return or_(*(p for _, _, p, _ in terms))
-        if e.kind == "forall":
-            return and_(*(or_(not_(p), self.ev(e.body, st, inner)) for inner, _, p, _ in terms))
         if e.kind == "sum":
             # Over cards the engine adds the body once per copy.
-            return _sum([ite(p, arith("*", amount, self.ev(e.body, st, inner)) if cards else self.ev(e.body, st, inner),
-                             const(0)) for inner, _, p, amount in terms])
+            bodies = [self.guarded(st, p, lambda i=inner: self.ev(e.body, st, i)) for inner, _, p, _ in terms]
+            return _sum([ite(p, arith("*", amount, body) if cards else body, const(0))
+                         for (_, _, p, amount), body in zip(terms, bodies)])
         raise Unsupported(f"quantifier {e.kind}{where(e)}")
 
     def the(self, e, st, env):
