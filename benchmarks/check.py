@@ -83,26 +83,26 @@ def check_times(distinct_steps: int | None = None) -> float:
     return total
 
 
-def whole_language(depth: int) -> None:
+def whole_language(depth: int, size: int) -> None:
     """Issue 20, item 2: how far the whole-language relation (`verify.control`) goes on each game, at its
     smallest player count: the commands it would have, whether it builds within the limits `check` uses
     (and, past the command limit, how far the translation gets before its size limit), and BMC depth by
     depth, each with the Z3 resource units it used and how many questions it decided."""
-    print(f"the whole-language relation, smallest player count, BMC to depth {depth} "
-          f"({budget.DEFAULT_RLIMIT:,} Z3 resource units per query)")
+    print(f"the whole-language relation, smallest player count, at most {size:,} expressions, BMC to depth "
+          f"{depth} ({budget.DEFAULT_RLIMIT:,} Z3 resource units per query)")
     for name in resources.bundled_games():
         spec = Spec.find(name)
         players = spec.model.min_players
         config = spec.config(players)
         estimate = control.commands_estimate(config)
         line = f"  {name} ({players} player{'' if players == 1 else 's'}): about {_short(estimate)} commands"
-        builder = control.ControlBuilder(config)
+        builder = control.ControlBuilder(config, size)
         t = time.perf_counter()
         try:
             system = builder.build()
         except Unsupported as exc:
-            refused = (f"; `check` refuses it before building (over {control.COMMAND_LIMIT} commands)"
-                       if estimate > control.COMMAND_LIMIT else "")
+            allowed = control.commands_allowed(size)
+            refused = f"; `check` refuses it before building (over {allowed} commands)" if estimate > allowed else ""
             print(f"{line}; not built in {time.perf_counter() - t:.1f} s after {builder.work:,} expressions "
                   f"({exc}){refused}")
             continue
@@ -226,11 +226,13 @@ def main() -> int:
                     "(`rulekit check --distinct-steps`; 1000000 shows which configurations cannot fit 10 million)")
     ap.add_argument("--whole-depth", type=int, default=3, metavar="N",
                     help="BMC depth over the whole-language relation of each game (0: skip that table)")
+    ap.add_argument("--whole-size", type=int, default=control.WORK_LIMIT, metavar="N",
+                    help="expressions the whole-language relation may translate (`rulekit check --whole-size`)")
     args = ap.parse_args()
     if not args.no_check:
         check_times(args.distinct_steps)
     if args.whole_depth > 0:
-        whole_language(args.whole_depth)
+        whole_language(args.whole_depth, args.whole_size)
     tokens(args.full, not args.no_plain)
     return 0
 

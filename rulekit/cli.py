@@ -191,6 +191,11 @@ def _parser() -> argparse.ArgumentParser:
                    f"triggers or chance, whose states are their decision points): steps from the start, the set-up "
                    f"being the first; each step costs far more than in the simple fragment "
                    f"(default: {PlayBounds.whole_bmc_depth})")
+    c.add_argument("--whole-size", type=int, default=PlayBounds.whole_size, metavar="N",
+                   help=f"expressions the whole-language relation may translate before the game counts as too "
+                   f"large for it; a game whose relation needs more is left to the other checks, and the report "
+                   f"says so. Raise it with --whole-bmc-depth (and --symbolic-time-limit) for deeper runs "
+                   f"(default: {PlayBounds.whole_size:,})")
     c.add_argument("--max-k", type=int, default=PlayBounds.max_k, metavar="K",
                    help=f"Z3 k-induction: the largest k tried (default: {PlayBounds.max_k})")
     c.add_argument("--symbolic-time-limit", type=float, default=PlayBounds.symbolic_time_limit, metavar="SECONDS",
@@ -323,7 +328,7 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=Non
 def _check(args, out: Console) -> int:
     for name in ("games", "variant_games", "play_budget", "min_games", "variant_budget", "explore_states",
                  "explore_budget", "jobs", "max_steps", "max_states", "time_limit", "solver_timeout", "bmc_depth",
-                 "whole_bmc_depth", "max_k", "symbolic_time_limit", "loop_search"):
+                 "whole_bmc_depth", "whole_size", "max_k", "symbolic_time_limit", "loop_search"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.solver_rlimit is not None and args.solver_rlimit <= 0:
@@ -343,7 +348,7 @@ def _check(args, out: Console) -> int:
                         solver_timeout=args.solver_timeout, play_budget=args.play_budget, min_games=args.min_games,
                         variant_budget=args.variant_budget, explore_states=args.explore_states,
                         explore_budget=args.explore_budget,
-                        bmc_depth=args.bmc_depth, whole_bmc_depth=args.whole_bmc_depth, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
+                        bmc_depth=args.bmc_depth, whole_bmc_depth=args.whole_bmc_depth, whole_size=args.whole_size, max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
                         deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,
                         exhaustive=args.exhaustive, distinct_steps=args.distinct_steps,

@@ -2,6 +2,7 @@
 the engine, and BMC witnesses over it replayed in the engine."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -209,3 +210,12 @@ def test_errors_count_only_where_the_engine_evaluates_them(tmp_path):
     answers = symbolic.bmc(system, 3, timeout_ms=60000)
     assert answers[("reachable", "rang")].status == "reached"
     assert answers[("reachable", "gonged_early")].status == "reached"
+
+
+def test_check_names_a_relation_past_its_size_limit(relay):
+    bounds = PlayBounds(games=4, variant_games=0, max_steps=30, max_states=0, whole_bmc_depth=2, symbolic_time_limit=30)
+    small = check_spec(relay, dataclasses.replace(bounds, whole_size=100))
+    left_out = {f.id: f for f in small.findings}["relay/invariant/z3-symbolic"]
+    assert left_out.verdict == "unknown" and "too large" in left_out.message
+    assert not any(f.id == "relay/invariant/quiet/z3-bmc" for f in small.findings)
+    assert control.commands_allowed(1_000_000) == 4 * control.commands_allowed(control.WORK_LIMIT)

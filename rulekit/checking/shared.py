@@ -31,6 +31,7 @@ class PlayBounds:
     explore_budget: float = 30.0  # explorer: seconds per spec and option set, a safety net (0: none)
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
     whole_bmc_depth: int = 1  # the same over the whole-language relation (verify.control), the set-up the first
+    whole_size: int = 250_000  # expressions the whole-language relation may translate (verify.control.WORK_LIMIT)
     max_k: int = 3  # Z3 k-induction: the largest k tried
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
     confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts

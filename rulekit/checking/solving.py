@@ -189,7 +189,7 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
             continue
         try:
             with budget.time_box(build_limit(bounds), "the whole-language relation"):
-                system = control.build(config)
+                system = control.build(config, work_limit=bounds.whole_size)
         except Unsupported as exc:
             return {}, str(exc)
         deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR

@@ -873,9 +873,17 @@ def _cells(game: m.Game, board: str) -> int:
     return values[0] * values[1] if all(isinstance(v, int) for v in values) else 64
 
 
-def build(config: Config, work_limit: int = WORK_LIMIT, command_limit: int = COMMAND_LIMIT) -> System:
+def commands_allowed(work_limit: int) -> int:
+    """The estimated commands past which a relation is refused before it is built, for a size limit."""
+    return COMMAND_LIMIT * max(1, work_limit // WORK_LIMIT)
+
+
+def build(config: Config, work_limit: int = WORK_LIMIT, command_limit: int | None = None) -> System:
     """The configuration as a guarded-command system over its decision points, or `Unsupported` (also
-    when it would be too large: its estimated commands, then its translation, are held to limits)."""
+    when it would be too large: its estimated commands, then its translation, are held to limits). The
+    command limit grows with the translation's (`commands_allowed`) unless given."""
+    if command_limit is None:
+        command_limit = commands_allowed(work_limit)
     estimate = commands_estimate(config)
     if estimate > command_limit:
         raise Unsupported(f"the whole-language relation of this configuration is too large (about {estimate:,} "
@@ -883,4 +891,4 @@ def build(config: Config, work_limit: int = WORK_LIMIT, command_limit: int = COM
     return ControlBuilder(config, work_limit).build()
 
 
-__all__ = ["ControlBuilder", "Event", "Flow", "build"]
+__all__ = ["ControlBuilder", "Event", "Flow", "build", "commands_allowed", "commands_estimate"]
