@@ -150,7 +150,8 @@ class ControlBuilder(Builder):
         self.inexact: set[str] = set()
         self.binding = False
         self.stale = False
-        self._shared: dict = {}  # (what, arguments) -> [(value, refusal condition, slots read with their terms, kept alive)]
+        # (what, arguments) -> [(value, refusal condition, the slots read with their terms, what to keep alive)]
+        self._shared: dict = {}
         self._sharable: dict = {}
         self.symbolic_binders = True
         self.binders: list[int] = []  # free slots: the values chosen for actions' binders (see `_chosen_command`)
@@ -657,15 +658,16 @@ class ControlBuilder(Builder):
     def _chosen_command(self, loc: Location, ai: int, action: m.Action, combos: list, waiting) -> Command | None:
         """One command for every assignment of an action's binders: each binder a free slot that the
         guard holds to the assignments present, so that what follows the action is translated once,
-        not once per value. None where the rules need a binder's value before play (a domain that
-        depends on it, say): the caller then makes a command per assignment."""
+        not once per value. None where the rules need a binder's value before play (a division by it,
+        say): the caller then makes a command per assignment."""
         base = dict(combos[0][1])
         slots = []
         for i, b in enumerate(action.binders):
             values = [int(v[i][0][1]) for v, _ in combos]
             key = ("binder", loc.pc, ai, i)
             if key not in self.at:
-                self.binders.append(self._add(key, min(values), max(values), values[0], f"{action.name}.{b.name}@{loc.pc}"))
+                name = f"{action.name}.{b.name}@{loc.pc}"
+                self.binders.append(self._add(key, min(values), max(values), values[0], name))
             slots.append(self.at[key])
             # a condition is kept as 0 or 1, as the engine numbers the values of a choice over {true, false}
             flags = combos[0][0][i][0][0] == "b"
@@ -678,8 +680,8 @@ class ControlBuilder(Builder):
             allowed = and_(*(p for _, p, _ in values))
             if action.when is not None:
                 allowed = and_(allowed, self.ev(action.when, symbolic, env))
-            member = or_(member, and_(*(compare("==", ("s", x), const(int(v[1]))) for x, (v, _, _) in zip(slots, values)),
-                                      allowed))
+            taken = and_(*(compare("==", ("s", x), const(int(v[1]))) for x, (v, _, _) in zip(slots, values)))
+            member = or_(member, and_(taken, allowed))
             some = or_(some, allowed)
         if member == FALSE:
             return None
@@ -716,12 +718,13 @@ class ControlBuilder(Builder):
                 value = self.ev(p.expr, Flow(list(symbolic)), {})
                 props[p.kind][p.name] = or_(not_(started), value) if p.kind == "invariant" else and_(started, value)
         return System(self.n, self.options, self.slots, self.init, commands, props["invariant"], props["reachable"],
-                      self.at[("over",)], free=frozenset(self.inputs) | frozenset(self.binders), inexact=tuple(sorted(self.inexact)))
+                      self.at[("over",)], free=frozenset(self.inputs) | frozenset(self.binders),
+                      inexact=tuple(sorted(self.inexact)))
 
     def _command(self, label, point, action, combo, guard, body, start: bool = False) -> Command:
         """One command: `body` run on a store of the slots (of their initial values, at the start)."""
         self.used_inputs, self.events, self.assumes = 0, [], []
-        initial = {self.pc} | {s for s in range(len(self.slots)) if self.slots[s].key[0] in ("local", "input", "binder")}
+        initial = {self.pc} | {i for i, s in enumerate(self.slots) if s.key[0] in ("local", "input", "binder")}
         st = Flow([const(v) if start and i not in initial else ("s", i) for i, v in enumerate(self.init)])
         self.frames, self.envs = [], []
         body(st)

@@ -50,8 +50,7 @@ def _action_taken(ids: list, c: int, system: System, values: list[int]) -> int |
     """The engine's action id of command `c` taken in a state (its inputs included)."""
     if not isinstance(ids[c], dict):
         return ids[c]
-    slots, chosen = system.commands[c].chosen
-    taken = tuple(values[x] for x in slots)
+    taken = tuple(values[x] for x in system.commands[c].chosen[0])
     return next(i for i, v in ids[c].items() if v == taken)
 
 
@@ -97,7 +96,8 @@ def follow(system: System, loaded, engine_history: list[int]) -> tuple[list[str]
             return [], followed  # the history stops inside a stretch
         first = action is not None
         while True:
-            pool = [c for c, i in enumerate(ids) if i == action or isinstance(i, dict) and action in i] if first else silent
+            pool = ([c for c, i in enumerate(ids) if i == action or isinstance(i, dict) and action in i] if first
+                    else silent)
             for c in pool:
                 if isinstance(ids[c], dict):  # the binders take the values of the engine's action
                     for slot, v in zip(system.commands[c].chosen[0], ids[c][action]):
