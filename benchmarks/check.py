@@ -95,7 +95,7 @@ def whole_language(depth: int, size: int) -> None:
         players = spec.model.min_players
         config = spec.config(players)
         estimate = control.commands_estimate(config)
-        line = f"  {name} ({players} player{'' if players == 1 else 's'}): about {_short(estimate)} commands"
+        line = f"  {name} ({players} player{'' if players == 1 else 's'}): {_short(estimate)} commands value by value"
         builder = control.ControlBuilder(config, size)
         t = time.perf_counter()
         try:

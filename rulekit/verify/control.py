@@ -838,8 +838,10 @@ COMMAND_LIMIT = 100  # actions with their binders' values, summed over the decis
 
 
 def commands_estimate(config: Config) -> int:
-    """About how many commands the relation would have: each action of each decision in the rules,
-    times the sizes of its binders' domains (a decision inside a procedure counted once)."""
+    """A cheap measure of the relation's size before it is built: each action of each decision in the
+    rules, times the sizes of its binders' domains (a decision inside a procedure counted once). It counts
+    commands value by value; an action whose binders become free slots is one command, but its values
+    still weigh on what that command translates."""
     game = config.game
     kinds = len(game.components)
     sizes = {b.name: None for b in game.boards}
