@@ -216,6 +216,6 @@ def test_check_names_a_relation_past_its_size_limit(relay):
     bounds = PlayBounds(games=4, variant_games=0, max_steps=30, max_states=0, whole_bmc_depth=2, symbolic_time_limit=30)
     small = check_spec(relay, dataclasses.replace(bounds, whole_size=100))
     left_out = {f.id: f for f in small.findings}["relay/invariant/z3-symbolic"]
-    assert left_out.verdict == "unknown" and "too large" in left_out.message
+    assert left_out.verdict == "unknown" and "too large" in left_out.message and "--whole-size" in left_out.message
     assert not any(f.id == "relay/invariant/quiet/z3-bmc" for f in small.findings)
     assert control.commands_allowed(1_000_000) == 4 * control.commands_allowed(control.WORK_LIMIT)

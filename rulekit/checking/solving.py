@@ -190,6 +190,8 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
         try:
             with budget.time_box(build_limit(bounds), "the whole-language relation"):
                 system = control.build(config, work_limit=bounds.whole_size)
+        except budget.TooLarge as exc:
+            return {}, f"{exc}; --whole-size and --symbolic-time-limit allow a larger one"
         except Unsupported as exc:
             return {}, str(exc)
         deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR

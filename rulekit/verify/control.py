@@ -891,8 +891,8 @@ def build(config: Config, work_limit: int = WORK_LIMIT, command_limit: int | Non
         command_limit = commands_allowed(work_limit)
     estimate = commands_estimate(config)
     if estimate > command_limit:
-        raise Unsupported(f"the whole-language relation of this configuration is too large (about {estimate:,} "
-                          f"commands, more than {command_limit:,})")
+        raise budget.TooLarge(f"the whole-language relation of this configuration is too large (about {estimate:,} "
+                              f"commands, more than {command_limit:,})")
     return ControlBuilder(config, work_limit).build()
 
 
