@@ -642,10 +642,7 @@ class ControlBuilder(Builder):
                         commands.append(command)
                         continue
                 for values, env in combos:
-                    symbolic = Flow([("s", i) for i in range(len(self.slots))])
-                    guard = and_(waiting, *(p for _, p, _ in values))
-                    if action.when is not None:
-                        guard = and_(guard, self.ev(action.when, symbolic, env))
+                    guard = and_(waiting, self._allowed(action, values, env))
                     if guard == FALSE:
                         continue
                     combo = tuple(index for _, _, index in values)
@@ -654,6 +651,14 @@ class ControlBuilder(Builder):
                     commands.append(self._command(label, loc.choose.point, ai, combo, guard,
                                                   lambda st, l=loc, a=action, en=env: self.resume(l, a, st, en)))
         return commands
+
+    def _allowed(self, action: m.Action, values: list, env: dict):
+        """Whether one assignment of an action's binders is offered: each value present and meeting its
+        `where`, and the action's `when` on it."""
+        allowed = and_(*(p for _, p, _ in values))
+        if action.when is not None:
+            allowed = and_(allowed, self.ev(action.when, Flow([("s", i) for i in range(len(self.slots))]), env))
+        return allowed
 
     def _chosen_command(self, loc: Location, ai: int, action: m.Action, combos: list, waiting) -> Command | None:
         """One command for every assignment of an action's binders: each binder a free slot that the
@@ -674,12 +679,9 @@ class ControlBuilder(Builder):
             base[b.slot] = compare("!=", ("s", slots[-1]), const(0)) if flags else ("s", slots[-1])
         chosen = {}
         member = some = FALSE
-        symbolic = Flow([("s", i) for i in range(len(self.slots))])
         for values, env in combos:
             chosen[tuple(int(v[1]) for v, _, _ in values)] = tuple(index for _, _, index in values)
-            allowed = and_(*(p for _, p, _ in values))
-            if action.when is not None:
-                allowed = and_(allowed, self.ev(action.when, symbolic, env))
+            allowed = self._allowed(action, values, env)
             taken = and_(*(compare("==", ("s", x), const(int(v[1]))) for x, (v, _, _) in zip(slots, values)))
             member = or_(member, and_(taken, allowed))
             some = or_(some, allowed)
@@ -692,8 +694,8 @@ class ControlBuilder(Builder):
         except budget.TooLarge:
             raise
         except Unsupported:  # the locations only this attempt reached are no part of the relation
-            for gone in self.order[order:]:
-                self.locations = {k: v for k, v in self.locations.items() if v is not gone}
+            gone = {id(x) for x in self.order[order:]}
+            self.locations = {k: v for k, v in self.locations.items() if id(v) not in gone}
             del self.order[order:]
             return None
         return dataclasses.replace(command, chosen=(tuple(slots), chosen), enabled=and_(waiting, some))
