@@ -149,6 +149,44 @@ DICE_DECLINE = DICE.replace("""        if d == 6 {
           }
         }""")
 
+# Eight different cards in a line. Each turn a window of three places moves on by one: its three cards
+# are gathered, shuffled and dealt back. Play goes on forever once eight deals in a row put every card
+# back where it was (one chance in 6**8): random games stop long before that luck comes, and an exploration around a point would
+# see thousands of states first. Nothing is ever gathered whole, so no state repeats by itself.
+REDEAL = HEAD + """
+card King x 1
+card Queen x 1
+card Jack x 1
+card Ten x 1
+card Nine x 1
+card Eight x 1
+card Seven x 1
+board line: 1 by 8
+zone deck: stack, hidden
+zone place per line: set, public
+var w: int 0..7 = 0
+define in_window(x: line): bool = x.column == w + 1 or x.column == (w + 1) % 8 + 1 or x.column == (w + 2) % 8 + 1
+flow {
+  move all from box to deck
+  shuffle deck
+  for x in line { move top from deck to place(x) }
+  loop {
+    choose by current {
+      action deal "Gather the window's three cards, shuffle them, deal them back; move the window on." {
+        for x in line { if in_window(x) { move all from place(x) to deck } }
+        shuffle deck
+        for x in line { if in_window(x) { move top from deck to place(x) } }
+        set w = (w + 1) % 8
+      }
+      action stop "Stop." {
+        win current
+        end game
+      }
+    }
+  }
+}
+"""
+
 FAST = dict(games=4, variant_games=0, max_steps=50)
 
 
@@ -223,6 +261,30 @@ def test_a_loop_that_needs_luck_is_a_note_and_one_the_players_keep_up_is_a_warni
     f = termination_of(check_spec(spec_of(tmp_path, DICE_DECLINE, "decline"), PlayBounds(**FAST)))
     assert f.verdict == "refuted" and f.severity == "warning" and f.bound["lasso"]["players_alone"]
     assert "whatever chance does" in f.message
+
+
+def test_a_walk_that_steers_chance_back_closes_a_loop_that_random_play_would_wait_for(tmp_path):
+    import random
+
+    spec = spec_of(tmp_path, REDEAL, "redeal")
+    loaded = spec.engine(2, spec.model.default_options())
+    exact = state_key(loaded, False)
+    dealt = loaded.new_initial_state(seed=3)
+    while dealt.chance is not None:
+        dealt.apply_action(dealt.legal[0])
+    prefix = list(dealt.history)
+    found, spent = endless.steered_walk(loaded, prefix, exact, 1000, random.Random(0))
+    assert found is not None and found.chance and spent < 1000
+    # Eight deals, each a decision and the first two of the three cards (the last has no choice left); the
+    # loop may close a few steps on from the point (the set-up's locals are still in its state).
+    assert found.prefix[:len(prefix)] == prefix and len(found.loop) == 24
+    assert exact(loaded.replay(found.prefix)) == exact(loaded.replay(found.prefix + found.loop))
+    # What the walk did in a few dozen states, an exploration does not do in thousands.
+    x = explore(loaded, Limits(max_states=5000), prefix=prefix)
+    x.loaded = loaded
+    assert not x.complete and term.lasso(x, exact, exact) is None
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=20, loop_search=2000)))
+    assert f.verdict == "refuted" and f.severity == "info" and f.bound["lasso"]["loop"] == 24
 
 
 def test_players_who_do_as_little_as_they_may_keep_a_dice_game_going(tmp_path):
@@ -328,3 +390,22 @@ def test_a_resource_limit_must_be_positive(tmp_path, capsys):
     path = write_spec(tmp_path, BINARY.replace("{name}", "binary"), name="binary")
     assert main(["check", str(path), "--solver-rlimit", "0"]) != 0
     assert "--solver-rlimit must be a positive" in capsys.readouterr().err
+
+
+def test_what_one_player_count_leaves_of_the_loop_search_goes_to_the_next(tmp_path, monkeypatch):
+    asked = []
+
+    def search(loaded, symmetric, states, **kwargs):
+        asked.append(states)
+        return endless.Search(games=1, states=10)
+
+    monkeypatch.setattr(endless, "search", search)
+    spec = spec_of(tmp_path, REDEAL, "redeal")
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=1000)))
+    assert f.verdict == "unknown" and asked == [500, 990]
+
+
+def test_player_counts_in_words():
+    from rulekit.checking.shared import players_text
+
+    assert [players_text(c) for c in ([3], [3, 4, 5], [4, 7, 8])] == ["3", "3 to 5", "4, 7 and 8"]

@@ -28,8 +28,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     by_players = {x.players: x for x in explored}
     verdicts: dict[int, tuple[str, str]] = {}
     lassos: dict[int, tuple] = {}  # players -> (loaded game, lasso, whether the players alone keep it going)
-    searches = _search_budgets(counts, options == game.default_options(), bounds)
-    for players in counts:
+    pool = _search_pool(options == game.default_options(), bounds)
+    searching = pool > 0
+    for done, players in enumerate(counts):
         x = by_players.get(players)
         tried = []
         if x is not None and x.edges is not None:
@@ -67,10 +68,12 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                                                    f"{ranking.text()}")
                     continue
                 tried.append(f"ranking function over the exact symbolic relation: {why}")
-        if searches.get(players, 0) > 0:
+        if searching:
             loaded = x.loaded if x is not None else spec.engine(players, options)
-            search = endless.search(loaded, x.symmetry if x is not None else False, searches[players],
+            share = max(1, pool // (len(counts) - done))
+            search = endless.search(loaded, x.symmetry if x is not None else False, share,
                                     seed=bounds.seed, max_steps=bounds.max_steps)
+            pool -= min(share, search.states)
             if search.found is not None:
                 kept = search.kept or not search.found.chance
                 verdicts[players] = ("refuted", _lasso_text(search.found, kept, search.probability)
@@ -160,13 +163,12 @@ def _lasso_text(found, kept: bool, probability: float) -> str:
             f"same state{chance}, replayed in the engine")
 
 
-def _search_budgets(counts: list, defaults: bool, bounds: PlayBounds) -> dict:
-    """States to spend looking for endless play near random games, per player count: the spec's
-    budget shared by every player count, under the default options (and, with --all-options, under
-    each other option set as well)."""
-    if bounds.loop_search <= 0 or not (defaults or bounds.all_options):
-        return {}
-    return {p: max(1, bounds.loop_search // len(counts)) for p in counts}
+def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
+    """States to spend looking for endless play near random games, shared by the player counts in
+    turn: each count may spend its share of what is left, so what a count decided early (or by other
+    means) did not spend goes to the counts after it. The spec's budget under the default options (and,
+    with --all-options, under each other option set as well); 0 where no search runs."""
+    return bounds.loop_search if bounds.loop_search > 0 and (defaults or bounds.all_options) else 0
 
 
 def _others(verdicts: dict, refuted: list) -> str:

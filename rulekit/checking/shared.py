@@ -42,7 +42,7 @@ class PlayBounds:
     distinct_steps: int | None = None  # collision estimate of the distinct states (verify.distinct): engine steps
     # per unfinished configuration; None: a few thousand, a million with `exhaustive`
     exhaustive_time: float = 600.0  # seconds per configuration for --exhaustive
-    loop_search: int = 3000  # termination: states per spec spent looking for endless play near random games
+    loop_search: int = 15000  # termination: states per spec spent looking for endless play near random games
 
 
 CheckBounds = PlayBounds
@@ -89,7 +89,12 @@ def contiguous(counts: list[int]) -> bool:
 
 
 def players_text(counts: list[int]) -> str:
-    return f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    """Player counts in words: "3", "3 to 5" for a run, "4, 7 and 8" otherwise."""
+    if len(counts) == 1:
+        return f"{counts[0]}"
+    if list(counts) == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]} to {counts[-1]}"
+    return ", ".join(map(str, counts[:-1])) + f" and {counts[-1]}"
 
 
 def options_key(options: dict) -> tuple:

@@ -6,7 +6,12 @@ random games are played from the start, and around points spread over each game:
 
 - the game's own path is watched for a state that comes back (then the steps between are a loop);
 - a small breadth-first exploration (`explore.explore` with the game's actions as its prefix) looks
-  for a cycle among the states near that point.
+  for a cycle among the states near that point;
+- a steered walk from that point (`steered_walk`) takes, at every step, the move whose next state is
+  nearest the point's state, chance outcomes included: the players and chance both steer back, so a
+  loop that needs chance to repeat a long run of outcomes (cards dealt back into the same places) is
+  closed in one walk, where random games would wait for luck and a breadth-first exploration would
+  have to see every arrangement first.
 
 Every state seen is reachable (the random game's prefix leads to it), so any cycle found is a real
 one; it is replayed in the engine as a lasso (`termination.lasso`) before it counts.
@@ -29,7 +34,7 @@ import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, explore, fork, state_key
+from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, distance_to, explore, fork, state_key
 from .termination import Lasso, lasso
 
 
@@ -38,6 +43,7 @@ class Search:
     """What a search for endless play tried, and what it found."""
     games: int = 0  # random games played
     points: int = 0  # points of those games explored around
+    walks: int = 0  # walks steered back towards those points
     states: int = 0  # states keyed or explored
     found: Lasso | None = None
     kept: bool = False  # the players' decisions alone can keep the loop going, whatever chance does
@@ -45,8 +51,8 @@ class Search:
     timed_out: bool = False
 
     def text(self) -> str:
-        return (f"{self.games} random game(s) watched for a repeated state, and {self.points} point(s) of them "
-                f"explored around ({self.states:,} states)"
+        return (f"{self.games} random game(s) watched for a repeated state, {self.points} point(s) of them "
+                f"explored around and {self.walks} walk(s) steered back towards them ({self.states:,} states)"
                 + (" before the safety-net time limit" if self.timed_out else ""))
 
 
@@ -94,10 +100,11 @@ def kept_going(exploration: Exploration) -> set[int]:
 
 def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int = 5000, points: int = 8,
            near: int = 100, time_limit: float = 30.0) -> Search:
-    """Random games of `loaded` and explorations of `near` states around `points` points of each,
-    until `states` states have been keyed or explored. Stops at the first lasso that replays. Many
-    small neighbourhoods find more loops than a few large ones: a loop is a few turns long, and a
-    breadth-first exploration of a branching game spends a large budget on its first steps."""
+    """Random games of `loaded`, and at `points` points of each a steered walk back towards the point
+    and an exploration of `near` states around it, until `states` states have been keyed or explored.
+    Stops at the first lasso that replays. Many small neighbourhoods find more loops than a few large
+    ones: a loop is a few turns long, and a breadth-first exploration of a branching game spends a
+    large budget on its first steps."""
     rng = random.Random(seed)
     exact = state_key(loaded, False)
     key = state_key(loaded, symmetric)
@@ -119,6 +126,17 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
                 break
             if out.states >= states and not repeated:
                 break
+            walked = None
+            if not repeated:
+                walked, spent = steered_walk(loaded, path[:cut], exact,
+                                             max(1, (states - out.states) // WALK_SHARE), rng)
+                out.walks += 1
+                out.states += spent
+                if walked is not None and not walked.chance:
+                    out.found = walked
+                    break
+            # A loop that needs luck is kept until the exploration here has had its chance to find one
+            # the players can keep up.
             x = explore(loaded, Limits(max_states=max(1, min(near, states - out.states)), time_limit=time_limit,
                                        symmetry=symmetric), prefix=path[:cut])
             x.loaded = loaded
@@ -129,7 +147,7 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
             if found is not None:
                 out.found, out.kept = found, True
                 break
-            found = lasso(x, key, exact)
+            found = lasso(x, key, exact) or walked
             if found is not None:
                 out.found = found
                 break
@@ -148,6 +166,74 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
     if out.found is not None:
         out.probability = loop_probability(loaded, out.found)
     return out
+
+
+WALK_STEPS = 1000  # steps of a steered walk: enough for a few passes through a deck, turn by turn
+WALK_LEG = 250  # steps after which the walk steers towards its next decision instead (see steered_walk)
+WALK_SHARE = 2  # a steered walk may key half the states left: it is the search that goes deepest
+
+
+def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int = WALK_STEPS,
+                 leg: int = WALK_LEG) -> tuple:
+    """(a lasso, or None; states keyed). A walk from the first decision at or after the state `prefix`
+    leads to (chance taking its likeliest outcomes) that steers back towards that decision's state:
+
+    - at a decision it does as little as the rules allow (the actions that change the fewest zones and
+      variables: players who keep a game from ending), and among those takes the one whose next state
+      is nearest the target (`explore.distance_to`);
+    - at a chance event it takes the outcome whose next state is nearest the target: chance is steered
+      too, so cards are dealt back into the places they came from;
+    - ties are broken at random, and a move that ends the game is never taken;
+    - every `leg` steps the target becomes the walk's next decision: what happened before (a hero
+      lost, a role shown) may never come back, while play from here on may settle into a round that
+      does.
+
+    The first state the walk meets again (the start or one of its own) closes a lasso: the prefix up to
+    that state's first visit, and the walk's steps from there. Up to `steps` steps and `states` states."""
+    state = fork(loaded.replay(prefix))
+    prefix = list(prefix)
+    while state.chance is not None:  # play comes back to decisions, not to the middle of a deal
+        outcome = max(state.chance, key=lambda o: o[1])[0]
+        try:
+            state.apply_action(outcome)
+        except Exception:  # noqa: BLE001 - a rule that fails there ends the walk; the other checks report it
+            return None, 0
+        prefix.append(outcome)
+    if state.over:
+        return None, 0
+    distance = distance_to(state)
+    retarget = leg
+    walk: list[int] = []
+    seen = {exact(state): 0}
+    spent = 0
+    while len(walk) < steps and spent < states:
+        if len(walk) >= retarget and state.chance is None:
+            distance, retarget = distance_to(state), len(walk) + leg
+        chance = state.chance is not None
+        best = None
+        for action in state.legal:
+            child = fork(state)
+            try:
+                child.apply_action(action)
+            except Exception:  # noqa: BLE001 - a refused move is not taken
+                continue
+            spent += 1
+            if child.over:
+                continue
+            start = seen.get(exact(child))
+            if start is not None:
+                full = prefix + walk + [action]
+                cut = len(prefix) + start
+                return Lasso(full[:cut], full[cut:], _has_chance(loaded, full[:cut], full[cut:])), spent
+            rank = (0 if chance else changes(state, child), distance(child), rng.random())
+            if best is None or rank < best[0]:
+                best = (rank, action, child)
+        if best is None:
+            break
+        _, action, state = best
+        walk.append(action)
+        seen[exact(state)] = len(walk)
+    return None, spent
 
 
 class _Graph:
@@ -356,4 +442,4 @@ def loop_probability(loaded, found: Lasso) -> float:
     return p
 
 
-__all__ = ["Search", "kept_going", "loop_probability", "search"]
+__all__ = ["Search", "kept_going", "loop_probability", "search", "steered_walk"]
