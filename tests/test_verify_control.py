@@ -9,7 +9,7 @@ import pytest
 
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.pipeline import Spec
-from rulekit.verify import Unsupported, control, fragment, replay, symbolic
+from rulekit.verify import Unsupported, budget, control, fragment, replay, symbolic
 
 from helpers import write_spec
 
@@ -67,9 +67,10 @@ def relay(tmp_path_factory):
     return Spec.find(str(write_spec(tmp_path_factory.mktemp("relay"), RELAY, name="relay", checks=RELAY_CHECKS)))
 
 
-def _follow_random_games(spec: Spec, players: int, seeds: range, decisions: int) -> tuple[int, int]:
+def _follow_random_games(spec: Spec, players: int, seeds: range, decisions: int,
+                         command_limit: int | None = None) -> tuple[int, int]:
     """(decisions followed, games followed to the end or to the step limit) over random engine games."""
-    system = control.build(spec.config(players))
+    system = control.build(spec.config(players), command_limit=command_limit)
     loaded = spec.engine(players)
     followed = whole = 0
     for seed in seeds:
@@ -109,6 +110,13 @@ def test_engine_games_follow_the_whole_relation_exactly(relay):
 def test_a_bundled_game_follows_the_whole_relation():
     followed, whole = _follow_random_games(Spec.find("chocobo"), 3, range(5), 60)
     assert followed > 40 and whole >= 1  # the others stop where the relation forgets the order of the deck
+
+
+def test_a_bundled_game_with_a_chain_of_reveals_follows_the_whole_relation():
+    spec = Spec.find("chucky")
+    assert len(control.build(spec.config(1), command_limit=10**6).commands) < 60
+    followed, whole = _follow_random_games(spec, 1, range(4), 30, command_limit=10**6)
+    assert whole == 4 and followed > 20
 
 
 def test_bmc_over_the_whole_relation_finds_replayable_witnesses(relay):
@@ -219,3 +227,66 @@ def test_check_names_a_relation_past_its_size_limit(relay):
     assert left_out.verdict == "unknown" and "too large" in left_out.message and "--whole-size" in left_out.message
     assert not any(f.id == "relay/invariant/quiet/z3-bmc" for f in small.findings)
     assert control.commands_allowed(1_000_000) == 4 * control.commands_allowed(control.WORK_LIMIT)
+
+
+# A chain of reveals: a Void card revealed lets the player reveal a neighbour, by the same procedure, as
+# long as Voids keep coming; `counted` adds a statement after the call, so the call is not the last
+# thing the procedure does.
+CHAIN = """
+game chain "Chain"
+rulebook "rulebook.txt" source "chain.txt"
+players 1 to 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+card Ace x 1
+card Void x {voids}
+board line: 1 by {places}
+zone box: set, public, initial
+zone deck: stack, hidden
+zone down per line: set, hidden
+zone up per line: set, public
+var chained: int 0..99 = 0
+procedure reveal(x: line) {
+  move all from down(x) to up(x)
+  if exists(c in up(x) where c == Void) {
+    choose by current {
+      action next(y in line where orthogonal(x, y) and size(down(y)) > 0) "Reveal a neighbour." {
+        do reveal(y)
+      }
+      action stop "Stop." { }
+    }
+  }{counted}
+}
+flow {
+  move all from box to deck
+  shuffle deck
+  for x in line { move top from deck to down(x) }
+  turns from seat(0) {
+    choose x in line where size(down(x)) > 0 by current
+    do reveal(x)
+    if exists(x in line where exists(c in up(x) where c == Ace)) { win current  end game }
+  }
+}
+"""
+
+
+def _chain(tmp_path, places: int, counted: bool) -> Spec:
+    text = (CHAIN.replace("{voids}", str(places - 1)).replace("{places}", str(places))
+            .replace("{counted}", "\n  add 1 to chained" if counted else ""))
+    folder = tmp_path / f"chain{places}{counted}"
+    folder.mkdir(exist_ok=True)
+    return Spec.find(str(write_spec(folder, text, name="chain")))
+
+
+def test_a_procedure_that_calls_itself_last_adds_no_locations_however_deep(tmp_path):
+    sizes = {}
+    for places in (4, 7):
+        spec = _chain(tmp_path, places, counted=False)
+        system = control.build(spec.config(1), work_limit=20_000, command_limit=10**6)
+        sizes[places] = len(system.commands)
+        followed, whole = _follow_random_games(spec, 1, range(8), 20, command_limit=10**6)
+        assert whole == 8 and followed > 8
+    assert sizes[4] == sizes[7]
+    # A statement after the call: each depth is a place of its own to come back to, as deep as the
+    # builder's limit on nesting, which it does not know the cards keep shallower.
+    with pytest.raises(budget.TooLarge):
+        control.build(_chain(tmp_path, 4, counted=True).config(1), work_limit=20_000, command_limit=10**6)

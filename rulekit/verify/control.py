@@ -330,8 +330,34 @@ class ControlBuilder(Builder):
         st.regain(key)
 
     def call(self, s: m.Do, proc: m.Procedure, st, env: dict, inner: dict) -> None:
-        with self.inside(Frame("call", s, None, self._level(env))):
+        outer = self._tail_call(s.procedure)
+        if outer is None:
+            with self.inside(Frame("call", s, None, self._level(env))):
+                super().call(s, proc, st, env, inner)
+            return
+        # A procedure that calls itself last: the call takes the place of the one it is the tail of, so
+        # that a decision inside it is the same location at every depth (the rules after it are the
+        # same), and a recursion as deep as the cards allow adds no locations.
+        enclosing = self.frames
+        self.frames = enclosing[:outer + 1]
+        try:
             super().call(s, proc, st, env, inner)
+        finally:
+            self.frames = enclosing
+
+    def _tail_call(self, procedure: str) -> int | None:
+        """The index of the frame of the call of `procedure` that a call of it made here would be the
+        tail of: nothing of that call's body runs after it (each block around it at its last
+        statement, with nothing but blocks and chosen actions in between); else None."""
+        for i in range(len(self.frames) - 1, -1, -1):
+            f = self.frames[i]
+            if f.kind == "call":
+                return i if f.node.procedure == procedure else None
+            if f.kind == "block" and f.extra != len(f.node) - 1:
+                return None
+            if f.kind not in ("block", "action"):
+                return None
+        return None
 
     def s_Rounds(self, s, st, env):
         self.rounds_from(s, st, env)
