@@ -227,7 +227,8 @@ def main() -> int:
     ap.add_argument("--whole-depth", type=int, default=3, metavar="N",
                     help="BMC depth over the whole-language relation of each game (0: skip that table)")
     ap.add_argument("--whole-size", type=int, default=control.WORK_LIMIT, metavar="N",
-                    help="expressions the whole-language relation may translate (`rulekit check --whole-size`)")
+                    help="work the whole-language relation may take: expressions translated, slots written per "
+                         "command (`rulekit check --whole-size`)")
     args = ap.parse_args()
     if not args.no_check:
         check_times(args.distinct_steps)

@@ -192,8 +192,9 @@ def _parser() -> argparse.ArgumentParser:
                    f"being the first; each step costs far more than in the simple fragment "
                    f"(default: {PlayBounds.whole_bmc_depth})")
     c.add_argument("--whole-size", type=int, default=PlayBounds.whole_size, metavar="N",
-                   help=f"expressions the whole-language relation may translate before the game counts as too "
-                   f"large for it; a game whose relation needs more is left to the other checks, and the report "
+                   help=f"work the whole-language relation may take (expressions translated, and slots written "
+                   f"by each command) before the game counts as too large for it; a game whose relation needs "
+                   f"more is left to the other checks, and the report "
                    f"says so. Raise it with --whole-bmc-depth (and --symbolic-time-limit) for deeper runs "
                    f"(default: {PlayBounds.whole_size:,})")
     c.add_argument("--max-k", type=int, default=PlayBounds.max_k, metavar="K",

@@ -287,6 +287,9 @@ def test_a_procedure_that_calls_itself_last_adds_no_locations_however_deep(tmp_p
         assert whole == 8 and followed > 8
     assert sizes[4] == sizes[7]
     # A statement after the call: each depth is a place of its own to come back to, as deep as the
-    # builder's limit on nesting, which it does not know the cards keep shallower.
+    # builder's limit on nesting, which it does not know the cards keep shallower. Its locals multiply;
+    # every command writes every slot, which counts against the size limit, so the refusal comes early.
+    builder = control.ControlBuilder(_chain(tmp_path, 4, counted=True).config(1), 20_000)
     with pytest.raises(budget.TooLarge):
-        control.build(_chain(tmp_path, 4, counted=True).config(1), work_limit=20_000, command_limit=10**6)
+        builder.build()
+    assert len(builder.slots) < 20_000

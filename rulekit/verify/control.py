@@ -45,7 +45,7 @@ from . import Unsupported, budget
 from .fragment import Builder, where
 from .terms import FALSE, TRUE, Command, System, and_, arith, compare, const, interval, ite, not_, or_
 
-WORK_LIMIT = 250_000  # expressions and blocks translated before the relation counts as too large (deterministic)
+WORK_LIMIT = 250_000  # expressions translated and slots written by commands before the relation counts as too large
 SHARED_PER_KEY = 16  # stores remembered per shared expression and arguments (the latest kept)
 UNROLL = 3  # rounds of a loop (or of `rounds`) run in one stretch before the rest waits at a silent location
 
@@ -209,11 +209,16 @@ class ControlBuilder(Builder):
         self.run_block(stmts, 0, st, env)
 
     def ev(self, e, st, env):
-        self.work += 1
+        self.spend(1)
+        return super().ev(e, st, env)
+
+    def spend(self, work: int) -> None:
+        """Count work against the size limit: an expression translated is one unit, and a command one per
+        slot, since it writes every slot (a relation whose locals multiply costs that much per command)."""
+        self.work += work
         if self.work > self.work_limit:
             raise budget.TooLarge(f"the whole-language relation of this configuration is too large (more than "
-                                  f"{self.work_limit:,} expressions translated)")
-        return super().ev(e, st, env)
+                                  f"{self.work_limit:,} expressions translated and slots written)")
 
     def run_block(self, stmts, start: int, st: Flow, env: dict) -> None:
         budget.tick()
@@ -751,6 +756,7 @@ class ControlBuilder(Builder):
 
     def _command(self, label, point, action, combo, guard, body, start: bool = False) -> Command:
         """One command: `body` run on a store of the slots (of their initial values, at the start)."""
+        self.spend(len(self.slots))
         self.used_inputs, self.events, self.assumes = 0, [], []
         initial = {self.pc} | {i for i, s in enumerate(self.slots) if s.key[0] in ("local", "input", "binder")}
         st = Flow([const(v) if start and i not in initial else ("s", i) for i, v in enumerate(self.init)])
