@@ -7,11 +7,11 @@ random games are played from the start, and around points spread over each game:
 - the game's own path is watched for a state that comes back (then the steps between are a loop);
 - a small breadth-first exploration (`explore.explore` with the game's actions as its prefix) looks
   for a cycle among the states near that point;
-- a steered walk from that point (`steered_walk`) takes, at every step, the move whose next state is
-  nearest the point's state, chance outcomes included: the players and chance both steer back, so a
-  loop that needs chance to repeat a long run of outcomes (cards dealt back into the same places) is
-  closed in one walk, where random games would wait for luck and a breadth-first exploration would
-  have to see every arrangement first.
+- a steered walk from that point (`steered_walk`) steers back towards it: the players do as little as
+  the rules allow, and both they and chance take the moves whose next states are nearest the point's
+  state, so a loop that needs chance to repeat a long run of outcomes (cards dealt back into the same
+  places) is closed in one walk, where random games would wait for luck and a breadth-first
+  exploration would have to see every arrangement first.
 
 Every state seen is reachable (the random game's prefix leads to it), so any cycle found is a real
 one; it is replayed in the engine as a lasso (`termination.lasso`) before it counts.
