@@ -279,6 +279,8 @@ def test_a_walk_that_steers_chance_back_closes_a_loop_that_random_play_would_wai
     # loop may close a few steps on from the point (the set-up's locals are still in its state).
     assert found.prefix[:len(prefix)] == prefix and len(found.loop) == 24
     assert exact(loaded.replay(found.prefix)) == exact(loaded.replay(found.prefix + found.loop))
+    # The wall clock is a safety net: past its deadline the walk stops at once.
+    assert endless.steered_walk(loaded, prefix, exact, 1000, random.Random(0), deadline=0.0) == (None, 0)
     # What the walk did in a few dozen states, an exploration does not do in thousands.
     x = explore(loaded, Limits(max_states=5000), prefix=prefix)
     x.loaded = loaded

@@ -129,11 +129,14 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
             walked = None
             if not repeated:
                 walked, spent = steered_walk(loaded, path[:cut], exact,
-                                             max(1, (states - out.states) // WALK_SHARE), rng)
+                                             max(1, (states - out.states) // WALK_SHARE), rng, deadline=deadline)
                 out.walks += 1
                 out.states += spent
                 if walked is not None and not walked.chance:
                     out.found = walked
+                    break
+                if time.perf_counter() > deadline:
+                    out.timed_out, out.found = True, walked
                     break
             # A loop that needs luck is kept until the exploration here has had its chance to find one
             # the players can keep up.
@@ -174,7 +177,7 @@ WALK_SHARE = 2  # a steered walk may key half the states left: it is the search 
 
 
 def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int = WALK_STEPS,
-                 leg: int = WALK_LEG) -> tuple:
+                 leg: int = WALK_LEG, deadline: float | None = None) -> tuple:
     """(a lasso, or None; states keyed). A walk from the first decision at or after the state `prefix`
     leads to (chance taking its likeliest outcomes) that steers back towards that decision's state:
 
@@ -189,7 +192,8 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
       does.
 
     The first state the walk meets again (the start or one of its own) closes a lasso: the prefix up to
-    that state's first visit, and the walk's steps from there. Up to `steps` steps and `states` states."""
+    that state's first visit, and the walk's steps from there. Up to `steps` steps and `states` states,
+    and (a safety net) until the clock passes `deadline`."""
     state = fork(loaded.replay(prefix))
     prefix = list(prefix)
     while state.chance is not None:  # play comes back to decisions, not to the middle of a deal
@@ -207,6 +211,8 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
     seen = {exact(state): 0}
     spent = 0
     while len(walk) < steps and spent < states:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
         if len(walk) >= retarget and state.chance is None:
             distance, retarget = distance_to(state), len(walk) + leg
         chance = state.chance is not None
