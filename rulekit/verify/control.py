@@ -688,7 +688,7 @@ class ControlBuilder(Builder):
         `where`, and the action's `when` on it."""
         allowed = and_(*(p for _, p, _ in values))
         if action.when is not None:
-            allowed = and_(allowed, self.ev(action.when, Flow([("s", i) for i in range(len(self.slots))]), env))
+            allowed = and_(allowed, self.ev(action.when, self.symbolic_store(), env))
         return allowed
 
     def _chosen_command(self, loc: Location, ai: int, action: m.Action, combos: list, waiting) -> Command | None:
@@ -739,7 +739,6 @@ class ControlBuilder(Builder):
                 break
         else:
             raise Unsupported("locals kept over a decision that do not settle")
-        symbolic = [("s", i) for i in range(len(self.slots))]
         for s in self.slots:
             if s.key == ("pc",):
                 s.high = len(self.order)
@@ -748,11 +747,15 @@ class ControlBuilder(Builder):
         props = {"invariant": {}, "reachable": {}}
         for p in self.g.properties:
             if p.kind in props:
-                value = self.ev(p.expr, Flow(list(symbolic)), {})
+                value = self.ev(p.expr, self.symbolic_store(), {})
                 props[p.kind][p.name] = or_(not_(started), value) if p.kind == "invariant" else and_(started, value)
         return System(self.n, self.options, self.slots, self.init, commands, props["invariant"], props["reachable"],
                       self.at[("over",)], free=frozenset(self.inputs) | frozenset(self.binders),
                       inexact=tuple(sorted(self.inexact)))
+
+    def symbolic_store(self) -> Flow:
+        """A store in which every slot holds itself: the state a guard or a property reads, whatever it is."""
+        return Flow([("s", i) for i in range(len(self.slots))])
 
     def _command(self, label, point, action, combo, guard, body, start: bool = False) -> Command:
         """One command: `body` run on a store of the slots (of their initial values, at the start)."""
@@ -778,7 +781,7 @@ class ControlBuilder(Builder):
         out = []
         self.binding = True
         try:
-            combos = self._combos(action, Flow([("s", i) for i in range(len(self.slots))]), dict(base))
+            combos = self._combos(action, self.symbolic_store(), dict(base))
         finally:
             self.binding = False
         for values in combos:

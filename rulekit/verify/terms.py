@@ -331,7 +331,6 @@ class Command:
     enabled: tuple | None = None
 
 
-
 @dataclass
 class System:
     players: int
