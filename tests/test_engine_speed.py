@@ -7,7 +7,7 @@ import pytest
 
 import rulekit
 from rulekit.engine import Game
-from rulekit.engine import codegen
+from rulekit.engine import codegen, direct
 from rulekit.engine.codegen import Codegen
 from rulekit.engine.state import State, splitmix
 from rulekit.engine.stepping import SteppedState
@@ -307,3 +307,86 @@ def test_whole_games_turn_the_turns_around_when_the_order_of_play_turns(tmp_path
         state.apply_action(reference.legal_actions()[0])
         reference.apply_action(reference.legal_actions()[0])
     assert seats == [(0, 0), (1, 1), (0, 0), (2, 2), (1, 1)] and type(state) is SteppedState
+
+
+# A grid of cards: each turn, a player picks a place and its row and column are gathered, shuffled and
+# dealt back (a test of the place and the loop's value alone); then the cards of the row of a counter
+# the turns move on (a test that reads a variable) are turned face up.
+GRID_SPEC = """
+game grid "Grid"
+rulebook "rulebook.txt" source "grid.txt"
+players 2 to 3
+unmodelled "Tiny Game." because "Title."
+unmodelled "Each player draws one card." because "Test."
+unmodelled "The player with the Ace wins." because "Test."
+zone box: set, public, initial
+zone pile: stack, hidden
+board grid: 3 by 3
+zone down per grid: set, hidden
+zone up per grid: set, public
+card Ace x 1
+card Two x 8
+var row: int 0..3 = 0
+define in_cross(x: grid, y: grid): bool = x.row == y.row or x.column == y.column
+procedure regather(x: grid) {
+  for y in grid {
+    if in_cross(x, y) {
+      move all from up(y) to pile
+      move all from down(y) to pile
+    }
+  }
+  shuffle pile
+  for y in grid {
+    if in_cross(x, y) { move top from pile to down(y) }
+  }
+}
+flow {
+  move all from box to pile
+  shuffle pile
+  for y in grid { move top from pile to down(y) }
+  turns from seat(0) {
+    choose by current {
+      action pick(x in grid) "Regather a row and a column." { do regather(x) }
+    }
+    set row = row % 3 + 1
+    for y in grid {
+      if y.row == row { move all from down(y) to up(y) }
+    }
+    if exists(y in grid where size(up(y)) > 0 and exists(c in up(y) where c == Ace)) {
+      win current
+      end game
+    }
+  }
+}
+"""
+
+
+def test_a_loop_whose_test_reads_no_state_runs_over_the_values_that_pass_and_plays_as_the_plain_code(
+        tmp_path, monkeypatch):
+    game = rulekit.load(str(write_spec(tmp_path, GRID_SPEC, name="grid", rulebook="Tiny Game.\nEach player draws one card.\n"
+                                       "The player with the Ace wins.\n")), players=2)
+    for source in (game.whole_games.source, game.stepping.source, game.stepping_chance.source):
+        assert source.count("remember(FL") == 2  # the two loops of `regather`, not the one that reads `row`
+    monkeypatch.setattr(direct, "fixed_filter_lines", lambda *args: None)
+    unfiltered = Game(game.config)
+    assert "remember(FL" not in unfiltered.whole_games.source + unfiltered.stepping.source
+    seeds = range(12)
+    assert games(game, seeds) == games(unfiltered, seeds)
+    assert batch(game, seeds) == batch(unfiltered, seeds)
+    assert chance_by_caller(game, seeds) == chance_by_caller(unfiltered, seeds)
+
+
+def chance_by_caller(game, seeds) -> list[list[int]]:
+    """Each seed's history, every chance outcome picked by the caller among those offered."""
+    out = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(state.history) < 400:
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, weights)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        out.append(state.history)
+    return out

@@ -22,6 +22,7 @@ from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
 from .codegen import LOOP_LIMIT, Codegen
+from .fixedloops import fixed_filter_lines, remember
 from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
 from .picks import ascending_domain
 from .stream import DrawCounts, Stream
@@ -202,7 +203,7 @@ def endless(span):
 
 
 # what the listings of ids call, in the namespace of the whole-game code (stopping or not)
-HELPERS = {"compress": compress, "bag_from_index": from_index}
+HELPERS = {"compress": compress, "bag_from_index": from_index, "remember": remember}
 # quantifiers unrolled over a constant domain of at most UNROLL_VALUES values: how the tests join, and
 # the value over no values; an unrolled test longer than UNROLL_CHARS stays a loop
 UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+", "0"), "sum": ("+", "0")}
@@ -303,9 +304,14 @@ class DirectCodegen(Codegen):
 
     def d_For(self, st):
         src = self.iter_src(st.binder.iter, distinct=True)
-        # the domain taken before the body runs, which may change the zone it reads (a range stays as it is)
-        src = src if CONSTANT_RANGE.fullmatch(src) else f"tuple({src})"
-        return [f"for {self.local_ref(st.binder.slot)} in {src}:",
+        var = self.local_ref(st.binder.slot)
+        if CONSTANT_RANGE.fullmatch(src):
+            fixed = fixed_filter_lines(self, st, var, src)
+            if fixed is not None:
+                return fixed
+        else:  # the domain taken before the body runs, which may change the zone it reads
+            src = f"tuple({src})"
+        return [f"for {var} in {src}:",
                 *self.indent(self.block_lines(st.body))]
 
     def d_Loop(self, st):

@@ -1,0 +1,53 @@
+"""Loops whose filter the game cannot change, for the whole-game code (`direct`, `stepping`).
+
+`for y in cells { if test(x, y) { ... } }` runs the test once per value and per pass, though where the
+test reads nothing of the game (no zone, no variable, no draw) and only values the loop leaves alone,
+it passes the same values every time those values are the same. Such a loop here runs over the values
+that pass, worked out the first time and remembered per combination of the values the test reads (up
+to `REMEMBERED` of them per loop). A test that fails on some value fails where it is worked out, before
+the loop's first pass rather than at that value; the whole-game code leaves a failing game to the
+engine, which replays it from the start, so the game's outcome is the same.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import model as m
+from .pyscope import free_names
+
+REMEMBERED = 4096  # combinations of the values a loop's test reads that one loop remembers
+_LOCAL = re.compile(r"fv(\d+)")  # how the whole-game code names a local (see `DirectCodegen.local_ref`)
+
+
+def remember(table: dict, key, values: tuple) -> tuple:
+    """`values` kept in `table` under `key` while the table has room; returned either way."""
+    if len(table) < REMEMBERED:
+        table[key] = values
+    return values
+
+
+def fixed_filter_lines(codegen, st: m.For, var: str, domain: str) -> list[str] | None:
+    """The lines of `st` (a loop of `var` over the constant `domain`, as Python source) that run only
+    over the values passing its test, or None when the loop is not of that form."""
+    if st.binder.cond is not None or len(st.body) != 1 or not isinstance(st.body[0], m.If):
+        return None
+    head = st.body[0]
+    if len(head.branches) != 1 or head.orelse:
+        return None
+    cond, body = head.branches[0]
+    test = codegen.ex(cond)
+    free = free_names(test)
+    # the game's state is read through `s`, the code's temporaries start with `_`; what is left is
+    # the loop's value, other locals and the module's constants
+    if "s" in free or any(name.startswith("_") for name in free):
+        return None
+    outer = sorted(name for name in free if _LOCAL.fullmatch(name) and name != var)
+    written = {node.slot for stmt in body for node in m.nodes(stmt)
+               if getattr(node, "slot", None) is not None and not isinstance(node, m.Local)}
+    if any(int(_LOCAL.fullmatch(name).group(1)) in written for name in outer):
+        return None
+    table = codegen.const(f"FL{len(codegen.consts)}", {})
+    key = "(" + "".join(f"{name}, " for name in outer) + ")"
+    return [f"_fl = {table}.get({key})", "if _fl is None:",
+            f"    _fl = remember({table}, {key}, tuple({var} for {var} in {domain} if {test}))",
+            f"for {var} in _fl:", *codegen.indent(codegen.block_lines(body))]
