@@ -10,7 +10,10 @@ For each game and player count, player decisions per second, uniformly random pl
   * batch: `game.playouts(n, seed=...)`, the whole loop inside the engine;
 
 each with its ratio to the hand-written engine of the game (benchmarks/baseline_<game>.py) where one
-exists. Every loop, the baseline included, runs in this process in K interleaved slices of S/K seconds
+exists. The first two loops also get a ceiling: the same caller loop run against recorded games (each
+answer read from a list, `apply_action` a step along it), the rate and ratio of an engine that took no
+time at all. The caller's own work (its `random` calls, the lists it builds) bounds what any engine
+can show in that loop. Every loop, the baseline included, runs in this process in K interleaved slices of S/K seconds
 each, so that a change of machine load touches all of them alike. Without GAME: every bundled game
 at every player count. `--profile LOOP` prints instead where one loop spends its time (the top of
 a cProfile of S seconds of it, per game). `--clock cpu` counts the processor time of this process instead of the time
@@ -39,6 +42,8 @@ import rulekit  # noqa: E402
 from rulekit import resources  # noqa: E402
 
 LOOPS = ("openspiel", "auto_chance", "batch")
+CEILINGS = ("openspiel", "auto_chance")  # the loops whose caller does work of its own at each step
+RECORDED = 200  # games recorded for a ceiling
 BATCH = 16  # games per playouts() call
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 clock = time.perf_counter  # what every loop and slice is timed with (see --clock)
@@ -120,6 +125,60 @@ def batch_loop(game):
     return run
 
 
+class Recorded:
+    """A game played before, answering the caller's questions from the recording: an engine that takes
+    no time. `steps`: (chance node?, its outcomes with their probabilities or the legal actions)."""
+
+    __slots__ = ("steps", "at")
+
+    def __init__(self, steps: list):
+        self.steps = steps
+        self.at = 0
+
+    def is_terminal(self) -> bool:
+        return self.at == len(self.steps)
+
+    def is_chance_node(self) -> bool:
+        return self.steps[self.at][0]
+
+    def chance_outcomes(self) -> list:
+        return self.steps[self.at][1]
+
+    def legal_actions(self) -> list:
+        return self.steps[self.at][1]
+
+    def apply_action(self, _action) -> None:
+        self.at += 1
+
+
+class Recording:
+    """Games of `game` recorded once, handed out in turn as `new_initial_state` hands out games: the
+    stand-in game of a loop's ceiling."""
+
+    def __init__(self, game, auto_chance: bool, games: int = RECORDED):
+        rng = random.Random(1)
+        self.games = []
+        for seed in range(games):
+            state = game.new_initial_state(seed=seed, auto_chance=auto_chance)
+            steps = []
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    steps.append((True, outcomes))
+                    state.apply_action(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+                else:
+                    legal = state.legal_actions()
+                    steps.append((False, legal))
+                    state.apply_action(rng.choice(legal))
+            self.games.append(steps)
+        self.next = 0
+
+    def new_initial_state(self, seed=None, auto_chance: bool = False) -> Recorded:
+        steps = self.games[self.next]
+        self.next = (self.next + 1) % len(self.games)
+        return Recorded(steps)
+
+
 def baseline_loop(name: str, players: int):
     try:
         module = importlib.import_module(f"baseline_{name}")
@@ -141,6 +200,8 @@ def measure(name: str, players: int, seconds: float, slices: int) -> dict:
     game = rulekit.load(name, players=players)
     loops = {"openspiel": Loop(openspiel_loop(game)), "auto_chance": Loop(auto_chance_loop(game)),
              "batch": Loop(batch_loop(game))}
+    loops["openspiel_ceiling"] = Loop(openspiel_loop(Recording(game, auto_chance=False)))
+    loops["auto_chance_ceiling"] = Loop(auto_chance_loop(Recording(game, auto_chance=True)))
     base = baseline_loop(name, players)
     if base is not None:
         loops["baseline"] = Loop(base)
@@ -150,7 +211,7 @@ def measure(name: str, players: int, seconds: float, slices: int) -> dict:
     row = {"game": name, "players": players}
     baseline = loops["baseline"].rate if "baseline" in loops else None
     row["baseline"] = baseline
-    for key in LOOPS:
+    for key in (*LOOPS, *(f"{loop}_ceiling" for loop in CEILINGS)):
         rate = loops[key].rate
         row[key] = rate
         row[f"{key}_ratio"] = rate / baseline if baseline else None
@@ -204,21 +265,25 @@ def main() -> None:
         print(json.dumps(rows, indent=2))
         return
     table = Table(title="rulekit engine: decisions/s in uniformly random play on this machine "
-                        "(ratio to the hand-written engine)")
+                        "(ratio to the hand-written engine; ceiling: the ratio of the same loop over recorded "
+                        "games, an engine that takes no time)")
     table.add_column("game")
     table.add_column("players", justify="right")
     table.add_column("hand-written", justify="right")
     for key in LOOPS:
         table.add_column(key.replace("_", " ") if key != "openspiel" else "OpenSpiel loop", justify="right")
 
-    def cell(rate, ratio) -> str:
+    def cell(row, key) -> str:
+        rate, ratio = row[key], row.get(f"{key}_ratio")
         if rate is None:
             return "-"
-        return f"{rate:,.0f}" + (f" ({ratio:.2f})" if ratio is not None else "")
+        text = f"{rate:,.0f}" + (f" ({ratio:.2f})" if ratio is not None else "")
+        if key in CEILINGS and row[f"{key}_ceiling_ratio"] is not None:
+            text += f"\nceiling {row[f'{key}_ceiling_ratio']:.2f}"
+        return text
 
     for row in rows:
-        table.add_row(row["game"], str(row["players"]), cell(row["baseline"], None),
-                      *(cell(row[key], row[f"{key}_ratio"]) for key in LOOPS))
+        table.add_row(row["game"], str(row["players"]), cell(row, "baseline"), *(cell(row, key) for key in LOOPS))
     Console(width=max(Console().width, 120)).print(table)
 
 
