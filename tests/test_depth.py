@@ -6,7 +6,7 @@ import pytest
 
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.pipeline import Spec
-from rulekit.verify import budget, endless, fragment, segments, symbolic, terms
+from rulekit.verify import budget, control, endless, fragment, segments, symbolic, terms
 from rulekit.verify import termination as term
 from rulekit.verify.estimate import estimate
 from rulekit.verify.explore import Limits, explore, state_key
@@ -187,6 +187,62 @@ flow {
 }
 """
 
+# A deck drawn down: each turn a player draws one or two cards, or swaps one for the top card; the game
+# ends when the deck is empty. The shuffle and the turns take it out of the exact symbolic relation; a
+# counter of turns that nothing bounds is kept too.
+DRAW = HEAD + """
+zone deck: stack, hidden
+zone hand per player: set, owner
+zone discard: set, public
+card Red x 6
+card Blue x 6
+var turns_taken: int = 0
+flow {
+  move all from box to deck
+  shuffle deck
+  turns from seat(0) {
+    add 1 to turns_taken
+    choose by current {
+      action one "Draw one card." { move top from deck to hand(current) }
+      action two when size(deck) >= 2 "Draw two cards." {
+        move top from deck to hand(current)
+        move top from deck to hand(current)
+      }
+      action swap(c in hand(current)) "Discard a card and draw one." {
+        move c from hand(current) to discard
+        move top from deck to hand(current)
+      }
+    }
+    if size(deck) == 0 {
+      win current
+      end game
+    }
+  }
+}
+"""
+
+# The same deck, but chance decides each turn whether a card leaves it: play can go on as long as the
+# coin says so.
+COIN_DRAW = HEAD + """
+zone deck: stack, hidden
+zone discard: set, public
+card Red x 6
+flow {
+  move all from box to deck
+  turns from seat(0) {
+    random stay in {true, false}
+    if not stay { move top from deck to discard }
+    choose by current {
+      action go "Go on." { }
+    }
+    if size(deck) == 0 {
+      win current
+      end game
+    }
+  }
+}
+"""
+
 FAST = dict(games=4, variant_games=0, max_steps=50)
 
 
@@ -236,6 +292,27 @@ def test_no_ranking_function_for_a_game_that_can_go_on_forever(tmp_path):
     system = fragment.build(spec.config(2, spec.model.default_options()))
     ranking, why = term.ranking(system)
     assert ranking is None and why
+
+
+def test_outside_the_exact_relation_z3_finds_a_ranking_function_over_the_whole_language_relation(tmp_path):
+    spec = spec_of(tmp_path, DRAW, "draw")
+    with pytest.raises(fragment.Unsupported):
+        fragment.build(spec.config(2, spec.model.default_options()))
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))
+    assert f.verdict == "proven" and f.method == "z3-ranking"
+    assert f.bound["per_players"] == {2: "proven", 3: "proven"}
+    assert "ranking function over the whole-language relation" in f.message
+    ranking, why = term.ranking(control.build(spec.config(3, spec.model.default_options())))
+    weighed = {name for weights, _ in ranking.levels for name in weights}
+    assert not why and "turns_taken" not in weighed  # a counter with no range is weighed by no level
+
+
+def test_no_ranking_function_over_the_whole_language_relation_when_chance_may_keep_play_going(tmp_path):
+    spec = spec_of(tmp_path, COIN_DRAW, "coin")
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))
+    assert f.verdict == "unknown" and "ranking function over the whole-language relation" in f.message
+    ranking, why = term.ranking(control.build(spec.config(2, spec.model.default_options())))
+    assert ranking is None and "no weighted sum" in why
 
 
 def test_endless_play_deep_in_a_game_is_found_near_random_games(tmp_path):

@@ -1,6 +1,7 @@
 """Termination: one finding per option set, over every player count, with the strongest verdict the
 evidence supports (`verify.termination`): proven by a complete exploration with no cycle that avoids
-the ends, or by a ranking function that Z3 finds over the exact symbolic relation; refuted by a
+the ends, or by a ranking function that Z3 finds over the exact symbolic relation (or, where that one
+does not cover the game, over the whole-language relation of `verify.control`); refuted by a
 lasso (a prefix and a loop that play can repeat forever) replayed in the engine, found by the
 exploration from the start or deeper, near random games (`verify.endless`); unknown otherwise,
 saying what was tried. A loop that needs chance to repeat its outcomes, while the players cannot keep
@@ -19,7 +20,7 @@ from .witnesses import witness
 
 
 def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds: PlayBounds) -> Finding:
-    from ..verify import Unsupported, budget, endless, fragment
+    from ..verify import endless
     from ..verify import termination as term
     from ..verify.explore import state_key
 
@@ -55,19 +56,10 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         if config is None:
             tried.append("ranking function: tried under the explored options only (--all-options explores them all)")
         elif bounds.solver_timeout > 0:
-            try:
-                with budget.time_box(build_limit(bounds), "the symbolic relation"):
-                    system = fragment.build(config)
-                with budget.resource_limit(min(budget.rlimit(), RANKING_RLIMIT)):
-                    ranking, why = term.ranking(system, int(bounds.solver_timeout * 1000))
-            except Unsupported as exc:
-                tried.append(f"ranking function: the exact symbolic relation does not cover the game ({_first(exc)})")
-            else:
-                if ranking is not None:
-                    verdicts[players] = ("proven", f"Z3 finds a ranking function over the exact symbolic relation: "
-                                                   f"{ranking.text()}")
-                    continue
-                tried.append(f"ranking function over the exact symbolic relation: {why}")
+            ranked = _ranked(config, bounds, tried)
+            if ranked is not None:
+                verdicts[players] = ("proven", ranked)
+                continue
         if searching:
             loaded = x.loaded if x is not None else spec.engine(players, options)
             share = max(1, pool // (len(counts) - done))
@@ -118,6 +110,44 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
 
 
 RANKING_RLIMIT = 200_000  # per query: a ranking function is a cheap extra in the default run
+# Z3 resource units that the search over the whole-language relation may spend in all, per configuration:
+# that relation is larger, and a game that does not always end would otherwise be tried at length.
+WHOLE_RANKING_UNITS = 1_000_000
+
+
+def _ranked(config, bounds: PlayBounds, tried: list) -> str | None:
+    """The text of a ranking function that Z3 finds over the exact symbolic relation, or over the
+    whole-language relation (`verify.control`) where the first does not cover the game; None, with
+    what was tried added to `tried`, where neither gives one."""
+    from ..verify import Unsupported, budget, control, fragment
+    from ..verify import termination as term
+
+    timeout = int(bounds.solver_timeout * 1000)
+    try:
+        with budget.time_box(build_limit(bounds), "the symbolic relation"):
+            system = fragment.build(config)
+        with budget.resource_limit(min(budget.rlimit(), RANKING_RLIMIT)):
+            ranking, why = term.ranking(system, timeout)
+    except Unsupported as exc:
+        tried.append(f"ranking function: the exact symbolic relation does not cover the game ({_first(exc)})")
+    else:
+        if ranking is not None:
+            return f"Z3 finds a ranking function over the exact symbolic relation: {ranking.text()}"
+        tried.append(f"ranking function over the exact symbolic relation: {why}")
+        return None
+    try:
+        with budget.time_box(build_limit(bounds), "the whole-language relation"):
+            system = control.build(config, work_limit=bounds.whole_size)
+        with budget.resource_limit(min(budget.rlimit(), RANKING_RLIMIT)), \
+                budget.spending(budget.Account(WHOLE_RANKING_UNITS)):
+            ranking, why = term.ranking(system, timeout)
+    except Unsupported as exc:
+        tried.append(f"nor the whole-language relation ({exc})")
+        return None
+    if ranking is not None:
+        return f"Z3 finds a ranking function over the whole-language relation: {ranking.text()}"
+    tried.append(f"ranking function over the whole-language relation: {why}")
+    return None
 
 
 def _trapped_text(x) -> str:

@@ -8,13 +8,16 @@
   compared on the explorer's exact (seat-order) key, so the loop can be repeated forever. With
   symmetry reduction the explored cycle may close only up to a renaming of the seats; the loop is
   then followed again until the engine state itself repeats.
-- `ranking`: a lexicographic linear ranking function over the exact symbolic relation
-  (`verify.fragment`), found by Z3 (counterexample-guided: candidate weights from the differences
-  seen so far, each checked over every state within the declared bounds). Each level is a weighted
-  sum of the slots that change (variables, tokens, card counts), bounded because every slot has a
-  declared range; every command strictly decreases one level and does not increase the levels
-  before it. Hence no infinite run: the first level whose commands run infinitely often would
-  decrease forever.
+- `ranking`: a lexicographic linear ranking function over a guarded-command system (the exact
+  symbolic relation of `verify.fragment`, or the whole-language relation of `verify.control`, whose
+  steps go from one decision to the next), found by Z3 (counterexample-guided: candidate weights from
+  the differences seen so far, each checked over every state within the declared bounds). Each level
+  is a weighted sum of the slots that change and have a declared range (variables, tokens, card
+  counts, the control location), so it is bounded; every command strictly decreases one level and
+  does not increase the levels before it. Hence no infinite run: the first level whose commands run
+  infinitely often would decrease forever. A slot with no range (a counter, a value kept for later)
+  and an input (a chance outcome, a value chosen for an action) are weighed by no level and may hold
+  any value in each check, so a ranking holds whatever they hold.
 """
 from __future__ import annotations
 
@@ -130,19 +133,20 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
     slots = system.slots
     changing = sorted({i for c in system.commands for i in c.updates if i != system.over})
     bounded = [i for i in changing if slots[i].low is not None and slots[i].high is not None]
-    if len(bounded) < len(changing):
-        names = ", ".join(slots[i].name for i in changing if i not in bounded)
-        return None, f"a changing slot has no declared range ({names}), so no weighted sum of them is bounded"
+    if not bounded:
+        return None, "no slot that changes has a declared range, so no weighted sum of them is bounded"
     xs = {i: z3.IntVal(v) for i, v in enumerate(system.init)}
-    for i in changing + [system.over]:
-        xs[i] = z3.Int(slots[i].name)
+    # a slot with no range (a counter, a kept value) and an input (a chance outcome, a chosen value) may
+    # hold anything: each check holds for all of their values, and no level weighs them
+    for i in sorted({*changing, system.over, *system.free}):
+        xs[i] = z3.Int(f"{slots[i].name}#{i}")
     domain = [z3.And(xs[i] >= slots[i].low, xs[i] <= slots[i].high) for i in bounded]
     commands = [c for c in system.commands if c.guard != t.FALSE]
     memo: dict = {}
     enabled = {}
     delta = {}
     for c in commands:
-        parts = [to_z3(c.guard, xs, memo), xs[system.over] == 0]
+        parts = [to_z3(c.guard, xs, memo), to_z3(c.assume, xs, memo), xs[system.over] == 0]
         if system.over in c.updates:  # a step that ends the game is on no infinite run
             parts.append(to_z3(c.updates[system.over], xs, memo) == 0)
         if c.error != t.FALSE:
