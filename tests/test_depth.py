@@ -307,6 +307,20 @@ def test_outside_the_exact_relation_z3_finds_a_ranking_function_over_the_whole_l
     assert not why and "turns_taken" not in weighed  # a counter with no range is weighed by no level
 
 
+def test_commands_of_one_label_are_each_held_to_the_ranking():
+    """The whole-language relation names the steps that go on from silent locations alike: a step that
+    adds back what its namesake takes away keeps play going, and no ranking function may hide that."""
+    slots = [terms.Slot(("var", "x", None), "x", 0, 5), terms.Slot(("over",), "over", 0, 1)]
+    take = terms.Command("(the rules go on)", 0, 0, (), terms.compare(">", ("s", 0), terms.const(0)), terms.FALSE,
+                         {0: terms.arith("-", ("s", 0), terms.const(1))})
+    give = terms.Command("(the rules go on)", 0, 0, (), terms.compare("<", ("s", 0), terms.const(5)), terms.FALSE,
+                         {0: terms.arith("+", ("s", 0), terms.const(1))})
+    ranking, why = term.ranking(terms.System(2, {}, slots, [3, 0], [take, give], over=1))
+    assert ranking is None and "no weighted sum" in why
+    ranking, _ = term.ranking(terms.System(2, {}, slots, [3, 0], [take], over=1))
+    assert ranking is not None and ranking.levels == [({"x": 1}, ["(the rules go on)"])]
+
+
 def test_no_ranking_function_over_the_whole_language_relation_when_chance_may_keep_play_going(tmp_path):
     spec = spec_of(tmp_path, COIN_DRAW, "coin")
     f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))

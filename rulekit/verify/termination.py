@@ -128,31 +128,41 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
     """(a lexicographic linear ranking function, "") or (None, why none was found)."""
     import z3
 
-    from .symbolic import to_z3
+    from . import smtlib
 
     slots = system.slots
     changing = sorted({i for c in system.commands for i in c.updates if i != system.over})
     bounded = [i for i in changing if slots[i].low is not None and slots[i].high is not None]
     if not bounded:
         return None, "no slot that changes has a declared range, so no weighted sum of them is bounded"
-    xs = {i: z3.IntVal(v) for i, v in enumerate(system.init)}
-    # a slot with no range (a counter, a kept value) and an input (a chance outcome, a chosen value) may
-    # hold anything: each check holds for all of their values, and no level weighs them
-    for i in sorted({*changing, system.over, *system.free}):
-        xs[i] = z3.Int(f"{slots[i].name}#{i}")
+    # A slot with no range (a counter, a kept value) and an input (a chance outcome, a chosen value) may
+    # hold anything: each check holds for all of their values, and no level weighs them. A slot that
+    # never changes keeps its first value.
+    variable = sorted({*changing, system.over, *system.free})
+    fixed = {i: t.const(v) for i, v in enumerate(system.init) if i not in set(variable)}
+
+    def pre(x):
+        return t.substitute(x, fixed) if fixed else x
+
+    n = len(slots)
+    names = {i: f"x!{i}" for i in variable}  # slot i before the step; n + i: after it
+    names.update({n + i: f"y!{i}" for i in bounded})
+    xs = {i: z3.Int(names[i]) for i in variable}
     domain = [z3.And(xs[i] >= slots[i].low, xs[i] <= slots[i].high) for i in bounded]
     commands = [c for c in system.commands if c.guard != t.FALSE]
-    memo: dict = {}
     enabled = {}
     delta = {}
     for c in commands:
-        parts = [to_z3(c.guard, xs, memo), to_z3(c.assume, xs, memo), xs[system.over] == 0]
+        parts = [pre(c.guard), pre(c.assume), t.compare("==", ("s", system.over), t.const(0))]
         if system.over in c.updates:  # a step that ends the game is on no infinite run
-            parts.append(to_z3(c.updates[system.over], xs, memo) == 0)
+            parts.append(t.compare("==", pre(c.updates[system.over]), t.const(0)))
         if c.error != t.FALSE:
-            parts.append(z3.Not(to_z3(c.error, xs, memo)))
-        enabled[c.label] = z3.And(*parts)
-        delta[c.label] = {i: to_z3(c.updates[i], xs, memo) - xs[i] for i in bounded if i in c.updates}
+            parts.append(t.not_(pre(c.error)))
+        moved = [i for i in bounded if i in c.updates]
+        parts += [t.compare("==", ("s", n + i), pre(c.updates[i])) for i in moved]
+        # one SMT-LIB formula per command (see `smtlib`): the step, its slots after it named y!i
+        enabled[id(c)] = smtlib.condition(t.and_(*parts), names)
+        delta[id(c)] = {i: z3.Int(names[n + i]) - xs[i] for i in moved}
     remaining = list(commands)
     result = Ranking()
     while remaining:
@@ -181,16 +191,16 @@ def _holds(c, weights: dict, bound: int, domain, enabled, delta, timeout_ms):
     else the counterexample's changes {slot: change}, or a string saying why it is unknown."""
     import z3
 
-    change = z3.Sum([w * d for i, d in delta[c.label].items() if (w := weights.get(i, 0))] or [z3.IntVal(0)])
+    change = z3.Sum([w * d for i, d in delta[id(c)].items() if (w := weights.get(i, 0))] or [z3.IntVal(0)])
     solver = budget.solver(timeout_ms)
-    solver.add(*domain, enabled[c.label], change > bound)
+    solver.add(*domain, enabled[id(c)], change > bound)
     r = budget.check(solver)
     if r == z3.unsat:
         return True
     if r == z3.unknown:
         return budget.unknown_reason(solver)
     model = solver.model()
-    return {i: model.eval(d, model_completion=True).as_long() for i, d in delta[c.label].items()}
+    return {i: model.eval(d, model_completion=True).as_long() for i, d in delta[id(c)].items()}
 
 
 def _weights(first, remaining, domain, enabled, delta, bounded, weight_bound, rounds, timeout_ms):
