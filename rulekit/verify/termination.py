@@ -10,8 +10,10 @@
   then followed again until the engine state itself repeats.
 - `ranking`: a lexicographic linear ranking function over a guarded-command system (the exact
   symbolic relation of `verify.fragment`, or the whole-language relation of `verify.control`, whose
-  steps go from one decision to the next), found by Z3 (counterexample-guided: candidate weights from
-  the differences seen so far, each checked over every state within the declared bounds). Each level
+  steps go from one decision to the next), found by Z3: at each level the sums a reader names first
+  are tried first (the cards in one zone, taken down or built up), then counterexample-guided search
+  (candidate weights from the differences seen so far), each checked over every state within the
+  declared bounds. Each level
   is a weighted sum of the slots that change and have a declared range (variables, tokens, card
   counts, the control location), so it is bounded; every command strictly decreases one level and
   does not increase the levels before it. Hence no infinite run: the first level whose commands run
@@ -165,9 +167,10 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
         delta[id(c)] = {i: z3.Int(names[n + i]) - xs[i] for i in moved}
     remaining = list(commands)
     result = Ranking()
+    natural = _natural_sums(slots, bounded)
     while remaining:
-        found = None
-        for first in remaining:
+        found = _natural_level(natural, remaining, domain, enabled, delta, timeout_ms)
+        for first in ([] if found is not None else remaining):
             weights = _weights(first, remaining, domain, enabled, delta, bounded, weight_bound, rounds, timeout_ms)
             if isinstance(weights, str):
                 if weights.startswith("the resource") or weights.startswith("the wall-clock"):
@@ -184,6 +187,25 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
         result.levels.append(({slots[i].name: w for i, w in found.items() if w}, [c.label for c in strict]))
         remaining = [c for c in remaining if c not in strict]
     return result, ""
+
+
+def _natural_sums(slots, bounded: list) -> list[dict]:
+    """Weights of the quantities a reader names first: the cards in one zone (every seat's or place's
+    of a zone laid out per player or per position), taken down or built up."""
+    zones: dict = {}
+    for i in bounded:
+        if slots[i].key[0] == "zone":
+            zones.setdefault(slots[i].key[1], []).append(i)
+    return [{i: sign for i in members} for members in zones.values() for sign in (1, -1)]
+
+
+def _natural_level(natural: list, remaining, domain, enabled, delta, timeout_ms) -> dict | None:
+    """The first of the `natural` weights that no command of `remaining` increases and some decrease."""
+    for weights in natural:
+        if all(_holds(c, weights, 0, domain, enabled, delta, timeout_ms) is True for c in remaining) and \
+                any(_holds(c, weights, -1, domain, enabled, delta, timeout_ms) is True for c in remaining):
+            return weights
+    return None
 
 
 def _holds(c, weights: dict, bound: int, domain, enabled, delta, timeout_ms):
