@@ -141,8 +141,11 @@ def _ranked(config, bounds: PlayBounds, tried: list) -> str | None:
         with budget.resource_limit(min(budget.rlimit(), RANKING_RLIMIT)), \
                 budget.spending(budget.Account(WHOLE_RANKING_UNITS)):
             ranking, why = term.ranking(system, timeout)
+    except budget.TooLarge as exc:
+        tried.append(f"nor the whole-language relation: {exc} (--whole-size allows a larger one)")
+        return None
     except Unsupported as exc:
-        tried.append(f"nor the whole-language relation ({exc})")
+        tried.append(f"nor the whole-language relation: {exc}")
         return None
     if ranking is not None:
         return f"Z3 finds a ranking function over the whole-language relation: {ranking.text()}"

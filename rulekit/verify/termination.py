@@ -13,13 +13,12 @@
   steps go from one decision to the next), found by Z3: at each level the sums a reader names first
   are tried first (the cards in one zone, taken down or built up), then counterexample-guided search
   (candidate weights from the differences seen so far), each checked over every state within the
-  declared bounds. Each level
-  is a weighted sum of the slots that change and have a declared range (variables, tokens, card
-  counts, the control location), so it is bounded; every command strictly decreases one level and
-  does not increase the levels before it. Hence no infinite run: the first level whose commands run
-  infinitely often would decrease forever. A slot with no range (a counter, a value kept for later)
-  and an input (a chance outcome, a value chosen for an action) are weighed by no level and may hold
-  any value in each check, so a ranking holds whatever they hold.
+  declared bounds. Each level is a weighted sum of the slots that change and have a declared range
+  (variables, tokens, card counts, the control location), so it is bounded; every command strictly
+  decreases one level and does not increase the levels before it. Hence no infinite run: the first
+  level whose commands run infinitely often would decrease forever. A slot with no range (a counter,
+  a value kept for later) and an input (a chance outcome, a value chosen for an action) are weighed
+  by no level and may hold any value in each check, so a ranking holds whatever they hold.
 """
 from __future__ import annotations
 
@@ -141,7 +140,8 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
     # hold anything: each check holds for all of their values, and no level weighs them. A slot that
     # never changes keeps its first value.
     variable = sorted({*changing, system.over, *system.free})
-    fixed = {i: t.const(v) for i, v in enumerate(system.init) if i not in set(variable)}
+    kept = set(variable)
+    fixed = {i: v for i, v in enumerate(system.init) if i not in kept}
 
     def pre(x):
         return t.substitute(x, fixed) if fixed else x
