@@ -6,6 +6,7 @@ import pytest
 
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.pipeline import Spec
+from rulekit.report.wording import rests_on
 from rulekit.verify import budget, control, endless, fragment, segments, symbolic, terms
 from rulekit.verify import termination as term
 from rulekit.verify.estimate import estimate
@@ -280,6 +281,8 @@ def test_a_game_that_always_ends_is_proven_by_exhaustive_exploration(tmp_path):
 def test_without_exploration_z3_finds_a_ranking_function(tmp_path):
     f = termination_of(check_spec(spec_of(tmp_path, TAKE, "take"), PlayBounds(**FAST, max_states=0)))
     assert f.verdict == "proven" and f.method == "z3-ranking" and "left" in f.message
+    assert set(f.bound["ranking_relations"].values()) == {"fragment"}
+    assert rests_on(f).startswith("Z3: a ranking function over the exact transition relation")
 
 
 def test_no_ranking_function_for_a_game_that_can_go_on_forever(tmp_path):
@@ -301,6 +304,8 @@ def test_outside_the_exact_relation_z3_finds_a_ranking_function_over_the_whole_l
     f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))
     assert f.verdict == "proven" and f.method == "z3-ranking"
     assert f.bound["per_players"] == {2: "proven", 3: "proven"}
+    assert f.bound["ranking_relations"] == {2: "whole language", 3: "whole language"}
+    assert rests_on(f) == "Z3: a ranking function over the whole-language relation, 2 to 3 players"
     assert "ranking function over the whole-language relation" in f.message
     ranking, why = term.ranking(control.build(spec.config(3, spec.model.default_options())))
     weighed = {name for weights, _ in ranking.levels for name in weights}

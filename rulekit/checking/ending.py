@@ -29,6 +29,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     by_players = {x.players: x for x in explored}
     verdicts: dict[int, tuple[str, str]] = {}
     lassos: dict[int, tuple] = {}  # players -> (loaded game, lasso, whether the players alone keep it going)
+    relations: dict[int, str] = {}  # players -> the relation a ranking function was found over
     pool = _search_pool(options == game.default_options(), bounds)
     searching = pool > 0
     for done, players in enumerate(counts):
@@ -58,7 +59,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         elif bounds.solver_timeout > 0:
             ranked = _ranked(config, bounds, tried)
             if ranked is not None:
-                verdicts[players] = ("proven", ranked)
+                verdicts[players], relations[players] = ("proven", ranked[0]), ranked[1]
                 continue
         if searching:
             loaded = x.loaded if x is not None else spec.engine(players, options)
@@ -80,6 +81,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     fid = f"{game.name}/termination{suffix}"
     played = _played_text(tally, bounds)
     bound = {"players": counts, "per_players": {p: v for p, (v, _) in verdicts.items()}, **_lengths(tally, bounds)}
+    if relations:
+        bound["ranking_relations"] = relations
     refuted = sorted(lassos)
     proven = sorted(p for p, (v, _) in verdicts.items() if v == "proven")
     if refuted:
@@ -115,10 +118,10 @@ RANKING_RLIMIT = 200_000  # per query: a ranking function is a cheap extra in th
 WHOLE_RANKING_UNITS = 1_000_000
 
 
-def _ranked(config, bounds: PlayBounds, tried: list) -> str | None:
-    """The text of a ranking function that Z3 finds over the exact symbolic relation, or over the
-    whole-language relation (`verify.control`) where the first does not cover the game; None, with
-    what was tried added to `tried`, where neither gives one."""
+def _ranked(config, bounds: PlayBounds, tried: list) -> tuple[str, str] | None:
+    """A ranking function that Z3 finds over the exact symbolic relation, or over the whole-language
+    relation (`verify.control`) where the first does not cover the game: (its text, "fragment" or
+    "whole language"); None, with what was tried added to `tried`, where neither gives one."""
     from ..verify import Unsupported, budget, control, fragment
     from ..verify import termination as term
 
@@ -132,7 +135,7 @@ def _ranked(config, bounds: PlayBounds, tried: list) -> str | None:
         tried.append(f"ranking function: the exact symbolic relation does not cover the game ({_first(exc)})")
     else:
         if ranking is not None:
-            return f"Z3 finds a ranking function over the exact symbolic relation: {ranking.text()}"
+            return f"Z3 finds a ranking function over the exact symbolic relation: {ranking.text()}", "fragment"
         tried.append(f"ranking function over the exact symbolic relation: {why}")
         return None
     try:
@@ -148,7 +151,7 @@ def _ranked(config, bounds: PlayBounds, tried: list) -> str | None:
         tried.append(f"nor the whole-language relation: {exc}")
         return None
     if ranking is not None:
-        return f"Z3 finds a ranking function over the whole-language relation: {ranking.text()}"
+        return f"Z3 finds a ranking function over the whole-language relation: {ranking.text()}", "whole language"
     tried.append(f"ranking function over the whole-language relation: {why}")
     return None
 

@@ -200,7 +200,9 @@ def rests_on(f: Finding) -> str:
         how = "over the counts abstraction" if b.get("abstraction") else "over the exact transition relation"
         return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players} players" if players else "")
     if f.method == "z3-ranking":
-        return "Z3: a ranking function over the exact transition relation" + (f", {players} players" if players else "")
+        whole = "whole language" in (b.get("ranking_relations") or {}).values()
+        how = "the whole-language relation" if whole else "the exact transition relation"
+        return f"Z3: a ranking function over {how}" + (f", {players} players" if players else "")
     if f.kind == "termination" and "lasso" in b:
         lasso = b["lasso"]
         luck = "" if lasso.get("players_alone", True) else ", only while chance repeats its outcomes (probability zero)"
