@@ -13,8 +13,8 @@ each with its ratio to the hand-written engine of the game (benchmarks/baseline_
 exists. The first two loops also get a ceiling: the same caller loop run against recorded games (each
 answer read from a list, `apply_action` a step along it), the rate and ratio of an engine that took no
 time at all. The caller's own work (its `random` calls, the lists it builds) bounds what any engine
-can show in that loop. Every loop, the baseline included, runs in this process in K interleaved slices of S/K seconds
-each, so that a change of machine load touches all of them alike. Without GAME: every bundled game
+can show in that loop. Every loop, the baseline included, runs in this process in K interleaved
+slices of S/K seconds each, so that a change of machine load touches all of them alike. Without GAME: every bundled game
 at every player count. `--profile LOOP` prints instead where one loop spends its time (the top of
 a cProfile of S seconds of it, per game). `--clock cpu` counts the processor time of this process instead of the time
 on the wall: on a machine that other work keeps busy, the figures then move much less.

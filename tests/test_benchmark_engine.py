@@ -29,8 +29,8 @@ def test_a_recorded_game_answers_as_the_engine_did_until_its_end():
 
 
 def test_the_table_as_json_has_each_loop_its_ratio_and_the_ceilings():
-    out = subprocess.run([sys.executable, str(BENCHMARKS / "engine.py"), "chucky:2", "--seconds", "0.3", "--slices", "1",
-                          "--json"], capture_output=True, text=True, check=True).stdout
+    command = [sys.executable, str(BENCHMARKS / "engine.py"), "chucky:2", "--seconds", "0.3", "--slices", "1", "--json"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     (row,) = json.loads(out)
     assert (row["game"], row["players"]) == ("chucky", 2) and row["baseline"] > 0
     for key in ("openspiel", "auto_chance", "batch", "openspiel_ceiling", "auto_chance_ceiling"):

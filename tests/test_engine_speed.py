@@ -363,8 +363,8 @@ flow {
 
 def test_a_loop_whose_test_reads_no_state_runs_over_the_values_that_pass_and_plays_as_the_plain_code(
         tmp_path, monkeypatch):
-    game = rulekit.load(str(write_spec(tmp_path, GRID_SPEC, name="grid", rulebook="Tiny Game.\nEach player draws one card.\n"
-                                       "The player with the Ace wins.\n")), players=2)
+    rulebook = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
+    game = rulekit.load(str(write_spec(tmp_path, GRID_SPEC, name="grid", rulebook=rulebook)), players=2)
     for source in (game.whole_games.source, game.stepping.source, game.stepping_chance.source):
         assert source.count("remember(FL") == 2  # the two loops of `regather`, not the one that reads `row`
     monkeypatch.setattr(direct, "fixed_filter_lines", lambda *args: None)
