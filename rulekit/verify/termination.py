@@ -169,22 +169,27 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
     result = Ranking()
     natural = _natural_sums(slots, bounded)
     while remaining:
-        found = _natural_level(natural, remaining, domain, enabled, delta, timeout_ms)
-        for first in ([] if found is not None else remaining):
-            weights = _weights(first, remaining, domain, enabled, delta, bounded, weight_bound, rounds, timeout_ms)
-            if isinstance(weights, str):
-                if weights.startswith("the resource") or weights.startswith("the wall-clock"):
-                    return None, weights
-                continue
-            if weights is not None:
-                found = weights
-                break
-        if found is None:
-            labels = ", ".join(c.label for c in remaining[:3])
-            return None, (f"no weighted sum of the variables, tokens and card counts decreases on every play of "
-                          f"{labels}{' and others' if len(remaining) > 3 else ''} (weights up to {weight_bound})")
-        strict = [c for c in remaining if _holds(c, found, -1, domain, enabled, delta, timeout_ms) is True]
-        result.levels.append(({slots[i].name: w for i, w in found.items() if w}, [c.label for c in strict]))
+        level = _natural_level(natural, remaining, domain, enabled, delta, timeout_ms)
+        if level is None:
+            found = None
+            for first in remaining:
+                weights = _weights(first, remaining, domain, enabled, delta, bounded, weight_bound, rounds,
+                                   timeout_ms)
+                if isinstance(weights, str):
+                    if weights.startswith("the resource") or weights.startswith("the wall-clock"):
+                        return None, weights
+                    continue
+                if weights is not None:
+                    found = weights
+                    break
+            if found is None:
+                labels = ", ".join(c.label for c in remaining[:3])
+                return None, (f"no weighted sum of the variables, tokens and card counts decreases on every play "
+                              f"of {labels}{' and others' if len(remaining) > 3 else ''} (weights up to "
+                              f"{weight_bound})")
+            level = found, [c for c in remaining if _holds(c, found, -1, domain, enabled, delta, timeout_ms) is True]
+        weights, strict = level
+        result.levels.append(({slots[i].name: w for i, w in weights.items() if w}, [c.label for c in strict]))
         remaining = [c for c in remaining if c not in strict]
     return result, ""
 
@@ -199,12 +204,14 @@ def _natural_sums(slots, bounded: list) -> list[dict]:
     return [{i: sign for i in members} for members in zones.values() for sign in (1, -1)]
 
 
-def _natural_level(natural: list, remaining, domain, enabled, delta, timeout_ms) -> dict | None:
-    """The first of the `natural` weights that no command of `remaining` increases and some decrease."""
+def _natural_level(natural: list, remaining, domain, enabled, delta, timeout_ms) -> tuple | None:
+    """The first of the `natural` weights that no command of `remaining` increases and some decrease:
+    (the weights, the commands that strictly decrease them), or None."""
     for weights in natural:
-        if all(_holds(c, weights, 0, domain, enabled, delta, timeout_ms) is True for c in remaining) and \
-                any(_holds(c, weights, -1, domain, enabled, delta, timeout_ms) is True for c in remaining):
-            return weights
+        if all(_holds(c, weights, 0, domain, enabled, delta, timeout_ms) is True for c in remaining):
+            strict = [c for c in remaining if _holds(c, weights, -1, domain, enabled, delta, timeout_ms) is True]
+            if strict:
+                return weights, strict
     return None
 
 
