@@ -7,7 +7,7 @@ import pytest
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.pipeline import Spec
 from rulekit.report.wording import rests_on
-from rulekit.verify import budget, control, endless, fragment, segments, symbolic, terms
+from rulekit.verify import budget, control, endless, fragment, paths, segments, symbolic, terms
 from rulekit.verify import termination as term
 from rulekit.verify.estimate import estimate
 from rulekit.verify.explore import Limits, explore, state_key
@@ -244,6 +244,42 @@ flow {
 }
 """
 
+# Two rounds: each deals three cards to each player, who play them out. The last card played in a round
+# also ends it and deals again: one step that takes a card from a hand and, on one of its branches,
+# puts six or nine back.
+ROUNDS = HEAD + """
+zone deck: stack, hidden
+zone hand per player: set, owner
+zone table: set, public
+card Red x 6
+card Blue x 6
+var rounds_done: int 0..2 = 0
+flow {
+  rounds {
+    move all from table to box
+    move all from box to deck
+    shuffle deck
+    for p in players {
+      for i in 1..3 { move top from deck to hand(p) }
+    }
+    turns from seat(0) {
+      choose by current {
+        action play(c in hand(current)) "Play a card." { move c from hand(current) to table }
+      }
+    } then {
+      if forall(p in players: size(hand(p)) == 0) {
+        add 1 to rounds_done
+        if rounds_done >= 2 {
+          win current
+          end game
+        }
+        end round
+      }
+    }
+  }
+}
+"""
+
 FAST = dict(games=4, variant_games=0, max_steps=50)
 
 
@@ -326,6 +362,56 @@ def test_commands_of_one_label_are_each_held_to_the_ranking():
     assert ranking is None and "no weighted sum" in why
     ranking, _ = term.ranking(terms.System(2, {}, slots, [3, 0], [take], over=1))
     assert ranking is not None and ranking.levels == [({"x": 1}, ["(the rules go on)"])]
+
+
+def test_a_step_that_ends_the_round_and_deals_again_is_ranked_branch_by_branch(tmp_path, monkeypatch):
+    spec = spec_of(tmp_path, ROUNDS, "rounds")
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))
+    assert f.verdict == "proven" and f.bound["ranking_relations"] == {2: "whole language", 3: "whole language"}
+    assert "-1*rounds_done (strictly decreased by 1 action(s)); then hand[0]:" in f.message
+    system = control.build(spec.config(3, spec.model.default_options()))
+    ranking, why = term.ranking(system)
+    assert not why and ({"rounds_done": -1}, ["play(chosen)"]) in ranking.levels
+    # Taken whole, the play decreases the hands on one branch and deals nine cards on the other: no
+    # weights up to 4 make one sum of rounds and cards fall on both (and Z3 may give up looking).
+    monkeypatch.setattr(paths, "split", lambda command, slots, shapes=None: [command])
+    ranking, why = term.ranking(system)
+    assert ranking is None and why
+
+
+def test_a_command_splits_along_the_condition_that_decides_most_of_its_updates():
+    slots = [terms.Slot(("var", name, None), name, 0, 9) for name in ("a", "b", "c", "d")]
+    a, b, c, d = (("s", i) for i in range(4))
+    ended = terms.compare("==", a, terms.const(0))
+    one = terms.compare("==", d, terms.const(1))
+    updates = {1: terms.ite(ended, terms.const(5), terms.arith("-", b, terms.const(1))),
+               2: terms.ite(ended, terms.const(0), c),
+               3: terms.ite(one, terms.const(2), d)}  # decides one slot only: not split on
+    command = terms.Command("play", 0, 0, (), terms.compare(">", b, terms.const(0)), terms.FALSE, updates)
+    parts = paths.split(command, [1, 2, 3])
+    assert [p.guard for p in parts] == [terms.and_(command.guard, ended), terms.and_(command.guard, terms.not_(ended))]
+    assert parts[0].updates == {1: terms.const(5), 2: terms.const(0), 3: updates[3]}
+    assert parts[1].updates == {1: updates[1][3], 2: c, 3: updates[3]}
+    # Every step of the command is a step of exactly one part, and the same step.
+    for values in ([0, 3, 4, 1], [2, 3, 4, 0], [0, 1, 0, 5]):
+        taken = [p for p in parts if terms.evaluate(p.guard, values)]
+        assert len(taken) == 1
+        assert {i: terms.evaluate(x, values) for i, x in taken[0].updates.items()} == \
+            {i: terms.evaluate(x, values) for i, x in updates.items()}
+    # A branch the guard rules out is no part.
+    narrow = terms.Command("play", 0, 0, (), terms.and_(command.guard, ended), terms.FALSE, updates)
+    assert [p.updates[1] for p in paths.split(narrow, [1, 2, 3])] == [terms.const(5)]
+
+
+def test_assuming_a_condition_finds_it_by_shape_not_by_identity():
+    x = ("s", 0)
+    built_twice = [terms.compare("<", x, terms.const(3)) for _ in range(2)]
+    assert built_twice[0] is not built_twice[1]
+    term = terms.ite(built_twice[0], terms.const(1), terms.arith("+", x, terms.const(1)))
+    assert terms.assuming([term], built_twice[1], True) == [terms.const(1)]
+    assert terms.assuming([term], built_twice[1], False) == [terms.arith("+", x, terms.const(1))]
+    shapes = terms.Shapes()
+    assert shapes.of(built_twice[0]) == shapes.of(built_twice[1]) != shapes.of(terms.compare("<", x, terms.const(4)))
 
 
 def test_no_ranking_function_over_the_whole_language_relation_when_chance_may_keep_play_going(tmp_path):

@@ -23,10 +23,31 @@ def _bool_of(x) -> bool:
 
 def condition(x, names: dict) -> z3.BoolRef:
     """The Z3 condition of term `x`; `names` maps slot indexes to the names of Z3 integer constants."""
+    text, shared, used = _translate([x], names)
+    body = "".join([*(f"(let (({name} {value})) " for name, value, _ in shared), _as_bool(x, text[id(x)]),
+                    ")" * len(shared)])
+    return z3.And(*z3.parse_smt2_string(f"{_declarations(used)}(assert {body})"))
+
+
+def conditions(xs: list, names: dict) -> list:
+    """The Z3 conditions of the terms `xs`, in order, translated together: a node they share is
+    written once (a `define-fun`) and is one Z3 node in all of them."""
+    if not xs:
+        return []
+    text, shared, used = _translate(xs, names)
+    defined = "".join(f"(define-fun {name} () {'Bool' if boolean else 'Int'} {value})"
+                      for name, value, boolean in shared)
+    asserted = "".join(f"(assert {_as_bool(x, text[id(x)])})" for x in xs)
+    return list(z3.parse_smt2_string(f"{_declarations(used)}{defined}{asserted}"))
+
+
+def _translate(roots: list, names: dict) -> tuple[dict, list, set]:
+    """SMT-LIB text for each node of `roots` (by id); the nodes used more than once, as (name, text,
+    whether it is a condition), to be bound in that order before use; the names of the constants used."""
     counts: dict = {}
     order: list = []
     used: set = set()
-    stack = [(x, False)]
+    stack = [(x, False) for x in reversed(roots)]
     while stack:
         node, done = stack.pop()
         key = id(node)
@@ -44,19 +65,21 @@ def condition(x, names: dict) -> z3.BoolRef:
             for child in node[1:]:
                 stack.append((child, False))
     text: dict = {}
-    lets: list = []
+    shared: list = []
     for node in order:
         out = _node(node, text, names)
         if counts[id(node)] > 1 and node[0] not in ("c", "b", "s"):
-            name = f"t{len(lets)}"
-            lets.append((name, out))
+            name = f"t{len(shared)}"
+            shared.append((name, out, _bool_of(node)))
             out = name
         text[id(node)] = out
-    body = "".join([*(f"(let (({name} {value})) " for name, value in lets), _as_bool(x, text[id(x)]), ")" * len(lets)])
+    return text, shared, used
+
+
+def _declarations(used: set) -> str:
     # Declared in the text, not as Python objects (Z3 checks each of those, a relation has thousands):
     # a constant is its name and sort, so these are the very constants that other terms name.
-    decls = "".join(f"(declare-fun {n} () Int)" for n in sorted(used))
-    return z3.And(*z3.parse_smt2_string(f"{decls}(assert {body})"))
+    return "".join(f"(declare-fun {n} () Int)" for n in sorted(used))
 
 
 def _as_int(node, t: str) -> str:
@@ -102,4 +125,4 @@ def _node(x, text: dict, names: dict) -> str:
     return f"(not {eq})" if tag == "!=" else eq
 
 
-__all__ = ["condition"]
+__all__ = ["condition", "conditions"]

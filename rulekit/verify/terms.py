@@ -100,6 +100,54 @@ def is_bool(x) -> bool:
 
 def substitute(x, values: dict):
     """`x` with the slots in `values` replaced by constants, folded again."""
+    def leaf(y):
+        return const(values[y[1]]) if y[0] == "s" and y[1] in values else None
+    return _rebuild([x], leaf)[0]
+
+
+class Shapes:
+    """A number for each term's shape, equal for terms that are equal: terms are DAGs whose trees can be
+    exponentially larger, so shapes are numbered bottom-up, each node once (by identity), never by
+    comparing or hashing the trees themselves."""
+
+    def __init__(self):
+        self._of: dict = {}  # id(node) -> (node, number); the node is kept so its id is never reused
+        self._numbers: dict = {}  # (tag, numbers of the children or the leaf's value) -> number
+
+    def of(self, x) -> int:
+        hit = self._of.get(id(x))
+        if hit is not None:
+            return hit[1]
+        stack = [(x, False)]
+        while stack:
+            y, ready = stack.pop()
+            if id(y) in self._of:
+                continue
+            if y[0] in ("c", "b", "s"):
+                key = y
+            elif ready:
+                key = (y[0], *(self._of[id(z)][1] for z in y[1:]))
+            else:
+                stack.append((y, True))
+                stack.extend((z, False) for z in y[1:] if id(z) not in self._of)
+                continue
+            self._of[id(y)] = (y, self._numbers.setdefault(key, len(self._numbers)))
+        return self._of[id(x)][1]
+
+
+def assuming(xs: list, condition, holds: bool, shapes: Shapes | None = None) -> list:
+    """The terms `xs` where the boolean term `condition` is known to be `holds`: each occurrence of it
+    replaced by that constant, folded again (the branches of an `ite` on it that cannot be taken fall
+    away). Occurrences are found by shape (`shapes`, which calls on one system may share)."""
+    shapes = Shapes() if shapes is None else shapes
+    value, target = (TRUE if holds else FALSE), shapes.of(condition)
+    tag = condition[0]
+    return _rebuild(xs, lambda y: value if y[0] == tag and shapes.of(y) == target else None)
+
+
+def _rebuild(roots: list, leaf) -> list:
+    """The terms `roots` with each node for which `leaf(node)` gives a term replaced by it, folded
+    again bottom-up; shared nodes are rebuilt once for all the roots."""
     memo: dict = {}
 
     def go(x):
@@ -107,9 +155,10 @@ def substitute(x, values: dict):
         if key in memo:
             return memo[key][1]
         tag = x[0]
-        if tag == "s":
-            out = const(values[x[1]]) if x[1] in values else x
-        elif tag in ("c", "b"):
+        replaced = leaf(x)
+        if replaced is not None:
+            out = replaced
+        elif tag in ("c", "b", "s"):
             out = x
         elif tag == "ite":
             out = ite(go(x[1]), go(x[2]), go(x[3]))
@@ -128,7 +177,7 @@ def substitute(x, values: dict):
             out = arith(tag, go(x[1]), go(x[2]))
         memo[key] = (x, out)
         return out
-    return go(x)
+    return [go(x) for x in roots]
 
 
 def slots_of(x, out: set | None = None, seen: set | None = None) -> set:
