@@ -33,10 +33,17 @@ class Ranking:
     levels: list = field(default_factory=list)  # [(weights {slot name: weight}, [command labels])]
 
     def text(self) -> str:
+        levels_of: dict = {}  # an action named at several levels was split: each level has some of its branches
+        for _, labels in self.levels:
+            for label in labels:
+                levels_of[label] = levels_of.get(label, 0) + 1
         parts = []
         for weights, labels in self.levels:
             sum_ = " + ".join(f"{w}*{name}" if w != 1 else name for name, w in weights.items()) or "0"
-            parts.append(f"{sum_} (strictly decreased by {len(labels)} action(s))")
+            split = sum(levels_of[label] > 1 for label in labels)
+            branches = ("" if not split else ", on some of its branches" if len(labels) == 1 else
+                        f", {split} of them on some of their branches")
+            parts.append(f"{sum_} (strictly decreased by {len(labels)} action(s){branches})")
         return "; then ".join(parts)
 
 
