@@ -64,8 +64,8 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
         if level is None and not split and not budget.spent():
             # A step that plays a card and sometimes also ends the round and deals again decreases one
             # level on one branch and another on the other: where no level fits the steps whole, their
-            # branches are ranked apart. A branch the bounds rule out would pass for strictly
-            # decreasing any level; a step of each other one rules out at once the levels it breaks.
+            # branches are ranked apart. A branch the bounds rule out is dropped (it would pass for
+            # strictly decreasing any level); each other one leaves a step of it in `steps.seen`.
             split, shapes = True, t.Shapes()
             parts = [p for c in remaining for p in paths.split(c, bounded, shapes)]
             if len(parts) > len(remaining):
@@ -122,7 +122,8 @@ class _Steps:
         return t.substitute(x, self.fixed) if self.fixed else x
 
     def add(self, c: t.Command) -> t.Command:
-        """Encodes command c as one SMT-LIB formula (see `smtlib`); returns it."""
+        """Encodes command c for Z3 (see `smtlib`): when it can step, and each slot's value after it;
+        returns c."""
         import z3
 
         from . import smtlib
@@ -144,7 +145,8 @@ class _Steps:
         return c
 
     def possible(self, c: t.Command) -> bool:
-        """Whether command c can step at all within the declared bounds (unknown counts as possible)."""
+        """Whether command c can step at all within the declared bounds (unknown counts as possible);
+        a step found is kept in `seen`."""
         import z3
 
         solver = budget.solver(self.timeout_ms, simplify=True)
