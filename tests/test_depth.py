@@ -381,7 +381,6 @@ def test_a_step_that_ends_the_round_and_deals_again_is_ranked_branch_by_branch(t
 
 
 def test_a_command_splits_along_the_condition_that_decides_most_of_its_updates():
-    slots = [terms.Slot(("var", name, None), name, 0, 9) for name in ("a", "b", "c", "d")]
     a, b, c, d = (("s", i) for i in range(4))
     ended = terms.compare("==", a, terms.const(0))
     one = terms.compare("==", d, terms.const(1))
