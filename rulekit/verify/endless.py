@@ -34,6 +34,7 @@ import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
+from ..errors import IllegalActionError, RuleRuntimeError
 from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, distance_to, explore, fork, state_key
 from .termination import Lasso, lasso
 
@@ -98,6 +99,10 @@ def kept_going(exploration: Exploration) -> set[int]:
     return inside
 
 
+# States each search for a way the players alone keep a loop going (`players_keep`) may spend.
+KEEP_STATES = 400
+
+
 def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int = 5000, points: int = 8,
            near: int = 100, time_limit: float = 30.0) -> Search:
     """Random games of `loaded`, and at `points` points of each a steered walk back towards the point
@@ -157,18 +162,49 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
         if out.found is None:
             out.found = repeated
     if out.found is not None and out.found.chance and not out.kept:
-        # A loop that needs luck was found: can the players, doing as little as they may, do without it?
-        for look in (lazy_closure, staying):
-            graph = look(loaded, out.found.prefix, symmetric, 4 * near)
-            out.states += graph.states
-            keep = kept_going(graph)
-            kept = lasso(graph, key, exact, within=keep) if keep else None
-            if kept is not None:
-                out.found, out.kept = kept, True
-                break
+        kept, spent = players_keep(loaded, out.found, symmetric, KEEP_STATES)
+        out.states += spent
+        if kept is not None:
+            out.found, out.kept = kept, True
     if out.found is not None:
         out.probability = loop_probability(loaded, out.found)
     return out
+
+
+def players_keep(loaded, found: Lasso, symmetric: bool, max_states: int) -> tuple[Lasso | None, int]:
+    """(a lasso from where `found` starts that the players' decisions alone keep going, whatever
+    chance does, or None; states spent): `found` needs luck, but the players, doing as little as they
+    may, may not. Looked for in a `lazy_closure` and a `staying` search of up to `max_states` states
+    each."""
+    key, exact = state_key(loaded, symmetric), state_key(loaded, False)
+    spent = 0
+    for look in (lazy_closure, staying):
+        graph = look(loaded, found.prefix, symmetric, max_states)
+        spent += graph.states
+        keep = kept_going(graph)
+        kept = lasso(graph, key, exact, within=keep) if keep else None
+        if kept is not None:
+            return kept, spent
+    return None, spent
+
+
+def replayed(loaded, found: Lasso) -> Lasso | None:
+    """`found`, a lasso of the same game under other options, when it is a lasso of `loaded` too:
+    every step of it legal here and the loop back at the very state it left. Options usually change
+    a few rules, and a loop that none of them touches is still a loop; checking costs one replay."""
+    exact = state_key(loaded, False)
+    try:
+        state = loaded.replay(found.prefix)
+        if state.is_terminal():
+            return None
+        start = exact(state)
+        for action in found.loop:
+            state.apply_action(action)
+    except (IllegalActionError, RuleRuntimeError):  # a step these options refuse or cannot carry out
+        return None
+    if state.is_terminal() or exact(state) != start:
+        return None
+    return Lasso(list(found.prefix), list(found.loop), _has_chance(loaded, found.prefix, found.loop))
 
 
 WALK_STEPS = 1000  # steps of a steered walk: enough for a few passes through a deck, turn by turn
@@ -448,4 +484,4 @@ def loop_probability(loaded, found: Lasso) -> float:
     return p
 
 
-__all__ = ["Search", "kept_going", "loop_probability", "search", "steered_walk"]
+__all__ = ["KEEP_STATES", "Search", "kept_going", "loop_probability", "players_keep", "replayed", "search", "steered_walk"]
