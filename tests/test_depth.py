@@ -595,3 +595,58 @@ def test_player_counts_in_words():
     from rulekit.checking.shared import players_text
 
     assert [players_text(c) for c in ([3], [3, 4, 5], [4, 7, 8])] == ["3", "3 to 5", "4, 7 and 8"]
+
+
+# BLUFF with two readings: one that leaves the bluffing loop alone (who wins a call) and one that
+# breaks it (a second claim ends the game).
+BLUFF_OPTIONS = BLUFF.replace("var claim", '''ambiguity calling "Who wins a call?" {
+  quote "The player with the Ace wins."
+  question "The caller or the claimant?"
+  option caller "The caller."
+  option claimant "The claimant."
+  default caller because "Test."
+}
+ambiguity claims "How often may one claim?" {
+  quote "Each player draws one card."
+  question "Any number of times, or once?"
+  option any "Any number of times."
+  option once "Once: a second claim ends the game."
+  default any because "Test."
+}
+var claimed: int 0..1 = 0
+var claim''').replace("action bluff \"Claim a card.\" { set claim = 1 - claim }", '''action bluff "Claim a card." {
+        set claim = 1 - claim
+        if claims is once {
+          if claimed == 1 { end game }
+          set claimed = 1
+        }
+      }''').replace("win current\n", "if calling is caller { win current }\n        if calling is claimant { win next(current) }\n")
+
+
+def test_a_loop_found_under_the_default_options_is_replayed_under_the_others(tmp_path):
+    spec = spec_of(tmp_path, BLUFF_OPTIONS, "bluffs")
+    bounds = PlayBounds(**{**FAST, "variant_games": 2})
+    found = {f.options.get("calling") or f.options.get("claims") or "default": f
+             for f in check_spec(spec, bounds).findings if f.kind == "termination"}
+    assert found["default"].verdict == "refuted"
+    untouched = found["claimant"]
+    assert untouched.verdict == "refuted" and untouched.severity == "warning" and untouched.witness
+    assert "replays under these too" in untouched.message
+    broken = found["once"]
+    assert broken.verdict == "unknown" and "does not replay under these" in broken.message
+
+
+def test_a_lasso_replays_only_where_every_step_is_legal_and_the_loop_comes_back(tmp_path):
+    spec = spec_of(tmp_path, BLUFF_OPTIONS, "bluffs")
+    model = spec.model
+    default = spec.engine(2, model.default_options())
+    x = explore(default, Limits())
+    x.loaded = default
+    found = term.lasso(x, state_key(default, x.symmetry), state_key(default, False))
+    assert found is not None
+    assert endless.replayed(default, found) is not None
+    assert endless.replayed(spec.engine(2, {**model.default_options(), "calling": "claimant"}), found) is not None
+    once = spec.engine(2, {**model.default_options(), "claims": "once"})
+    assert endless.replayed(once, found) is None, "a second claim ends the game: the loop cannot go on"
+    # A loop that does not come back to its state is no lasso, wherever it is replayed.
+    assert endless.replayed(default, term.Lasso(found.prefix, found.loop[:1], False)) is None

@@ -33,6 +33,7 @@ from .static import acknowledge, consistency, locate, static_findings, turn_stru
 from .sampling import random_play
 from .exploring import explore_all
 from .solving import abstraction_proofs, symbolic_findings
+from .ending import KnownLoops
 from .judging import judge
 from .witnesses import resolved
 from . import conflicts, modal, silence
@@ -78,10 +79,11 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
             fired_by.setdefault(action, []).append(changed_options(options, game))
     dead_by_default: set[str] = set()
     by_name = {p.name: p for p in game.properties}
+    known = KnownLoops()  # filled under the default options, which come first
     for options in variants:
         k = options_key(options)
         with clock("graph"):
-            found = judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds, fired_by)
+            found = judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds, fired_by, known)
         found += symbolic.get(k, [])
         verdicts[k] = found
         default = options == variants[0]

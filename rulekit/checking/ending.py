@@ -3,7 +3,8 @@ evidence supports (`verify.termination`): proven by a complete exploration with 
 the ends, or by a ranking function that Z3 finds over the exact symbolic relation (or, where that one
 does not cover the game, over the whole-language relation of `verify.control`); refuted by a
 lasso (a prefix and a loop that play can repeat forever) replayed in the engine, found by the
-exploration from the start or deeper, near random games (`verify.endless`); unknown otherwise,
+exploration from the start or deeper, near random games (`verify.endless`), or carried from the
+default options to another option set where it replays there too (`KnownLoops`); unknown otherwise,
 saying what was tried. A loop that needs chance to repeat its outcomes, while the players cannot keep
 play going whatever chance does, goes on forever with probability zero: it is reported as a note,
 not a warning. Random games cut at the step limit are long games, not endless ones: they are
@@ -11,6 +12,7 @@ reported as cut, with the lengths of the games that ended."""
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass, field
 
 from .. import model as m
 from ..findings import Finding
@@ -19,7 +21,18 @@ from .variants import changed_options, options_suffix
 from .witnesses import witness
 
 
-def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds: PlayBounds) -> Finding:
+@dataclass
+class KnownLoops:
+    """The lassos found under the default options, per player count (with whether the players alone
+    keep each going). Every other option set replays them first: an option changes a few rules, and
+    a loop that none of them touches is a loop there too, found for the cost of one replay."""
+    by_players: dict[int, tuple] = field(default_factory=dict)
+
+
+def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds: PlayBounds,
+                known: KnownLoops | None = None) -> Finding:
+    """The termination finding of one option set. Under the default options, the lassos it finds are
+    kept in `known`; under the others, those are replayed before a loop is searched for."""
     from ..verify import endless
     from ..verify import termination as term
     from ..verify.explore import state_key
@@ -30,7 +43,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     verdicts: dict[int, tuple[str, str]] = {}
     lassos: dict[int, tuple] = {}  # players -> (loaded game, lasso, whether the players alone keep it going)
     relations: dict[int, str] = {}  # players -> the relation a ranking function was found over
-    pool = _search_pool(options == game.default_options(), bounds)
+    default = options == game.default_options()
+    pool = _search_pool(default, bounds)
     searching = pool > 0
     for done, players in enumerate(counts):
         x = by_players.get(players)
@@ -53,7 +67,18 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
             tried.append("exploration: " + ("complete" if x.complete else f"stopped by the {x.stopped_by} limit at "
                                              f"depth {x.depth}") + ", no cycle among the states it saw")
-        config = config_of(spec, players, options) if explored or options == game.default_options() else None
+        carried = known.by_players.get(players) if known is not None and not default else None
+        if carried is not None:
+            loaded = x.loaded if x is not None else spec.engine(players, options)
+            again = _replayed(endless, loaded, carried, x.symmetry if x is not None else False)
+            if again is not None:
+                found, kept = again
+                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(loaded, found))
+                                     + ", the loop found under the default options: it replays under these too")
+                lassos[players] = (loaded, found, kept)
+                continue
+            tried.append("the loop found under the default options does not replay under these")
+        config = config_of(spec, players, options) if explored or default else None
         if config is None:
             tried.append("ranking function: tried under the explored options only (--all-options explores them all)")
         elif bounds.solver_timeout > 0:
@@ -78,6 +103,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             tried.append("loop search near random games: under the default options only (--all-options searches "
                          "every option set)")
         verdicts[players] = ("unknown", "; ".join(tried) or "no method applies")
+    if default and known is not None:
+        known.by_players = {p: (found, kept) for p, (_, found, kept) in lassos.items()}
     fid = f"{game.name}/termination{suffix}"
     played = _played_text(tally, bounds)
     bound = {"players": counts, "per_players": {p: v for p, (v, _) in verdicts.items()}, **_lengths(tally, bounds)}
@@ -199,6 +226,20 @@ def _lasso_text(found, kept: bool, probability: float) -> str:
             f"same state{chance}, replayed in the engine")
 
 
+def _replayed(endless, loaded, carried: tuple, symmetric: bool) -> tuple | None:
+    """(the lasso, whether the players alone keep it going) when the lasso `carried` from the default
+    options replays in `loaded`; None when it does not. That the players keep it going is worked out
+    again here, where the rules differ, and only if they did under the default options."""
+    found, kept = carried
+    again = endless.replayed(loaded, found)
+    if again is None:
+        return None
+    if not again.chance or not kept:
+        return again, not again.chance
+    keeps, _ = endless.players_keep(loaded, again, symmetric, endless.KEEP_STATES)
+    return (keeps, True) if keeps is not None else (again, False)
+
+
 def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
     """States to spend looking for endless play near random games, shared by the player counts in
     turn: each count may spend its share of what is left, so what a count decided early (or by other
@@ -233,4 +274,4 @@ def _played_text(tally, bounds: PlayBounds) -> str:
     return text
 
 
-__all__ = ["termination"]
+__all__ = ["KnownLoops", "termination"]

@@ -12,12 +12,13 @@ from .shared import PlayBounds, described, location_of, property_test, quote_tex
 from .variants import changed_options, options_suffix
 from .witnesses import PendingWitness, replayed, rule_at, witness
 from .sampling import Tally
-from .ending import termination
+from .ending import KnownLoops, termination
 
 
 def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None, proofs: dict | None,
-          bounds: PlayBounds, fired_by: dict | None = None) -> list[Finding]:
-    """`fired_by`: for each action, the option changes under which random play took it."""
+          bounds: PlayBounds, fired_by: dict | None = None, known: KnownLoops | None = None) -> list[Finding]:
+    """`fired_by`: for each action, the option changes under which random play took it; `known`: the
+    loops found under the default options, which the other option sets replay (see `ending`)."""
     explored = explored or []
     fired_by = fired_by or {}
     proofs = proofs or {}
@@ -165,7 +166,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                              location=where, witness=steps, options=changed))
 
     # termination: one finding per option set (`ending`)
-    found.append(termination(spec, game, options, tally, explored, bounds))
+    found.append(termination(spec, game, options, tally, explored, bounds, known))
 
     # dead actions: never enabled and taken by random play or the explorer
     fired = set(tally.fired).union(*(x.fired for x in explored)) if explored else set(tally.fired)
