@@ -632,8 +632,19 @@ def test_a_loop_found_under_the_default_options_is_replayed_under_the_others(tmp
     untouched = found["claimant"]
     assert untouched.verdict == "refuted" and untouched.severity == "warning" and untouched.witness
     assert "replays under these too" in untouched.message
+    assert untouched.details == {"same_as": "bluffs/termination"} and not found["default"].details
     broken = found["once"]
     assert broken.verdict == "unknown" and "does not replay under these" in broken.message
+
+
+def test_the_text_report_tells_a_loop_once_with_the_option_sets_it_also_holds_under(tmp_path, capsys):
+    from rulekit.cli import main
+
+    path = write_spec(tmp_path, BLUFF_OPTIONS.replace("{name}", "bluffs"), name="bluffs")
+    main(["check", str(path), "--games", "4", "--variant-games", "2", "--jobs", "1", "--max-steps", "50"])
+    out = capsys.readouterr().out
+    assert out.count("warning[termination]") == 1
+    assert "the same under 1 other option set(s): calling=claimant" in out
 
 
 def test_a_lasso_replays_only_where_every_step_is_legal_and_the_loop_comes_back(tmp_path):

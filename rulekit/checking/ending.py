@@ -43,6 +43,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     verdicts: dict[int, tuple[str, str]] = {}
     lassos: dict[int, tuple] = {}  # players -> (loaded game, lasso, whether the players alone keep it going)
     relations: dict[int, str] = {}  # players -> the relation a ranking function was found over
+    carried: set[int] = set()  # players whose lasso is the one found under the default options
     default = options == game.default_options()
     pool = _search_pool(default, bounds)
     searching = pool > 0
@@ -67,15 +68,16 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
             tried.append("exploration: " + ("complete" if x.complete else f"stopped by the {x.stopped_by} limit at "
                                              f"depth {x.depth}") + ", no cycle among the states it saw")
-        carried = known.by_players.get(players) if known is not None and not default else None
-        if carried is not None:
+        from_default = known.by_players.get(players) if known is not None and not default else None
+        if from_default is not None:
             loaded = x.loaded if x is not None else spec.engine(players, options)
-            again = _replayed(endless, loaded, carried, x.symmetry if x is not None else False)
+            again = _replayed(endless, loaded, from_default, x.symmetry if x is not None else False)
             if again is not None:
                 found, kept = again
                 verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(loaded, found))
                                      + ", the loop found under the default options: it replays under these too")
                 lassos[players] = (loaded, found, kept)
+                carried.add(players)
                 continue
             tried.append("the loop found under the default options does not replay under these")
         config = config_of(spec, players, options) if explored or default else None
@@ -125,9 +127,13 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             lead = (f"play can go on forever with {players_text(refuted)} players, along loops that need chance to "
                     f"repeat its outcomes (such a loop goes on forever with probability zero; no way was found for "
                     f"the players alone to keep play going)")
+        # The same lassos as under the default options, at the same player counts: the same finding,
+        # which a reader is told once (`same_as`) rather than once per option set.
+        same = known is not None and bool(carried) and carried == set(lassos) == set(known.by_players)
         return Finding(fid, game.name, "termination", "warning" if stalls else "info", "refuted", "explicit-state",
                        f"{lead}: {verdicts[players][1]}" + _others(verdicts, [players]) + played, bound=bound,
-                       witness=steps, options=changed)
+                       witness=steps, options=changed,
+                       details={"same_as": f"{game.name}/termination"} if same else {})
     if len(proven) == len(counts):
         reasons = _grouped(verdicts)
         return Finding(fid, game.name, "termination", "info", "proven",

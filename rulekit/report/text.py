@@ -34,17 +34,19 @@ def _game(r: GameReport, out: Console, verbose: bool) -> None:
     known = [f for f in problems if f.acknowledged_by is not None]
     for title, group in _groups(open_):
         out.print(f"\n  [bold]{escape(title)}[/]")
-        for f in group:
+        for f, same in _folded(group):
             _problem(f, r, out)
+            _same_under(same, out, "      ")
     if known:
         out.print("\n  [bold]acknowledged[/] (by an ambiguity or an `expect`; they do not fail the run)")
         for title, group in _groups(known):
             out.print(f"    [dim]{escape(title)}[/]")
-            for f in group:
+            for f, same in _folded(group):
                 if verbose:
                     _problem(f, r, out, indent="    ")
                 else:
                     out.print(f"      {escape(_headline(f))} [dim](acknowledged by {escape(f.acknowledged_by)})[/]")
+                _same_under(same, out, "        ")
     _passes(r, out, verbose)
     for line in w.state_space(r):
         out.print(f"  [dim]{escape(line)}[/]")
@@ -59,6 +61,25 @@ def _groups(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
             title = "targets that can never be reached"
         groups.setdefault(title, []).append(f)
     return list(groups.items())
+
+
+def _folded(group: list[Finding]) -> list[tuple[Finding, list[Finding]]]:
+    """Each finding of `group` with the findings that repeat it under other options (`same_as`, the
+    same severity): a reader is told a thing once, and where else it holds."""
+    by_id = {f.id: f for f in group}
+    repeats: dict[str, list[Finding]] = {}
+    for f in group:
+        same = by_id.get(f.details.get("same_as", ""))
+        if same is not None and same is not f and same.severity == f.severity:
+            repeats.setdefault(same.id, []).append(f)
+    folded = {id(f) for fs in repeats.values() for f in fs}
+    return [(f, repeats.get(f.id, [])) for f in group if id(f) not in folded]
+
+
+def _same_under(same: list[Finding], out: Console, pad: str) -> None:
+    if same:
+        under = "; ".join(w.options_text(f.options) for f in same)
+        out.print(f"{pad}[dim]the same under {len(same)} other option set(s): {escape(under)}[/]")
 
 
 def _headline(f: Finding) -> str:
