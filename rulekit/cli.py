@@ -401,7 +401,7 @@ def _check(args, out: Console) -> int:
     elif args.format == "sarif":
         print(to_sarif(reports, __version__))
     else:
-        render_text(reports, out, args.verbose, seconds=time.perf_counter() - started)
+        render_text(reports, out, args.verbose, seconds=time.perf_counter() - started, broken=len(broken))
     if broken:
         return EXIT_USAGE
     return EXIT_FINDINGS if any(f.fails for r in reports for f in r.findings) else EXIT_OK

@@ -134,7 +134,8 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("rulebook", meta, path=c[0], source=c[1])
 
     def players_decl(self, meta, c):
-        return self._node("players", meta, low=c[0], high=c[1], quotes=c[2:])
+        counts = [x for x in c if isinstance(x, int)]  # `players 2` is `players 2 to 2`
+        return self._node("players", meta, low=counts[0], high=counts[-1], quotes=c[len(counts):])
 
     def order_decl(self, meta, c):
         return self._node("order", meta, direction=c[0], quotes=c[1:])

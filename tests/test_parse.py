@@ -214,6 +214,12 @@ def test_string_escapes_are_decoded():
     assert tree.items[0].quotes[0].text == 'say "hi"\tnow'
 
 
+def test_a_single_player_count_needs_no_range():
+    one, both = (parse(text + ' quote "For two."', "t.rules").items[0] for text in ("players 2", "players 2 to 2"))
+    assert (one.low, one.high, [q.text for q in one.quotes]) == (both.low, both.high, ["For two."])
+    assert (one.low, one.high) == (2, 2)
+
+
 # ---- syntax errors -------------------------------------------------------------------------
 # (text, code, line, column): none of these is one of SYNTAX_EXAMPLES' own samples.
 

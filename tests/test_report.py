@@ -208,3 +208,17 @@ def test_an_undecided_termination_says_how_the_random_games_ended():
     cut = undecided({"games": 30, "cut": 2, "finished_lengths": {"min": 90, "median": 500, "max": 900}})
     assert "28 of 30 random games ended, after 90 to 900 decisions, 2 cut at the step limit" in cut
     assert "no random game played" in undecided({})
+
+
+def test_a_single_player_count_reads_in_the_singular(tmp_path, capsys):
+    from rulekit.findings import Finding
+    from rulekit.report.wording import rests_on
+
+    proof = {"players": [1], "k": 1}
+    assert rests_on(Finding("g/i", "g", "invariant", "info", "proven", "z3-abstraction", "", bound=proof)) \
+        .endswith(", 1 player")
+    assert rests_on(Finding("g/i", "g", "invariant", "info", "proven", "z3-abstraction", "",
+                            bound={**proof, "players": [1, 2]})).endswith(", 1 to 2 players")
+    solo = TINY.replace("players 2 to 3\n", "players 1\n")
+    code, out, err = run(capsys, "check", str(write_spec(tmp_path, solo, checks=CHECKS)), *FAST)
+    assert "1 player)" in out and "1 players" not in out, out

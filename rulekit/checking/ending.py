@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .. import model as m
 from ..findings import Finding
-from .shared import PlayBounds, build_limit, config_of, players_text
+from .shared import PlayBounds, build_limit, config_of, players_phrase
 from .variants import changed_options, options_suffix
 from .witnesses import witness
 
@@ -122,9 +122,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         bound["lasso"] = {"players": players, "prefix": len(found.prefix), "loop": len(found.loop),
                           "players_alone": bool(stalls)}
         if stalls:
-            lead = f"play can go on forever with {players_text(stalls)} players"
+            lead = f"play can go on forever with {players_phrase(stalls)}"
         else:
-            lead = (f"play can go on forever with {players_text(refuted)} players, along loops that need chance to "
+            lead = (f"play can go on forever with {players_phrase(refuted)}, along loops that need chance to "
                     f"repeat its outcomes (such a loop goes on forever with probability zero; no way was found for "
                     f"the players alone to keep play going)")
         # The same lassos as under the default options, at the same player counts: the same finding,
@@ -138,7 +138,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         reasons = _grouped(verdicts)
         return Finding(fid, game.name, "termination", "info", "proven",
                        "explicit-state" if all("exploration" in verdicts[p][1] for p in counts) else "z3-ranking",
-                       f"every play ends, with {players_text(counts)} players ({reasons})" + played,
+                       f"every play ends, with {players_phrase(counts)} ({reasons})" + played,
                        bound=bound, options=changed)
     reasons = _grouped(verdicts)
     return Finding(fid, game.name, "termination", "info", "unknown", "explicit-state" if explored else "random-play",
@@ -211,12 +211,8 @@ def _grouped(verdicts: dict) -> str:
     groups: dict = {}
     for p, (verdict, why) in sorted(verdicts.items()):
         groups.setdefault((verdict, why), []).append(p)
-    return "; ".join(f"{players_text(ps) if _run(ps) else ', '.join(map(str, ps))} players: "
+    return "; ".join(f"{players_phrase(ps)}: "
                      f"{'' if verdict == 'proven' else verdict + ', '}{why}" for (verdict, why), ps in groups.items())
-
-
-def _run(ps: list) -> bool:
-    return ps == list(range(ps[0], ps[-1] + 1))
 
 
 def _lasso_text(found, kept: bool, probability: float) -> str:
@@ -255,7 +251,7 @@ def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
 
 
 def _others(verdicts: dict, refuted: list) -> str:
-    rest = [f"{p} players: {v}" for p, (v, _) in sorted(verdicts.items()) if p not in refuted]
+    rest = [f"{players_phrase([p])}: {v}" for p, (v, _) in sorted(verdicts.items()) if p not in refuted]
     return f" ({'; '.join(rest)})" if rest else ""
 
 

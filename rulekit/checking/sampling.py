@@ -10,7 +10,7 @@ from .. import statistics
 from ..engine import Game
 from ..errors import RuleRuntimeError, SpecError
 from ..pipeline import Spec
-from .shared import PlayBounds, options_key, setup_error
+from .shared import PlayBounds, options_key, setup_error, players_phrase
 
 
 @dataclass
@@ -153,7 +153,7 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
         loaded = spec.engine(players, options, probes=True)  # the build that records silent cases
     except (RuleRuntimeError, SpecError) as exc:
         message, span = setup_error(exc)
-        tally.errors[f"the set-up cannot be built with {players} players: {message}"] = (None, [], span)
+        tally.errors[f"the set-up cannot be built with {players_phrase([players])}: {message}"] = (None, [], span)
         return tally
     loaded.probe_hits.clear()  # what other runs of this build reached is no witness of this one
     bounds = PlayBounds(max_steps=max_steps, confidence=confidence, max_violation_rate=max_violation_rate)

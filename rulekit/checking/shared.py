@@ -84,10 +84,6 @@ def described(prop) -> str:
     return f": {prop.description}" if getattr(prop, "description", None) else ""
 
 
-def contiguous(counts: list[int]) -> bool:
-    return counts == list(range(counts[0], counts[-1] + 1))
-
-
 def players_text(counts: list[int]) -> str:
     """Player counts in words: "3", "3 to 5" for a run, "4, 7 and 8" otherwise."""
     if len(counts) == 1:
@@ -95,6 +91,11 @@ def players_text(counts: list[int]) -> str:
     if list(counts) == list(range(counts[0], counts[-1] + 1)):
         return f"{counts[0]} to {counts[-1]}"
     return ", ".join(map(str, counts[:-1])) + f" and {counts[-1]}"
+
+
+def players_phrase(counts: list[int]) -> str:
+    """Player counts with their noun: "1 player", "3 to 5 players"."""
+    return players_text(counts) + (" player" if list(counts) == [1] else " players")
 
 
 def options_key(options: dict) -> tuple:

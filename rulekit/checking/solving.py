@@ -7,7 +7,8 @@ import time
 from .. import model as m
 from ..findings import Finding
 from ..pipeline import Spec
-from .shared import build_limit, PlayBounds, config_of, described, location_of, players_text, property_test, quote_texts, z3_errors
+from .shared import (build_limit, PlayBounds, config_of, described, location_of, players_phrase, property_test,
+                     quote_texts, z3_errors)
 from .variants import changed_options, options_suffix
 from .witnesses import replayed
 from ..errors import WitnessError
@@ -51,7 +52,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     if not results:
         return []
     counts = sorted(results) if whole else counts
-    where = players_text(counts)
+    where = players_phrase(counts)
     found: list[Finding] = []
     loaded_cache: dict = {}
 
@@ -91,21 +92,21 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                     spurious[prop.name] = p
             if steps is not None:
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", "z3-bmc",
-                                     f"{prop.name} is false {d} steps from the start with {p} players (Z3 BMC, a "
-                                     f"shortest witness){described(prop)}", bound=bound, witness=steps, **common))
+                                     f"{prop.name} is false {d} steps from the start with {players_phrase([p])} "
+                                     f"(Z3 BMC, a shortest witness){described(prop)}", bound=bound, witness=steps, **common))
             elif all(ks.values()):
                 k = max(k for k, _ in ks.values())
                 lemmas = max(n for _, n in ks.values())
                 found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction",
-                                     f"{prop.name} holds in every reachable state with {where} players: Z3 proves it "
+                                     f"{prop.name} holds in every reachable state with {where}: Z3 proves it "
                                      f"{k}-inductive (with {lemmas} lemma(s) proven alongside){described(prop)}",
                                      bound={**bound, "k": k}, **common))
             else:
                 unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
                 proven = sorted(p for p, k in ks.items() if k)
-                text = f"{prop.name} holds in every state within {depth} steps of the start (Z3 BMC, {where} players)"
+                text = f"{prop.name} holds in every state within {depth} steps of the start (Z3 BMC, {where})"
                 if proven:
-                    text += f"; proven by k-induction with {players_text(proven)} players"
+                    text += f"; proven by k-induction with {players_phrase(proven)}"
                 if unknown:
                     text += "; undecided with " + ", ".join(map(str, unknown)) + " players (" + \
                         answers[unknown[0]].reason + ")"
@@ -125,16 +126,16 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 steps = replay(p, answers[p], lambda s, t=test: t(s), f"target {prop.name}")
             if steps is not None:
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "z3-bmc",
-                                     f"{prop.name} is reached in {d} steps with {p} players (Z3 BMC, a shortest "
-                                     f"witness){described(prop)}", bound=bound, witness=steps, **common))
+                                     f"{prop.name} is reached in {d} steps with {players_phrase([p])} (Z3 BMC, "
+                                     f"a shortest witness){described(prop)}", bound=bound, witness=steps, **common))
             elif len(never) == len(counts):
                 found.append(Finding(fid, game.name, "reachability", "warning", "refuted", "z3-k-induction",
-                                     f"{prop.name} can never be reached with {where} players: its negation is "
+                                     f"{prop.name} can never be reached with {where}: its negation is "
                                      f"inductive (Z3){described(prop)}", bound=bound, **common))
             else:
-                text = f"{prop.name} is not reached within {depth} steps (Z3 BMC, {where} players)"
+                text = f"{prop.name} is not reached within {depth} steps (Z3 BMC, {where})"
                 if never:
-                    text += f"; it can never be reached with {players_text(sorted(never))} players (Z3 induction)"
+                    text += f"; it can never be reached with {players_phrase(sorted(never))} (Z3 induction)"
                 # Over the whole-language relation BMC looks only a few steps deep: not reaching a target
                 # there says little, and random play judges it.
                 found.append(Finding(fid, game.name, "reachability", "info" if whole else "warning", "unknown",
@@ -149,15 +150,16 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     if steps is not None:
         found.append(Finding(fid, game.name, "deadlock", "error", "refuted", "z3-bmc",
                              f"the game is not over, yet no one has a legal move, {d} steps from the start with "
-                             f"{p} players (Z3 BMC, a shortest witness)", bound=bound, witness=steps, options=changed))
+                             f"{players_phrase([p])} (Z3 BMC, a shortest witness)", bound=bound, witness=steps,
+                             options=changed))
     elif all(v.stuck_free for _, v in results.values()):
         k = max(v.stuck_free for _, v in results.values())
         found.append(Finding(fid, game.name, "deadlock", "info", "proven", "z3-k-induction",
-                             f"no reachable state is stuck with {where} players: Z3 proves \"over, or some action "
+                             f"no reachable state is stuck with {where}: Z3 proves \"over, or some action "
                              f"is legal\" {k}-inductive", bound={**bound, "k": k}, options=changed))
     else:
         found.append(Finding(fid, game.name, "deadlock", "info", "bounded", "z3-bmc",
-                             f"no stuck state within {depth} steps of the start (Z3 BMC, {where} players)",
+                             f"no stuck state within {depth} steps of the start (Z3 BMC, {where})",
                              bound=bound, options=changed))
     try:
         proofs = parametric.prove(every_count(game, options), timeout)
@@ -242,7 +244,7 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
     except z3_errors() as exc:
         return [Finding(f"{game.name}/invariant/z3-counts{suffix}", game.name, "invariant", "info", "unknown",
                         "z3-bmc", f"Z3 failed on the counts abstraction ({exc})", options=changed)]
-    where = players_text(counts)
+    where = players_phrase(counts)
     how = ("over the counts abstraction (cards as counts per kind per zone, the control flow forgotten, what the "
            "state does not record left unknown, cut to the invariant's cone of influence)")
     found = []
@@ -253,7 +255,7 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
         if all(v[0] == "proven" for v in per.values()):
             k = max(v[1] for v in per.values())
             found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction",
-                                 f"{prop.name} holds in every reachable state with {where} players: Z3 proves it "
+                                 f"{prop.name} holds in every reachable state with {where}: Z3 proves it "
                                  f"{k}-inductive {how}{described(prop)}",
                                  bound={"players": counts, "k": k, "abstraction": "counts"}, **common))
             continue
@@ -262,15 +264,15 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
             depth = min(v[1] for v in per.values())
             proven = sorted(p for p, v in per.items() if v[0] == "proven")
             text = (f"{prop.name} holds in every state reached through at most {depth} rule segments (Z3 BMC {how}, "
-                    f"{where} players)")
+                    f"{where})")
             if proven:
-                text += f"; proven by k-induction with {players_text(proven)} players"
+                text += f"; proven by k-induction with {players_phrase(proven)}"
             found.append(Finding(fid, game.name, "invariant", "info", "bounded", "z3-bmc", text + described(prop),
                                  bound={"players": counts, "bmc_depth": depth, "abstraction": "counts"}, **common))
             continue
         reason = per[undecided[0]][2]
         found.append(Finding(fid, game.name, "invariant", "info", "unknown", "z3-bmc",
-                             f"{prop.name}: Z3 {how} could not decide it with {players_text(undecided)} players: "
+                             f"{prop.name}: Z3 {how} could not decide it with {players_phrase(undecided)}: "
                              f"{reason}" + ("; the other player counts were not tried, since an undecided one leaves it "
                                             "unknown" if len(per) < len(counts) else "") + described(prop), bound={"players": counts, "abstraction": "counts"}, **common))
     return found

@@ -10,7 +10,7 @@ from .. import quotes as q
 from ..errors import RuleRuntimeError, SpecError
 from ..findings import Finding, GameReport
 from ..pipeline import Spec
-from .shared import build_limit, PlayBounds, contiguous, location_of, players_text, quote_texts, setup_error
+from .shared import build_limit, PlayBounds, location_of, players_phrase, quote_texts, setup_error
 
 
 def static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
@@ -88,14 +88,14 @@ def consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds
         report.add(Finding(
             f"{game.name}/contradiction/{'+'.join(t.name for t in claims) or 'facts'}{suffix}", game.name,
             "contradiction", "error", "refuted", "z3-unsat-core",
-            f"with {players_text(where) if contiguous(where) else ', '.join(map(str, where))} players these "
+            f"with {players_phrase(where)} these "
             f"declarations cannot all hold (minimal unsat core of {len(result.core)} of {result.assertions}): {names}",
             bound={"players": where}, quotes=list(dict.fromkeys(quotes)), location=location_of(getattr(decl, "span", None)),
             acknowledged_by=ack))
     if consistent and game.facts + game.claims:
         report.add(Finding(f"{game.name}/contradiction/consistent", game.name, "contradiction", "info", "proven",
                            "z3-unsat-core", f"the {len(game.facts)} facts, component counts, token supplies and "
-                           f"{len(game.claims)} claims are consistent (Z3) with {players_text(consistent)} players",
+                           f"{len(game.claims)} claims are consistent (Z3) with {players_phrase(consistent)}",
                            bound={"players": consistent}))
     for players, reason in unknown:
         report.add(Finding(f"{game.name}/contradiction/unknown/{players}", game.name, "contradiction", "info",
@@ -110,7 +110,7 @@ def claims_in_engine(spec: Spec, game: m.Game, report: GameReport, players: int,
     except (RuleRuntimeError, SpecError) as exc:
         message, span = setup_error(exc)
         report.add(Finding(f"{game.name}/runtime/setup-{players}", game.name, "runtime", "error", "refuted",
-                           "static", f"with {players} players the set-up cannot be built: {message}",
+                           "static", f"with {players_phrase([players])} the set-up cannot be built: {message}",
                            location=location_of(span)))
         return
     for claim, holds in loaded.claims():
@@ -118,10 +118,10 @@ def claims_in_engine(spec: Spec, game: m.Game, report: GameReport, players: int,
             continue
         if cross_check:  # Z3 found the claims satisfiable together, the engine says one is false
             raise AssertionError(f"rulekit bug: Z3 and the engine disagree on claim {claim.name} "
-                                 f"with {players} players")
+                                 f"with {players_phrase([players])}")
         report.add(Finding(f"{game.name}/contradiction/{claim.name}/{players}", game.name, "contradiction",
-                           "error", "refuted", "static", f"claim {claim.name} is false in the set-up with {players} "
-                           "players", quotes=quote_texts(claim), location=location_of(claim.span)))
+                           "error", "refuted", "static", f"claim {claim.name} is false in the set-up with "
+                           f"{players_phrase([players])}", quotes=quote_texts(claim), location=location_of(claim.span)))
 
 
 def _ambiguity_for(game: m.Game, quotes: list[str]) -> str | None:

@@ -67,13 +67,15 @@ def instantiate(model: m.Game, players: int, options: dict[str, str], texts: dic
         rows = folder.value(b.rows, f"the number of rows of board '{b.name}'")
         columns = folder.value(b.columns, f"the number of columns of board '{b.name}'")
         if (rows < 1 or columns < 1) and not sink.diagnostics:
-            sink.error("E213", f"board '{b.name}' would be {rows} by {columns} with {players} players", b.span)
+            sink.error("E213", f"board '{b.name}' would be {rows} by {columns} with {players} "
+                               f"player{'' if players == 1 else 's'}", b.span)
         boards[b.name] = (max(1, rows), max(1, columns))
     counts = []
     for c in game.components:
         count = folder.value(c.count, f"the count of '{c.name}'")
         if count < 0:
-            sink.error("E214", f"component '{c.name}' would have {count} copies with {players} players", c.span)
+            sink.error("E214", f"component '{c.name}' would have {count} copies with {players} "
+                               f"player{'' if players == 1 else 's'}", c.span)
         counts.append(max(0, count))
     supplies = {t.name: folder.value(t.count, f"the supply of '{t.name}'") for t in game.tokens}
     initial = {v.name: folder.value(v.init, f"the initial value of '{v.name}'") for v in game.vars}

@@ -21,14 +21,16 @@ WITNESS_STEPS = 12  # steps shown in the text report; the full trace is in --for
 
 
 def render_text(reports: list[GameReport], console: Console, verbose: bool = False,
-                seconds: float | None = None) -> None:
+                seconds: float | None = None, broken: int = 0) -> None:
+    """Each game's report, then one line for the run; `broken` specs did not compile (their errors are
+    on stderr), and the run is not clean while any is."""
     for r in reports:
         _game(r, console, verbose)
-    console.print(run_summary(reports, seconds))
+    console.print(run_summary(reports, seconds, broken))
 
 
 def _game(r: GameReport, out: Console, verbose: bool) -> None:
-    out.print(f"[bold]{escape(r.title)}[/] ({escape(r.game)}, {escape(r.spec)}, {_players(r.players)} players)")
+    out.print(f"[bold]{escape(r.title)}[/] ({escape(r.game)}, {escape(r.spec)}, {_players(r.players)})")
     problems = sorted((f for f in r.findings if w.is_problem(f)), key=w.problem_sort_key)
     open_ = [f for f in problems if f.acknowledged_by is None]
     known = [f for f in problems if f.acknowledged_by is not None]
@@ -263,15 +265,18 @@ def game_summary(r: GameReport) -> str:
     return "summary: " + "; ".join(parts)
 
 
-def run_summary(reports: list[GameReport], seconds: float | None) -> str:
+def run_summary(reports: list[GameReport], seconds: float | None, broken: int = 0) -> str:
     errors = sum(1 for r in reports for f in r.findings if f.fails)
     warnings = sum(1 for r in reports for f in r.findings if f.severity == "warning" and f.acknowledged_by is None)
     known = sum(1 for r in reports for f in r.findings if w.is_problem(f) and f.acknowledged_by is not None)
     took = f" in {seconds:.1f} s" if seconds is not None else ""
-    verdict = "clean" if not errors else "failed"
-    return (f"{len(reports)} spec(s) checked{took}: {verdict}; {errors} unacknowledged error(s), "
+    verdict = "clean" if not errors and not broken else "failed"
+    unchecked = f"{broken} spec(s) could not be checked (see the errors above); " if broken else ""
+    return (f"{len(reports)} spec(s) checked{took}: {verdict}; {unchecked}{errors} unacknowledged error(s), "
             f"{warnings} warning(s), {known} acknowledged")
 
 
 def _players(counts: list[int]) -> str:
-    return f"{counts[0]}" if counts[0] == counts[-1] else f"{counts[0]}-{counts[-1]}"
+    if counts[0] == counts[-1]:
+        return f"{counts[0]} player{'' if counts[0] == 1 else 's'}"
+    return f"{counts[0]}-{counts[-1]} players"

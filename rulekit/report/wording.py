@@ -121,7 +121,7 @@ def state_space(r) -> list[str]:
     the exploration did not finish."""
     out = []
     for x in (r.stats or {}).get("explored", []):
-        where = f"{x['players']} players" + (f" ({', '.join(f'{k}={v}' for k, v in x['options'].items())})"
+        where = _with_players([x["players"]]) + (f" ({', '.join(f'{k}={v}' for k, v in x['options'].items())})"
                                              if x.get("options") else "")
         if x.get("complete"):
             text = f"state space, {where}: {x['states']:,} state{'s' if x['states'] != 1 else ''}, explored to the end"
@@ -187,7 +187,7 @@ def _fits_text(limit: dict) -> str:
 def rests_on(f: Finding) -> str:
     """What a verdict rests on, in a few words: a proof, an exhaustive search, a sample and its worth."""
     b = f.bound or {}
-    players = _players(b.get("players"))
+    players = _with_players(b.get("players")) if _players(b.get("players")) else ""
     if f.kind == "reachability" and f.verdict == "proven":
         steps = len(f.witness or [])
         text = f"a witness of {steps} steps, replayed in the engine"
@@ -198,11 +198,11 @@ def rests_on(f: Finding) -> str:
         return text
     if f.method == "z3-k-induction" and f.verdict in ("proven", "refuted"):
         how = "over the counts abstraction" if b.get("abstraction") else "over the exact transition relation"
-        return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players} players" if players else "")
+        return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players}" if players else "")
     if f.method == "z3-ranking":
         whole = "whole language" in (b.get("ranking_relations") or {}).values()
         how = "the whole-language relation" if whole else "the exact transition relation"
-        return f"Z3: a ranking function over {how}" + (f", {players} players" if players else "")
+        return f"Z3: a ranking function over {how}" + (f", {players}" if players else "")
     if f.kind == "termination" and "lasso" in b:
         lasso = b["lasso"]
         luck = "" if lasso.get("players_alone", True) else ", only while chance repeats its outcomes (probability zero)"
@@ -212,23 +212,28 @@ def rests_on(f: Finding) -> str:
         return ("not decided by exploration, a ranking function or a loop search; " + _random_endings(b)
                 + " (-v: what was tried)")
     if f.kind == "termination" and f.verdict == "proven":
-        return f"exhaustive: complete explorations with no cycle that avoids the ends, {players} players"
+        return f"exhaustive: complete explorations with no cycle that avoids the ends, {players}"
     if f.method == "z3-abstraction":
-        return "Z3 proof over counts per card kind per zone" + (f", {players} players" if players else "")
+        return "Z3 proof over counts per card kind per zone" + (f", {players}" if players else "")
     if f.method == "z3-unsat-core":
-        return f"Z3{', ' + players + ' players' if players else ''}"
+        return f"Z3{', ' + players if players else ''}"
     if b.get("complete") and f.method in ("explicit-state", "graph"):
         return f"exhaustive: every reachable state ({b.get('states', '?')} states)"
     if "violation_rate_below" in b:
         return (f"{b['games']} random games ({b['states']} states): a game breaks it with a chance below "
                 f"{percent(b['violation_rate_below'], up=True)} ({percent(b['confidence'])} confidence)")
     if "bmc_depth" in b:
-        return f"Z3 BMC to depth {b['bmc_depth']}" + (f", {players} players" if players else "")
+        return f"Z3 BMC to depth {b['bmc_depth']}" + (f", {players}" if players else "")
     if f.witness:
         return f"a witness of {len(f.witness)} steps, replayed in the engine"
     if b.get("games"):
         return f"{b['games']} random games"
     return f.method
+
+
+def _with_players(value) -> str:
+    """Player counts with their noun: "1 player", "1 to 5 players"."""
+    return _players(value) + (" player" if value in (1, [1]) else " players")
 
 
 def _players(value) -> str:

@@ -269,7 +269,7 @@ class GamePage:
             if len(set(per)) == 1:
                 count = str(per[0]) if per[0] is not None else self.english.text(c.count)
             else:
-                count = ", ".join(f"{n} with {p} players" for p, n in zip(players, per))
+                count = ", ".join(f"{n} with {p} player{'' if p == 1 else 's'}" for p, n in zip(players, per))
             attrs = ", ".join(f"{humanize(k)}: {self.english.text(v)}" for k, v in c.attrs)
             rows.append([c.display, c.category, count, attrs, quote_nodes(c.quotes)])
         if rows:
@@ -278,7 +278,7 @@ class GamePage:
                              classes=["rulekit-components"], widths=[3, 1, 2, 4, 5]))
             sums = {p: sum(v.values()) for p, v in counts.items() if v}
             if sums:
-                shown = ", ".join(f"{n} with {p} players" for p, n in sums.items()) \
+                shown = ", ".join(f"{n} with {p} player{'' if p == 1 else 's'}" for p, n in sums.items()) \
                     if len(set(sums.values())) > 1 else str(next(iter(sums.values())))
                 out.append(para(f"In all: {shown} components." if total else ""))
         if g.tokens:
