@@ -146,3 +146,16 @@ def test_a_lower_estimate_without_a_collision_says_it_is_the_samples_ceiling():
     assert "no two of its 200 samples were the same state" in line and "--distinct-steps samples more" in line
     (line,) = state_space(_explored(3))  # with collisions the figure is the game's, not the sample's ceiling
     assert "no two" not in line and "at least ~4,541 distinct states" in line
+
+
+def test_the_state_space_table_explains_its_estimates_once():
+    from rulekit.report.wording import STATE_SPACE_HEADER, state_space_table
+
+    two = _explored(0)
+    two.stats["explored"].append({**two.stats["explored"][0], "players": 1})
+    rows, notes = state_space_table(two)
+    assert [row[0] for row in rows] == ["2 players", "1 player"] and all(len(r) == len(STATE_SPACE_HEADER) for r in rows)
+    assert rows[0][1] == "100 to depth 3 (the states limit)" and rows[0][2] == "~4,541 *"
+    assert len(notes) == 2 and notes[-1].startswith("*: no two of the 200 samples")  # each said once
+    rows, notes = state_space_table(_explored(3))
+    assert rows[0][2] == "~4,541" and not any(n.startswith("*") for n in notes)

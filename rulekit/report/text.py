@@ -50,8 +50,7 @@ def _game(r: GameReport, out: Console, verbose: bool) -> None:
                     out.print(f"      {escape(_headline(f))} [dim](acknowledged by {escape(f.acknowledged_by)})[/]")
                 _same_under(same, out, "        ")
     _passes(r, out, verbose)
-    for line in w.state_space(r):
-        out.print(f"  [dim]{escape(line)}[/]")
+    _state_space(r, out, verbose)
     out.print(f"  {escape(game_summary(r))}\n")
 
 
@@ -155,6 +154,29 @@ def _cut(text: str, width: int) -> str:
 def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+
+
+def _state_space(r: GameReport, out: Console, verbose: bool) -> None:
+    """How large each explored configuration's state space is: a table, its estimates explained once
+    below it; -v gives each configuration's account in full instead."""
+    if verbose:
+        for line in w.state_space(r):
+            out.print(f"  [dim]{escape(line)}[/]")
+        return
+    rows, notes = w.state_space_table(r)
+    if not rows:
+        return
+    out.print("\n  [bold]state space[/] (per configuration explored; -v says it in full)")
+    if out.is_terminal:
+        table = Table(*w.STATE_SPACE_HEADER, box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
+        for row in rows:
+            table.add_row(*map(escape, row))
+        out.print(table)
+    else:
+        for line in _aligned([w.STATE_SPACE_HEADER, *rows]):
+            out.print(f"    {escape(line)}", highlight=False)
+    for note in notes:
+        out.print(f"    [dim]{escape(note)}[/]")
 
 
 # ---- passes ----------------------------------------------------------------------------------------

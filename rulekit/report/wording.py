@@ -157,6 +157,56 @@ def state_space(r) -> list[str]:
     return out
 
 
+STATE_SPACE_HEADER = ("configuration", "states explored", "distinct states (lower)", "tree of plays (upper)",
+                      "10M states")
+
+
+def state_space_table(r) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The state spaces as a table (one row per explored configuration, `STATE_SPACE_HEADER`) and the
+    notes that say once what its estimates are, where `state_space` says it on every line."""
+    rows, notes = [], []
+    ceiling = None
+    for x in (r.stats or {}).get("explored", []):
+        where = _with_players([x["players"]]) + (f" ({', '.join(f'{k}={v}' for k, v in x['options'].items())})"
+                                                 if x.get("options") else "")
+        if x.get("complete"):
+            rows.append((where, f"{x['states']:,} (complete)", "", "", "explored"))
+            continue
+        explored = f"{x['states']:,} to depth {x['depth']} (the {x['stopped_by']} limit)"
+        d, e = x.get("distinct_states"), x.get("estimate")
+        lower = upper = ""
+        if d:
+            best = d.get("best_window") or {}
+            lower = f"~{_number(d['states_at_least'])}"
+            if best.get("colliding_pairs") == 0 and best.get("samples", 0) > 1:
+                lower += " *"
+                ceiling = best["samples"]
+            if d["states_at_least"] <= x["states"]:
+                lower = "below explored"
+            notes.append(f"distinct states: a lower estimate at {percent(d['confidence'])} confidence, from colliding states of "
+                         f"{d['plays']:,} random plays (a Poisson approximation)")
+        if e:
+            low, high = e["log10_spread"]
+            upper = f"~1e{e['log10_tree_nodes']:.0f} (1e{low:.0f}-1e{high:.0f})"
+            notes.append("tree of plays: an upper estimate of the reachable states, by Knuth's estimator (in "
+                         "brackets the 10-90 % spread of its probes)")
+        limit, fits = x.get("exhaustive_limit") or {}, "?"
+        if limit:
+            fits = {False: "cannot fit", True: "fits"}.get(limit["fits"], "between")
+            notes.append({"cannot fit": "cannot fit: the lower estimate is above the 10,000,000-state limit of "
+                                        "--exhaustive, which skips it",
+                          "fits": "fits: the upper estimate is below the limit; --exhaustive explores it to the end",
+                          "between": "between: the limit lies between the two estimates; --exhaustive samples more "
+                                     "states and tries it unless they show it cannot fit"}[fits])
+        if x.get("exhaustive"):
+            fits = f"exhaustive: {x['exhaustive']}"
+        rows.append((where, explored, lower, upper, fits))
+    if ceiling:
+        notes.append(f"*: no two of the {ceiling:,} samples were the same state, so the figure is as high as so "
+                     "few samples can go: --distinct-steps samples more")
+    return rows, list(dict.fromkeys(notes))
+
+
 def _random_endings(b: dict) -> str:
     """How the random games of a termination verdict ended: the evidence that stays when nothing decided it."""
     games, cut, lengths = b.get("games", 0), b.get("cut", 0), b.get("finished_lengths") or {}
@@ -166,6 +216,10 @@ def _random_endings(b: dict) -> str:
     if lengths:
         ended += f", after {lengths['min']:,} to {lengths['max']:,} decisions"
     return ended + (f", {cut:,} cut at the step limit" if cut else "")
+
+
+def _count(x) -> str:
+    return f"{x:,}" if isinstance(x, int) else str(x)
 
 
 def _number(x: int) -> str:
@@ -218,9 +272,9 @@ def rests_on(f: Finding) -> str:
     if f.method == "z3-unsat-core":
         return f"Z3{', ' + players if players else ''}"
     if b.get("complete") and f.method in ("explicit-state", "graph"):
-        return f"exhaustive: every reachable state ({b.get('states', '?')} states)"
+        return f"exhaustive: every reachable state ({_count(b.get('states', '?'))} states)"
     if "violation_rate_below" in b:
-        return (f"{b['games']} random games ({b['states']} states): a game breaks it with a chance below "
+        return (f"{b['games']} random games ({_count(b['states'])} states): a game breaks it with a chance below "
                 f"{percent(b['violation_rate_below'], up=True)} ({percent(b['confidence'])} confidence)")
     if "bmc_depth" in b:
         return f"Z3 BMC to depth {b['bmc_depth']}" + (f", {players}" if players else "")
