@@ -567,7 +567,10 @@ def test_the_text_report_says_termination_and_the_state_space(tmp_path, capsys):
                  "--solver-rlimit", "200000"])
     out = capsys.readouterr().out
     assert code == 0 and "every play ends" in out
-    assert "state space, 2 players: " in out and "Knuth's estimator" in out
+    assert "2 players  " in out and "tree of plays: an upper estimate" in out and "Knuth's estimator" in out
+    main(["check", str(path), "-v", "--games", "4", "--variant-games", "0", "--jobs", "1", "--depth", "1",
+          "--solver-rlimit", "200000"])
+    assert "state space, 2 players: " in capsys.readouterr().out
 
 
 def test_a_resource_limit_must_be_positive(tmp_path, capsys):

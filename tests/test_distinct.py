@@ -119,8 +119,13 @@ def test_the_text_report_says_what_the_lower_estimate_is(tmp_path, capsys):
     code = main(["check", str(path), "--games", "4", "--variant-games", "0", "--jobs", "1", "--depth", "1",
                  "--solver-rlimit", "200000"])
     out = capsys.readouterr().out
-    assert code == 0 and "distinct states at 95% (a lower estimate: colliding states of" in out
-    assert "Poisson approximation" in out and "(an upper estimate: Knuth's estimator" in out
+    assert code == 0 and "distinct states (lower)" in out
+    assert "a lower estimate at 95 % confidence, from colliding states of" in out and "Poisson approximation" in out
+    main(["check", str(path), "-v", "--games", "4", "--variant-games", "0", "--jobs", "1", "--depth", "1",
+          "--solver-rlimit", "200000"])
+    out = capsys.readouterr().out
+    assert "distinct states at 95% (a lower estimate: colliding states of" in out
+    assert "(an upper estimate: Knuth's estimator" in out
     assert main(["check", str(path), "--distinct-steps", "-1"]) != 0
     assert "--distinct-steps must not be negative" in capsys.readouterr().err
 
