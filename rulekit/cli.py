@@ -10,6 +10,7 @@ import re
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 
 from rich.console import Console
 from rich.table import Table
@@ -209,6 +210,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="explore to the end (up to 10 million states and 600 s each) every configuration whose state "
                    "space may fit: all but those whose lower estimate of distinct states (--distinct-steps) is above "
                    "the limit; for exact verdicts there")
+    c.add_argument("--memory-limit", type=float, default=None, metavar="GB",
+                   help="resident memory at which an exploration stops and says so, per process (default: "
+                   "60%% of this machine's memory, shared by the --jobs processes)")
     c.add_argument("--distinct-steps", type=int, default=None, metavar="N",
                    help="engine steps of the random plays whose colliding states give a lower estimate of the "
                    "distinct states of each configuration not explored to the end (default: 3,000; 1,000,000 with "
@@ -326,6 +330,26 @@ def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=Non
         return None, f"{spec.display_path if isinstance(spec, Spec) else spec}: error: {exc}"
 
 
+def _result(future):
+    """A spec's (report, error) from the pool, or None when the pool's process died under it."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return None
+
+
+def _check_alone(target, spec: Spec, bounds: PlayBounds, context):
+    """`_check_one` in a process of its own: a process that dies (killed, for lack of memory say) is an
+    error for this spec, not a traceback that loses the reports of the others."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        try:
+            return pool.submit(_check_one, target, bounds, None).result()
+        except BrokenProcessPool:
+            return None, (f"{spec.display_path}: error: the process checking this spec stopped abruptly (killed, "
+                          "perhaps for lack of memory), so it has no report; check it alone with smaller bounds "
+                          "(--memory-limit, --max-states, or without --exhaustive)")
+
+
 def _check(args, out: Console) -> int:
     for name in ("games", "variant_games", "play_budget", "min_games", "variant_budget", "explore_states",
                  "explore_budget", "jobs", "max_steps", "max_states", "time_limit", "solver_timeout", "bmc_depth",
@@ -336,6 +360,8 @@ def _check(args, out: Console) -> int:
         raise RulekitError("--solver-rlimit must be a positive number of Z3 resource units")
     if args.distinct_steps is not None and args.distinct_steps < 0:
         raise RulekitError("--distinct-steps must not be negative")
+    if args.memory_limit is not None and args.memory_limit <= 0:
+        raise RulekitError("--memory-limit must be a positive number of gigabytes")
     if args.depth is not None and args.depth < 0:
         raise RulekitError("--depth must not be negative")
     if not 0 < args.confidence < 1:
@@ -357,6 +383,8 @@ def _check(args, out: Console) -> int:
                         loop_search=args.loop_search)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))
+    bounds.memory_limit = (int(args.memory_limit * 2**30) if args.memory_limit is not None
+                           else budget.memory_limit(1 if args.dask else jobs))
     reports, broken = [], []
     with _Progress(sys.stderr.isatty()) as progress:
         if args.dask:  # the specs one after the other, the random games of each on the cluster
@@ -384,9 +412,15 @@ def _check(args, out: Console) -> int:
                         progress.relayed(futures[future], "done")
                         progress.advance()
                         progress.describe(f"checking {len(specs)} specs on {jobs} cores (done: {', '.join(done)})")
-                results = [submitted[i].result() for i in range(len(specs))]
+                results = [_result(submitted[i]) for i in range(len(specs))]
             if manager is not None:
                 manager.shutdown()
+            # A pool whose process died fails every spec it still held: each is checked again in a process of
+            # its own, so that only the one that kills its process goes without a report.
+            for i, result in enumerate(results):
+                if result is None:
+                    progress.describe(f"checking {specs[i].path.stem} again, alone (a process of the pool died)")
+                    results[i] = _check_alone(targets[i], specs[i], bounds, context)
         else:
             results = [_check_one(spec, bounds, progress) for spec in specs]
     for report, error in results:

@@ -169,3 +169,21 @@ class RuleRuntimeError(RulekitError):
     def __init__(self, message: str, span: Span | None = None):
         self.span = span
         super().__init__(f"{span}: {message}" if span else message)
+
+
+class EndlessRun(RuleRuntimeError):
+    """Rules that go round for ever with no decision and no chance event to end it: the same state
+    came back (`period` steps apart, first at step `start` of the run), so nothing can ever change."""
+
+    code = "E501"
+
+    def __init__(self, message: str, span: Span | None = None, start: int = 0, period: int = 0):
+        super().__init__(message, span)
+        self.start, self.period = start, period
+
+
+class LongRun(RuleRuntimeError):
+    """Rules that ran the engine's step limit with no decision and no chance event, without a state
+    coming back: endless perhaps (a count that grows for ever), perhaps only very long."""
+
+    code = "E502"

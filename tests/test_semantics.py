@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 import rulekit
+from rulekit.errors import EndlessRun
 from tests.helpers import load_text
 
 HEAD = """
@@ -364,7 +365,7 @@ def test_an_endless_loop_without_decisions_is_a_rule_error_not_a_hang(tmp_path):
 
 
 def test_turns_that_never_wait_are_a_rule_error_not_a_hang(tmp_path):
-    with pytest.raises(rulekit.RuleRuntimeError, match="endless loop"):
+    with pytest.raises(EndlessRun, match="the rules go round for ever"):
         run(tmp_path, "turns from current { if size(box) > 100 { choose by current { action a { } } } }")
 
 

@@ -47,10 +47,21 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     default = options == game.default_options()
     pool = _search_pool(default, bounds)
     searching = pool > 0
+    runs: dict[int, tuple] = {}  # players -> (loaded game, history): a play after which the rules go round for ever
     for done, players in enumerate(counts):
         x = by_players.get(players)
         tried = []
-        if x is not None and x.edges is not None:
+        run = _endless_run(x, tally, players)
+        if run is not None:
+            runs[players] = run
+            verdicts[players] = ("refuted", f"after a play of {len(run[1])} steps the rules go round for ever, the same "
+                                            "state coming back with no decision or chance event to end it")
+            continue
+        long_run = x is not None and any(not shown for _, _, shown in x.unending)
+        if long_run:
+            tried.append("exploration: a run of the rules went past the engine's step limit with no decision or "
+                         "chance event, without its state coming back")
+        if x is not None and x.edges is not None and not long_run:
             if term.acyclic(x):
                 verdicts[players] = ("proven", f"a complete exploration ({x.states} states) has no cycle that avoids "
                                                "the ends")
@@ -114,6 +125,19 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         bound["ranking_relations"] = relations
     refuted = sorted(lassos)
     proven = sorted(p for p, (v, _) in verdicts.items() if v == "proven")
+    if runs:
+        players = min(runs)
+        loaded, history = runs[players]
+        before = loaded.replay(history[:-1])
+        last = before.action_to_string(history[-1]) if history else ""
+        when = ("from the start" if not history else f"after {last}" if len(history) == 1 else
+                f"after the {len(history) - 1} steps of the witness and then {last}")
+        bound["endless_run"] = {"players": players, "steps": len(history)}
+        return Finding(fid, game.name, "termination", "warning", "refuted", "explicit-state",
+                       f"play can go on forever with {players_phrase(sorted(runs))}, whatever the players do: {when}, "
+                       "the rules go round for ever, the same state coming back with no decision or chance event "
+                       "to end it" + _others(verdicts, sorted(runs)) + played, bound=bound,
+                       witness=witness(before), options=changed)
     if refuted:
         stalls = [p for p in refuted if lassos[p][2]]
         players = (stalls or refuted)[0]
@@ -248,6 +272,18 @@ def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
     means) did not spend goes to the counts after it. The spec's budget under the default options (and,
     with --all-options, under each other option set as well); 0 where no search runs."""
     return bounds.loop_search if bounds.loop_search > 0 and (defaults or bounds.all_options) else 0
+
+
+def _endless_run(x, tally, players: int) -> tuple | None:
+    """A play after which the rules went round for ever (the engine saw their state come back), as
+    (the game it was met in, the play up to and including its last step): from the exploration, else
+    from the random games."""
+    if x is not None:
+        for index, action, shown in x.unending:
+            if shown:
+                return x.loaded, x.path(index) + [action]
+    found = getattr(tally, "endless", {}).get(players)
+    return (found[0], found[1]) if found is not None else None
 
 
 def _others(verdicts: dict, refuted: list) -> str:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import model as m
-from ..errors import RuleRuntimeError, SpecError, WitnessError
+from ..errors import EndlessRun, LongRun, RuleRuntimeError, SpecError, WitnessError
 from ..pipeline import Spec
 from .shared import PlayBounds
 
@@ -17,7 +17,8 @@ def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> 
     share = bounds.explore_budget / len(counts) if bounds.explore_budget > 0 else bounds.time_limit
     each = -(-bounds.explore_states // len(counts))  # rounded up
     states = bounds.max_states if bounds.explore_states <= 0 else min(bounds.max_states, each)
-    limits = Limits(max_states=states, time_limit=min(bounds.time_limit, share), depth=bounds.depth)
+    limits = Limits(max_states=states, time_limit=min(bounds.time_limit, share), depth=bounds.depth,
+                    memory=bounds.memory_limit)
     out = []
     if bounds.max_states <= 0:
         return out
@@ -78,7 +79,8 @@ def _deeper(loaded, result, limits, bounds: PlayBounds):
         result.exhaustive = (f"not tried: {lower.text()}, above the {EXHAUSTIVE_STATES:,}-state limit, so an "
                              f"exhaustive exploration cannot finish it within the limit")
         return result
-    deep = Limits(max_states=EXHAUSTIVE_STATES, time_limit=bounds.exhaustive_time, depth=None)
+    deep = Limits(max_states=EXHAUSTIVE_STATES, time_limit=bounds.exhaustive_time, depth=None,
+                  memory=bounds.memory_limit)
     again = _explored(loaded, deep)
     if again is None:
         return result
@@ -115,6 +117,8 @@ def _engine_errors(x) -> None:
             x.loaded.replay(x.path(index) + [action])
         except RuleRuntimeError as exc:
             errors.append((index, action, str(exc)))
+            if isinstance(exc, (EndlessRun, LongRun)):
+                x.unending.append((index, action, isinstance(exc, EndlessRun)))
             continue
         raise WitnessError(f"rulekit bug: the symbolic relation refuses action {action}, the engine does not")
     x.errors = errors

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from .. import model as m
 from .. import statistics
 from ..engine import Game
-from ..errors import RuleRuntimeError, SpecError
+from ..errors import EndlessRun, RuleRuntimeError, SpecError
 from ..pipeline import Spec
 from .shared import PlayBounds, options_key, setup_error, players_phrase
 
@@ -21,6 +21,7 @@ class Tally:
     reached: dict = field(default_factory=dict)  # target name -> (loaded, history)
     deadlocks: list = field(default_factory=list)  # (loaded, history)
     errors: dict = field(default_factory=dict)  # message -> (loaded, history, span)
+    endless: dict = field(default_factory=dict)  # players -> (loaded, history, message): rules that went round for ever
     unfinished: int = 0  # games cut at the step limit
     lengths: list = field(default_factory=list)  # decisions of each game that ended
     played: int = 0
@@ -113,6 +114,8 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
         tally.deadlocks += [(loaded(), history) for _, history in part.deadlocks]
         for message, (had, history, span) in part.errors.items():
             tally.errors.setdefault(message, (loaded() if had else None, history, span))
+        for n, (_, history, message) in part.endless.items():
+            tally.endless.setdefault(n, (loaded(), history, message))
         for key, (_, history) in part.silent.items():
             tally.silent.setdefault(key, (spec.engine(players, options, probes=True), history))
         for pair, (_, history) in part.orders.items():
@@ -168,6 +171,7 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     tally.silent = {k: (True, h) for k, (_, h) in tally.silent.items()}
     tally.orders = {k: (True, h) for k, (_, h) in tally.orders.items()}
     tally.errors = {k: (v[0] is not None, v[1], v[2]) for k, v in tally.errors.items()}
+    tally.endless = {k: (True, h, message) for k, (_, h, message) in tally.endless.items()}
     return tally
 
 
@@ -192,7 +196,7 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
     table = loaded.action_table
     invariants, targets = loaded.properties("invariant"), loaded.properties("reachable")
     decisions = 0
-    state = None
+    state = failing = None
 
     def keep_trace():
         kept = tally.traces.setdefault(players, [])
@@ -244,6 +248,7 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
                 if site is not None and sites[site].key not in tally.silent:
                     tally.silent[sites[site].key] = (loaded, list(state.history))
             action = rng.choice(state.legal)
+            failing = action  # until it is carried out: the last step of the history an error is met in
             tally.fired.add(table.owner(action))
             if triggers:
                 armed, before = list(state.armed), (state.clone() if len(triggers) > 1 else None)
@@ -251,12 +256,33 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
                 _triggers_fired(triggers, armed, state, before, action, table, tally)
             else:
                 state.apply_action(action)
+            failing = None
             if len(hits) > tally.probed:
                 _record_sites(sites, hits, tally, state)
             decisions += 1
-    except RuleRuntimeError as exc:  # the set-up itself may fail: then the history is empty
+    except RuleRuntimeError as exc:
         outcome.ends["rule error"] += 1
-        tally.errors.setdefault(str(exc), (loaded, list(state.history) if state is not None else [], exc.span))
+        history = ([*state.history, *([failing] if failing is not None else [])] if state is not None
+                   else _setup_history(loaded, seed))
+        tally.errors.setdefault(str(exc), (loaded, history, exc.span))
+        if isinstance(exc, EndlessRun):
+            tally.endless.setdefault(players, (loaded, history, str(exc)))
+
+
+def _setup_history(loaded: Game, seed: int) -> list[int]:
+    """The chance outcomes of a seeded game whose set-up failed (drawn inside, they were never
+    returned): replayed one at a time from the same seed, up to and including the one that fails."""
+    try:
+        state = loaded.new_initial_state(seed=seed)
+    except RuleRuntimeError:  # before any chance event
+        return []
+    try:
+        while state.is_chance_node():
+            outcome = state.sample_chance()
+            state.apply_action(outcome)
+    except RuleRuntimeError:
+        return [*state.history, outcome]
+    return list(state.history)
 
 
 def _record_sites(sites: list, hits: set, tally: Tally, state) -> None:

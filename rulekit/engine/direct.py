@@ -21,7 +21,7 @@ from .. import model as m
 from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
-from .codegen import LOOP_LIMIT, Codegen
+from .codegen import Codegen
 from .fixedloops import fixed_filter_lines, remember
 from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
 from .picks import ascending_domain
@@ -29,6 +29,9 @@ from .stream import DrawCounts, Stream
 from .subsets import from_index
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
+# rounds of a loop without a decision after which the whole-game code hands the game to the engine,
+# which can tell a run that goes round for ever (its state comes back) from a long one
+LOOP_LIMIT = 10_000
 
 
 def py_name(name: str) -> str:

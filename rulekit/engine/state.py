@@ -5,13 +5,14 @@ import hashlib
 import json
 from collections import Counter
 
-from ..errors import IllegalActionError, RuleRuntimeError
+from ..errors import EndlessRun, IllegalActionError, LongRun, RuleRuntimeError
 from . import runtime
 from .codegen import FRAMES, SUSPEND, TRIGGER
 from .stream import Stream
 
 CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
+WATCH_AFTER = 10_000  # instructions of one run after which it is watched for a state that comes back
 TERMINAL_PLAYER = -4
 
 def splitmix(seed: int, step: int) -> float:
@@ -72,7 +73,7 @@ class State:
         code, frames = self.code, self.fr
         fr = frames[-1]
         pc = fr[0]
-        for _ in range(STEP_LIMIT):
+        for _ in range(WATCH_AFTER):
             r = code[pc](self, fr)
             if r >= 0:
                 pc = r
@@ -85,12 +86,50 @@ class State:
             else:
                 break
         else:
-            span, rule = self.game.program.origin(pc)
-            where = f"; it was running {'rule ' + rule if rule and rule != 'flow' else 'the flow'}"
-            raise RuleRuntimeError(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
-                                   f"event (an endless loop?){where if rule else ''}", span)
+            self._run_watched(pc)
         if self.over:
             self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
+
+    def _run_watched(self, pc: int) -> None:
+        """`_run` past WATCH_AFTER instructions, looking for a state that comes back (Brent's cycle
+        finding: a snapshot kept, replaced at each power of two): with no decision and no chance event
+        in between, a state that comes back comes back for ever, and the run is reported as endless at
+        once instead of at STEP_LIMIT. A run that draws chance inside (auto_chance) changes its key
+        with every draw, so only a stretch without draws can be judged endless."""
+        code, frames = self.code, self.fr
+        fr = frames[-1]
+        kept_pc, kept, kept_at, power = pc, self._run_key(pc), WATCH_AFTER, 1
+        for step in range(WATCH_AFTER, STEP_LIMIT):
+            r = code[pc](self, fr)
+            if r >= 0:
+                pc = r
+            elif r == FRAMES or r == TRIGGER:
+                if not frames:
+                    self.over = True
+                    return
+                fr = frames[-1]
+                pc = fr[0]
+            else:
+                return
+            if pc == kept_pc and self._run_key(pc) == kept:
+                span, where = self._running(pc)
+                raise EndlessRun(f"the rules go round for ever without waiting for a decision or a chance event: "
+                                 f"the same state comes back{where}",
+                                 span, kept_at, step + 1 - kept_at)
+            if step + 1 - kept_at == power:
+                kept_pc, kept, kept_at, power = pc, self._run_key(pc), step + 1, 2 * power
+        span, where = self._running(pc)
+        raise LongRun(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
+                      f"event (an endless loop?){where}", span)
+
+    def _run_key(self, pc: int) -> str:
+        """All that the rest of a run depends on (the move log only feeds observations)."""
+        return repr((pc, self.fr, self.z, self.lo, self.hi, self.v, self.cur, self.ctx, sorted(self.winners),
+                     self.over, self.armed, len(self.history)))
+
+    def _running(self, pc: int) -> tuple:
+        span, rule = self.game.program.origin(pc)
+        return span, (f"; it was running {'rule ' + rule if rule != 'flow' else 'the flow'}" if rule else "")
 
     def _fire_trigger(self) -> bool:
         """Start the first armed trigger whose condition holds; re-arm those whose condition is false.

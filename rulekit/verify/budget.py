@@ -14,6 +14,7 @@ player count; `time_box` gives a phase a deadline, and the builders call `tick`,
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from contextvars import ContextVar
 
@@ -23,6 +24,40 @@ from . import Unsupported
 # proofs): the hardest query that succeeds on them takes a small fraction of this.
 DEFAULT_RLIMIT = 1_000_000
 SAFETY_FACTOR = 4  # the wall-clock safety net: this many times the time limit a caller asks for
+
+# the share of the machine's memory that the explorers of one `check` may fill, split between its processes
+MEMORY_SHARE = 0.6
+
+
+def physical_memory() -> int | None:
+    """The machine's memory in bytes, where the system says."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def memory_limit(processes: int = 1) -> int | None:
+    """The resident memory at which an explorer stops, per process, when `processes` run side by side:
+    an exploration that would fill the machine ends as `unknown` with its figures, not killed."""
+    total = physical_memory()
+    return int(total * MEMORY_SHARE / max(1, processes)) if total else None
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (Linux), or its peak where that is all the system says."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def over_memory(limit: int | None) -> bool:
+    return limit is not None and resident_bytes() > limit
+
 
 _rlimit: ContextVar[int] = ContextVar("rlimit", default=DEFAULT_RLIMIT)
 _deadline: ContextVar[tuple | None] = ContextVar("deadline", default=None)

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 
 from .. import model as m
 from ..engine.state import State
-from ..errors import RuleRuntimeError
+from ..errors import EndlessRun, LongRun, RuleRuntimeError
+from . import budget
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Limits:
     depth: int | None = None  # steps (decisions and chance outcomes) from the start
     symmetry: bool = True
     keep_edges: bool = True  # needed for the termination analysis (SCCs); costs memory
+    memory: int | None = None  # bytes of resident memory at which exploration stops (see budget.memory_limit)
 
 
 CHANCE = 1  # a chance event, not a player's decision
@@ -63,6 +65,9 @@ class Exploration:
     reached: dict[str, int] = field(default_factory=dict)  # reachability target -> first state meeting it
     deadlocks: list[int] = field(default_factory=list)
     errors: list[tuple[int, int, str]] = field(default_factory=list)  # (state, action, message)
+    # (state, action, shown): a run of the rules after that action that never waited again, `shown`
+    # endless (its state came back) or only past the engine's step limit
+    unending: list[tuple[int, int, bool]] = field(default_factory=list)
     fired: set = field(default_factory=set)  # (choice point, action index) taken at least once
     parent: list[int] = field(default_factory=list)
     via: list[int] = field(default_factory=list)
@@ -310,9 +315,13 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
             stopped = "states"
             break
         expanded += 1
-        if (expanded & 63) == 0 and time.perf_counter() > deadline:
-            stopped = "time"
-            break
+        if (expanded & 63) == 0:
+            if time.perf_counter() > deadline:
+                stopped = "time"
+                break
+            if (expanded & 4095) == 0 and budget.over_memory(limits.memory):
+                stopped = "memory"
+                break
         succ = [] if edges is not None else None
         chance = s.chance is not None
         for action in s.legal:
@@ -322,6 +331,8 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
                 child.apply_action(action)
             except RuleRuntimeError as exc:
                 out.errors.append((index, action, str(exc)))
+                if isinstance(exc, (EndlessRun, LongRun)):
+                    out.unending.append((index, action, isinstance(exc, EndlessRun)))
                 continue
             if not chance:
                 point, ai = table.owner(action)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import model as m
 from . import Unsupported
-from . import fragment, replay
+from . import budget, fragment, replay
 from . import terms as t
 from .explore import Exploration, Limits, seat_symmetry
 
@@ -189,6 +189,9 @@ def explore_system(system: t.System, game: m.Game, limits: Limits | None = None,
             break
         if time.perf_counter() > deadline:
             stopped = "time"
+            break
+        if budget.over_memory(limits.memory):
+            stopped = "memory"
             break
         if total >= limits.max_states:
             stopped = "states"

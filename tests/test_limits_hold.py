@@ -1,0 +1,49 @@
+"""Limits that hold whatever the machine: an exploration stops at its memory limit and says so, and a
+`check` process that dies costs the report of its own spec only."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+from rulekit import load
+from rulekit.checking import PlayBounds
+from rulekit.pipeline import Spec
+from rulekit.verify import budget
+from rulekit.verify.explore import Limits, explore
+
+from helpers import TINY_SPEC, write_spec
+
+
+def test_an_exploration_stops_at_its_memory_limit(tmp_path):
+    game = load(str(write_spec(tmp_path, TINY_SPEC)), players=2)
+    assert explore(game, Limits(max_states=100_000, memory=None)).complete
+    x = explore(load("chocobo", players=3), Limits(max_states=100_000, time_limit=60, memory=1))
+    assert not x.complete and x.stopped_by == "memory" and x.states > 0
+
+
+def test_the_memory_limit_is_a_share_of_the_machine_per_process():
+    total = budget.physical_memory()
+    assert total is None or budget.memory_limit(2) == int(total * budget.MEMORY_SHARE / 2)
+    assert budget.resident_bytes() > 0
+
+
+class _Dies(PlayBounds):
+    """Bounds that end the process they are sent to, as an out-of-memory kill would."""
+
+    def __reduce__(self):
+        return (os._exit, (3,))
+
+
+def test_a_process_that_dies_is_an_error_for_its_spec_not_a_traceback(tmp_path):
+    from rulekit.cli import _check_alone
+
+    path = write_spec(tmp_path, TINY_SPEC)
+    report, error = _check_alone(str(path), Spec.find(str(path)), _Dies(), multiprocessing.get_context("spawn"))
+    assert report is None and "stopped abruptly" in error and "tiny.rules" in error
+
+
+def test_a_memory_limit_must_be_positive(tmp_path, capsys):
+    from rulekit.cli import main
+
+    assert main(["check", str(write_spec(tmp_path, TINY_SPEC)), "--memory-limit", "0"]) != 0
+    assert "--memory-limit must be a positive" in capsys.readouterr().err
