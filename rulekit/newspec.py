@@ -56,7 +56,7 @@ def spec_text(name: str, title: str, rulebook_name: str, source: str, players: t
     lines = [
         f"game {name} {_string(title)}",
         f"rulebook {_string(rulebook_name)} source {_string(source)}",
-        f"players {players[0]} to {players[1]}",
+        f"players {players[0]}" if players[0] == players[1] else f"players {players[0]} to {players[1]}",
         "",
         "# Still to be formalized: every sentence of the rulebook, by rulebook line. `rulekit check` reports",
         "# each one as a coverage finding until a quote or an `unmodelled` line accounts for it. Formalize a",

@@ -82,3 +82,13 @@ def test_new_refuses_to_overwrite_and_explains_bad_input(tmp_path, rulebook, cap
     binary.write_bytes(b"%PDF\xff\xfe")
     code, _, err = run(capsys, "new", str(tmp_path / "other"), "--rulebook", str(binary))
     assert code == 2 and "not UTF-8" in err and "Traceback" not in err
+
+
+def test_a_game_for_exactly_n_players_is_declared_so(tmp_path, rulebook, capsys):
+    folder = tmp_path / "duel"
+    code, _, err = run(capsys, "new", str(folder), "--rulebook", str(rulebook), "--players", "2")
+    text = (folder / "duel.rules").read_text(encoding="utf-8")
+    assert code == 0, err
+    assert "\nplayers 2\n" in text
+    game = Spec(folder / "duel.rules").model
+    assert (game.min_players, game.max_players) == (2, 2)
