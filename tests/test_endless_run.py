@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rulekit.checking import PlayBounds, check_spec
-from rulekit.errors import EndlessRun
+from rulekit.errors import EndlessRun, LongRun
 from rulekit.pipeline import Spec
 
 from helpers import write_spec
@@ -103,3 +103,55 @@ def test_a_runtime_error_in_the_set_up_has_the_deal_as_its_witness(tmp_path):
     report = check_spec(spec, PlayBounds(games=30, variant_games=0, max_states=0, solver_timeout=0, loop_search=0))
     runtime = [f for f in report.findings if f.kind == "runtime"]
     assert runtime and runtime[0].witness and all(step["player"] == "chance" for step in runtime[0].witness)
+
+
+# A set-up that never waits: the loop is compiled to one Python loop inside an instruction.
+SPIN = """
+game spin "Spin"
+rulebook "rulebook.txt" source "spin.txt"
+players 1
+unmodelled "Spin" because "Title."
+var x: int 0..3 = 0
+flow {
+  loop { set x = 1 - x } quote "Nothing ever happens."
+}
+"""
+
+
+def test_a_loop_compiled_to_python_is_watched_too(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, SPIN, name="spin", rulebook="Spin\nNothing ever happens.\n")))
+    with pytest.raises(EndlessRun) as caught:
+        spec.engine(1, {}).new_initial_state(seed=0)
+    assert caught.value.period == 2  # x goes 1, 0, 1, ...: every second round is the same
+
+
+def test_a_set_up_that_goes_round_refutes_termination_from_the_start(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, SPIN, name="spin", rulebook="Spin\nNothing ever happens.\n")))
+    report = check_spec(spec, PlayBounds(games=10, variant_games=0, solver_timeout=0))
+    ends = [f for f in report.findings if f.kind == "termination"]
+    assert [f.verdict for f in ends] == ["refuted"] and "from the start" in ends[0].message
+    assert ends[0].method == "random-play" and not ends[0].witness
+    assert [f.kind for f in report.findings if f.severity == "error"] == ["runtime"]
+
+
+# A set-up that never waits and never comes back to a state: too long to tell from endless.
+COUNT = SPIN.replace("var x: int 0..3 = 0", "var n: int = 0").replace("set x = 1 - x", "add 1 to n")
+
+
+def test_a_set_up_that_fails_before_any_chance_fails_at_once_the_next_time(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, COUNT, name="spin", rulebook="Spin\nNothing ever happens.\n")))
+    game = spec.engine(1, {})
+    with pytest.raises(LongRun) as first:
+        game.new_initial_state(seed=0)
+    assert game.set_up_failure is first.value
+    with pytest.raises(LongRun) as again:
+        game.replay([])
+    assert again.value is first.value
+
+
+def test_games_stopped_by_a_rule_error_are_not_counted_as_ended(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, COUNT, name="spin", rulebook="Spin\nNothing ever happens.\n")))
+    report = check_spec(spec, PlayBounds(games=10, variant_games=0, solver_timeout=0))
+    ends = next(f for f in report.findings if f.kind == "termination")
+    assert ends.verdict == "unknown" and ends.bound["rule_errors"] == 10
+    assert "0 of 10 games ended; 10 stopped on a rule error" in ends.message

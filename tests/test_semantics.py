@@ -360,7 +360,7 @@ def test_a_value_of_weight_zero_is_never_drawn(tmp_path):
 
 
 def test_an_endless_loop_without_decisions_is_a_rule_error_not_a_hang(tmp_path):
-    with pytest.raises(rulekit.RuleRuntimeError, match="endless loop"):
+    with pytest.raises(EndlessRun, match="the rules go round for ever"):
         run(tmp_path, "loop { set n = 1 }", "var n: int = 0\n")
 
 

@@ -15,6 +15,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from .. import model as m
+from ..errors import RuleRuntimeError
 from ..findings import Finding
 from .shared import PlayBounds, build_limit, config_of, players_phrase
 from .variants import changed_options, options_suffix
@@ -47,7 +48,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     default = options == game.default_options()
     pool = _search_pool(default, bounds)
     searching = pool > 0
-    runs: dict[int, tuple] = {}  # players -> (loaded game, history): a play after which the rules go round for ever
+    runs: dict[int, tuple] = {}  # players -> (loaded game, history, method): a play after which the rules go round for ever
     for done, players in enumerate(counts):
         x = by_players.get(players)
         tried = []
@@ -102,8 +103,12 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         if searching:
             loaded = x.loaded if x is not None else spec.engine(players, options)
             share = max(1, pool // (len(counts) - done))
-            search = endless.search(loaded, x.symmetry if x is not None else False, share,
-                                    seed=bounds.seed, max_steps=bounds.max_steps)
+            try:
+                search = endless.search(loaded, x.symmetry if x is not None else False, share,
+                                        seed=bounds.seed, max_steps=bounds.max_steps)
+            except RuleRuntimeError:  # the set-up fails: a rule error, which the report gives
+                verdicts[players] = ("unknown", "; ".join([*tried, "no loop search: the rules fail where play starts"]))
+                continue
             pool -= min(share, search.states)
             if search.found is not None:
                 kept = search.kept or not search.found.chance
@@ -127,17 +132,17 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     proven = sorted(p for p, (v, _) in verdicts.items() if v == "proven")
     if runs:
         players = min(runs)
-        loaded, history = runs[players]
-        before = loaded.replay(history[:-1])
+        loaded, history, method = runs[players]
+        before = loaded.replay(history[:-1]) if history else None  # with no history, the set-up goes round
         last = before.action_to_string(history[-1]) if history else ""
         when = ("from the start" if not history else f"after {last}" if len(history) == 1 else
                 f"after the {len(history) - 1} steps of the witness and then {last}")
         bound["endless_run"] = {"players": players, "steps": len(history)}
-        return Finding(fid, game.name, "termination", "warning", "refuted", "explicit-state",
+        return Finding(fid, game.name, "termination", "warning", "refuted", method,
                        f"play can go on forever with {players_phrase(sorted(runs))}, whatever the players do: {when}, "
                        "the rules go round for ever, the same state coming back with no decision or chance event "
                        "to end it" + _others(verdicts, sorted(runs)) + played, bound=bound,
-                       witness=witness(before), options=changed)
+                       witness=witness(before) if before is not None else None, options=changed)
     if refuted:
         stalls = [p for p in refuted if lassos[p][2]]
         players = (stalls or refuted)[0]
@@ -276,14 +281,14 @@ def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
 
 def _endless_run(x, tally, players: int) -> tuple | None:
     """A play after which the rules went round for ever (the engine saw their state come back), as
-    (the game it was met in, the play up to and including its last step): from the exploration, else
-    from the random games."""
+    (the game it was met in, the play up to and including its last step, the method that met it): from
+    the exploration, else from the random games."""
     if x is not None:
         for index, action, shown in x.unending:
             if shown:
-                return x.loaded, x.path(index) + [action]
+                return x.loaded, x.path(index) + [action], "explicit-state"
     found = getattr(tally, "endless", {}).get(players)
-    return (found[0], found[1]) if found is not None else None
+    return (found[0], found[1], "random-play") if found is not None else None
 
 
 def _others(verdicts: dict, refuted: list) -> str:
@@ -294,6 +299,9 @@ def _others(verdicts: dict, refuted: list) -> str:
 def _lengths(tally, bounds: PlayBounds) -> dict:
     lengths = sorted(getattr(tally, "lengths", []) or [])
     out = {"games": tally.played, "cut": tally.unfinished, "max_steps": bounds.max_steps}
+    failed = _failed(tally)
+    if failed:
+        out["rule_errors"] = failed
     if lengths:
         out["finished_lengths"] = {"min": lengths[0], "median": statistics.median(lengths), "max": lengths[-1]}
     return out
@@ -309,7 +317,15 @@ def _played_text(tally, bounds: PlayBounds) -> str:
     if tally.unfinished:
         text += (f"; {tally.unfinished} were cut at the step limit of {bounds.max_steps} decisions (a long game, "
                  "not evidence of an endless one)")
+    failed = _failed(tally)
+    if failed:
+        text += f"; {failed} stopped on a rule error"
     return text
+
+
+def _failed(tally) -> int:
+    """The random games that stopped on a rule error: neither ended nor cut."""
+    return sum(o.ends.get("rule error", 0) for o in getattr(tally, "outcomes", {}).values())
 
 
 __all__ = ["KnownLoops", "termination"]

@@ -29,7 +29,6 @@ OWN_PC = "@PC@"  # in an instruction's lines: its own pc, which a signal leaves 
 INLINE_DEPTH = 3  # definitions inlined into their callers, this many levels deep
 PLAIN_ZONE = re.compile(r"s\.z\[[\w+()\s]*\]")  # a zone picked by arithmetic on names: cheap to read twice
 CALL = re.compile(r"\w\(")  # a function called in it: not read twice
-LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as endless
 
 
 class Program:
@@ -650,9 +649,14 @@ class Codegen:
     def n_Loop(self, st):
         head = "while True:" if st.cond is None else f"while {self.ex(st.cond)}:"
         guard = self.label_count.__next__()
-        return [f"_g{guard} = 0", head, f"    _g{guard} += 1", f"    if _g{guard} > {LOOP_LIMIT}:",
-                f"        fail('a loop ran {LOOP_LIMIT:,} times without waiting for anything (an endless loop?)', "
-                f"{self.span_const(st.span)})", *self.indent(self.n_block(st.body))]
+        return [f"_g{guard} = 0", f"_w{guard} = None", head, f"    _g{guard} += 1",
+                *self.loop_guard(guard, self.span_const(st.span)), *self.indent(self.n_block(st.body))]
+
+    def loop_guard(self, guard: int, span: str) -> list[str]:
+        """The head of each round of a loop compiled to Python: past `runtime.WATCH_AFTER` rounds, the
+        engine watches for the state coming back (`runtime.watch_loop`)."""
+        return [f"    if _g{guard} > {runtime.WATCH_AFTER}:",
+                f"        _w{guard} = watch_loop(s, _w{guard}, _g{guard}, locals(), {span})"]
 
     def n_Break(self, st):
         return ["break"]

@@ -317,6 +317,10 @@ class DirectCodegen(Codegen):
         return [f"for {var} in {src}:",
                 *self.indent(self.block_lines(st.body))]
 
+    def loop_guard(self, guard: int, span: str) -> list[str]:
+        # a loop compiled to Python that goes round this often is left to the engine to judge, as `d_Loop` does
+        return [f"    if _g{guard} > {LOOP_LIMIT}:", f"        endless({span})"]
+
     def d_Loop(self, st):
         # The engine stops a run that goes on too long without a decision; a loop that goes round
         # this often is left to the engine to judge.

@@ -44,6 +44,9 @@ class Game:
         # sites (`probe_sites`, see `lower.sites`) where the language's default decided.
         self.probe_sites = sites.of(config) if probes else []
         self.probe_hits: set[int] = set()
+        # The rule error of a set-up that fails before any chance event: every start fails alike, so
+        # later starts raise it at once instead of running the rules again (a million steps, perhaps).
+        self.set_up_failure: Exception | None = None
         self.probe_decisions = {site.node.point: i for i, site in enumerate(self.probe_sites) if site.decision}
         codegen = Codegen(config, self.probe_sites if probes else None)
         self.layout: Layout = config.layout
@@ -193,6 +196,8 @@ class Game:
         `on_round`, a function of the state, is called each time a round of a `rounds` loop begins.
         A state is stepped by the whole-game code where it covers the rules (see
         `rulekit.engine.stepping`): the same game, until the state becomes the engine's own."""
+        if self.set_up_failure is not None:
+            raise self.set_up_failure
         # (not in the build that records the silent-case probes: only the engine's code has them)
         if on_round is None and not self.probe_sites and (seed is not None or not auto_chance):
             program = self.stepping if auto_chance else self.stepping_chance

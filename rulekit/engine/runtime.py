@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import insort
 from collections import Counter
 
-from ..errors import RuleRuntimeError
+from ..errors import EndlessRun, LongRun, RuleRuntimeError
 from .subsets import every as subsets_every
 from .subsets import index as bag_index
 from .subsets import summing as subsets_summing
@@ -250,6 +250,31 @@ def real_seat(p, span) -> int:
     return p
 
 
+LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as too long
+WATCH_AFTER = 10_000  # rounds after which such a loop is watched for a state that comes back
+WATCH_UNTIL = 200_000  # and until which (each look at the state costs a copy of it)
+
+
+def watch_loop(s, kept, rounds: int, names: dict, span):
+    """One round, past WATCH_AFTER, of a loop with no decision and no chance event inside (one Python
+    loop in an instruction): Brent's cycle finding over the state and the loop's locals (`names`,
+    the instruction's `locals()`, its loop counters and watchers left out). `kept` is the state kept
+    (None at first), the round it was kept at and the distance at which it is replaced; what is
+    returned is the next `kept`. A state that comes back comes back for ever."""
+    if rounds > WATCH_UNTIL:  # a cycle longer than the watch is left to the limit
+        if rounds > LOOP_LIMIT:
+            raise LongRun(f"a loop ran {LOOP_LIMIT:,} times without waiting for anything (an endless loop?)", span)
+        return kept
+    key = s.run_key(sorted((k, v) for k, v in names.items() if k[:2] not in ("_g", "_w") and k not in ("s", "fr")))
+    if kept is None:
+        return key, rounds, 1
+    first, at, power = kept
+    if key == first:
+        raise EndlessRun("the rules go round for ever without waiting for a decision or a chance event: the same "
+                         "state comes back", span, at, rounds - at)
+    return (key, rounds, 2 * power) if rounds - at == power else kept
+
+
 def check_range(value, low, high, name, span):
     if not low <= value <= high:
         fail(f"'{name}' would become {value}, outside its range {low}..{high}", span)
@@ -258,4 +283,5 @@ def check_range(value, low, high, name, span):
 
 __all_helpers__ = ("fail", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
                    "take_all", "put", "put_many", "move_many", "shuffle", "the", "best", "check_range", "insort", "adjacent", "orthogonal",
-                   "subsets_every", "subsets_summing", "bag_index", "take_bag", "stack_end", "show_card", "real_seat")
+                   "subsets_every", "subsets_summing", "bag_index", "take_bag", "stack_end", "show_card", "real_seat",
+                   "watch_loop")

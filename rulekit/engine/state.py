@@ -13,6 +13,7 @@ from .stream import Stream
 CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
 WATCH_AFTER = 10_000  # instructions of one run after which it is watched for a state that comes back
+WATCH_UNTIL = 200_000  # and until which (each look at the state costs a copy of it)
 TERMINAL_PLAYER = -4
 
 def splitmix(seed: int, step: int) -> float:
@@ -63,68 +64,74 @@ class State:
         self.armed = [True] * len(self.triggers)
         self.on_round = on_round  # a function of the state, called as each round of a `rounds` loop begins
         self.fast = None  # a stepped state's generator and game (see `rulekit.engine.stepping`)
-        self._run()
+        if game.set_up_failure is not None:
+            raise game.set_up_failure
+        try:
+            self._run()
+        except RuleRuntimeError as exc:
+            if not self.history:  # no chance event drawn yet: the same rules fail the same way every time
+                game.set_up_failure = exc.with_traceback(None)
+            raise
 
     # ---- the virtual machine: signals from compiled instructions
     def _run(self) -> None:
-        """Run the compiled code until a decision, a chance event or the end. An instruction returns
-        the next pc of its frame, or a signal; one that stops (SUSPEND, HALT) or starts a trigger
-        has left its own pc in its frame, one that switches frames has set theirs."""
-        code, frames = self.code, self.fr
-        fr = frames[-1]
-        pc = fr[0]
-        for _ in range(WATCH_AFTER):
-            r = code[pc](self, fr)
-            if r >= 0:
-                pc = r
-            elif r == FRAMES or r == TRIGGER:
-                if not frames:
-                    self.over = True
-                    break
-                fr = frames[-1]
-                pc = fr[0]
-            else:
-                break
-        else:
-            self._run_watched(pc)
+        """Run the compiled code until a decision, a chance event or the end, watching a long run
+        for a state that comes back (`_run_watched`)."""
+        pc = self._steps(self.fr[-1][0], WATCH_AFTER)
+        if pc is not None:
+            pc = self._run_watched(pc)
+            if pc is not None and self._steps(pc, STEP_LIMIT - WATCH_UNTIL) is not None:
+                span, where = self._running(pc)
+                raise LongRun(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
+                              f"event (an endless loop?){where}", span)
         if self.over:
             self.pending, self.legal, self.chance, self.to_move = {}, [], None, TERMINAL_PLAYER
 
-    def _run_watched(self, pc: int) -> None:
-        """`_run` past WATCH_AFTER instructions, looking for a state that comes back (Brent's cycle
-        finding: a snapshot kept, replaced at each power of two): with no decision and no chance event
-        in between, a state that comes back comes back for ever, and the run is reported as endless at
-        once instead of at STEP_LIMIT. A run that draws chance inside (auto_chance) changes its key
-        with every draw, so only a stretch without draws can be judged endless."""
+    def _steps(self, pc: int, count: int) -> int | None:
+        """At most `count` instructions from `pc`: None when the run stopped (a decision, a chance event,
+        the end), else the pc it got to. An instruction returns the next pc of its frame, or a signal;
+        one that stops (SUSPEND, HALT) or starts a trigger has left its own pc in its frame, one that
+        switches frames has set theirs."""
         code, frames = self.code, self.fr
         fr = frames[-1]
-        kept_pc, kept, kept_at, power = pc, self._run_key(pc), WATCH_AFTER, 1
-        for step in range(WATCH_AFTER, STEP_LIMIT):
+        for _ in range(count):
             r = code[pc](self, fr)
             if r >= 0:
                 pc = r
             elif r == FRAMES or r == TRIGGER:
                 if not frames:
                     self.over = True
-                    return
+                    return None
                 fr = frames[-1]
                 pc = fr[0]
             else:
-                return
-            if pc == kept_pc and self._run_key(pc) == kept:
+                return None
+        return pc
+
+    def _run_watched(self, pc: int) -> int | None:
+        """The steps of a run from WATCH_AFTER to WATCH_UNTIL, one at a time, looking for a state that
+        comes back (Brent's cycle finding: a snapshot kept, replaced at each power of two): with no
+        decision and no chance event in between, a state that comes back comes back for ever, and the
+        run is reported as endless at once instead of at STEP_LIMIT. A run that draws chance inside
+        (auto_chance) changes its key with every draw, so only a stretch without draws can be judged
+        endless. None when the run stopped, else the pc it got to."""
+        kept_pc, kept, kept_at, power = pc, self.run_key(pc), WATCH_AFTER, 1
+        for step in range(WATCH_AFTER, WATCH_UNTIL):
+            pc = self._steps(pc, 1)
+            if pc is None:
+                return None
+            if pc == kept_pc and self.run_key(pc) == kept:
                 span, where = self._running(pc)
                 raise EndlessRun(f"the rules go round for ever without waiting for a decision or a chance event: "
-                                 f"the same state comes back{where}",
-                                 span, kept_at, step + 1 - kept_at)
+                                 f"the same state comes back{where}", span, kept_at, step + 1 - kept_at)
             if step + 1 - kept_at == power:
-                kept_pc, kept, kept_at, power = pc, self._run_key(pc), step + 1, 2 * power
-        span, where = self._running(pc)
-        raise LongRun(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
-                      f"event (an endless loop?){where}", span)
+                kept_pc, kept, kept_at, power = pc, self.run_key(pc), step + 1, 2 * power
+        return pc
 
-    def _run_key(self, pc: int) -> str:
-        """All that the rest of a run depends on (the move log only feeds observations)."""
-        return repr((pc, self.fr, self.z, self.lo, self.hi, self.v, self.cur, self.ctx, sorted(self.winners),
+    def run_key(self, here) -> str:
+        """All that the rest of a run depends on, with `here` (where it is: its pc, or a loop's locals);
+        the move log only feeds observations."""
+        return repr((here, self.fr, self.z, self.lo, self.hi, self.v, self.cur, self.ctx, sorted(self.winners),
                      self.over, self.armed, len(self.history)))
 
     def _running(self, pc: int) -> tuple:

@@ -212,10 +212,12 @@ def _random_endings(b: dict) -> str:
     games, cut, lengths = b.get("games", 0), b.get("cut", 0), b.get("finished_lengths") or {}
     if not games:
         return "no random game played"
-    ended = f"{games - cut:,} of {games:,} random games ended"
+    failed = b.get("rule_errors", 0)
+    ended = f"{games - cut - failed:,} of {games:,} random games ended"
     if lengths:
         ended += f", after {lengths['min']:,} to {lengths['max']:,} decisions"
-    return ended + (f", {cut:,} cut at the step limit" if cut else "")
+    return ended + (f", {cut:,} cut at the step limit" if cut else "") + (
+        f", {failed:,} stopped on a rule error" if failed else "")
 
 
 def _count(x) -> str:

@@ -223,7 +223,10 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
     tried: set = set()
     for g in range(bounds.games):
         rng = random.Random(bounds.seed * 7919 + g)
-        state = engine.new_initial_state(seed=bounds.seed + g)
+        try:
+            state = engine.new_initial_state(seed=bounds.seed + g)
+        except RuleRuntimeError:  # a set-up that fails is a rule error, which random play reports
+            continue
         shadows: list[_Shadow] = []
         decisions = 0
         # spread the re-deals of this game over its first max_steps decisions
