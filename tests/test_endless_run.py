@@ -155,3 +155,11 @@ def test_games_stopped_by_a_rule_error_are_not_counted_as_ended(tmp_path):
     ends = next(f for f in report.findings if f.kind == "termination")
     assert ends.verdict == "unknown" and ends.bound["rule_errors"] == 10
     assert "0 of 10 games ended; 10 stopped on a rule error" in ends.message
+
+
+def test_the_rule_docs_count_the_games_stopped_by_a_rule_error(tmp_path):
+    from rulekit.sphinx.plots import outcome_plot, simulate
+
+    stats = simulate(_war(tmp_path), games=20, max_steps=100)
+    assert stats[0].failed and stats[0].failed + stats[0].finished + stats[0].unfinished == 20
+    assert "rule error" in outcome_plot(stats, "War")

@@ -4,7 +4,9 @@ the ends, or by a ranking function that Z3 finds over the exact symbolic relatio
 does not cover the game, over the whole-language relation of `verify.control`); refuted by a
 lasso (a prefix and a loop that play can repeat forever) replayed in the engine, found by the
 exploration from the start or deeper, near random games (`verify.endless`), or carried from the
-default options to another option set where it replays there too (`KnownLoops`); unknown otherwise,
+default options to another option set where it replays there too (`KnownLoops`), or by a play after
+which the rules themselves go round for ever (the engine's `EndlessRun`, met by the exploration or
+by random play); unknown otherwise,
 saying what was tried. A loop that needs chance to repeat its outcomes, while the players cannot keep
 play going whatever chance does, goes on forever with probability zero: it is reported as a note,
 not a warning. Random games cut at the step limit are long games, not endless ones: they are

@@ -584,13 +584,18 @@ class GamePage:
             f"{c.rulekit_simulation_max_steps} decisions). Random players say how the rules behave, not how people "
             "play.")]
         most = max(s.players for s in stats)
+        failing = any(s.failed for s in stats)  # a column of its own only where the spec has the fault
+        if failing:
+            out.append(para("Some games stopped on a rule that could not be carried out (column \u201cRule "
+                             "error\u201d): the check's findings say which rule and how."))
         rows = []
         for s in stats:
             shares = [f"{s.wins[p] / s.games:.0%}" if p < s.players else "" for p in range(most)]
             rows.append([str(s.players), str(s.games), f"{s.mean_length():.1f}", str(s.median_length()),
-                         str(s.no_winner), str(s.unfinished), *shares])
+                         str(s.no_winner), str(s.unfinished), *([str(s.failed)] if failing else []), *shares])
         out.append(table(["Players", "Games", "Mean decisions", "Median", "No winner", "Cut off",
-                          *(f"Seat {p} won" for p in range(most))], rows, classes=["rulekit-stats"]))
+                          *(["Rule error"] if failing else []), *(f"Seat {p} won" for p in range(most))], rows,
+                         classes=["rulekit-stats"]))
         title = self.model.title
         out.append(rulekit_svg(svg=_cached(("plot-len", *self._stats_key()), lambda: length_plot(stats, f"{title}: game length")),
                                alt=f"Histogram of game length in decisions, per player count, for {title}",

@@ -5,6 +5,7 @@ import io
 import random
 from dataclasses import dataclass, field
 
+from ..errors import RuleRuntimeError
 from ..pipeline import Spec
 
 
@@ -16,6 +17,7 @@ class SeatStats:
     wins: list[int] = field(default_factory=list)  # per seat
     no_winner: int = 0  # finished without a winner
     unfinished: int = 0  # cut off at max_steps
+    failed: int = 0  # stopped by a rule that could not be carried out (an endless loop, say)
 
     @property
     def finished(self) -> int:
@@ -40,11 +42,15 @@ def simulate(spec: Spec, games: int, max_steps: int = 1000, seed: int = 0,
         stats = SeatStats(players, games, wins=[0] * players)
         rng = random.Random(seed * 7919 + players)
         for i in range(games):
-            state = game.new_initial_state(seed=seed * 1_000_003 + players * 10_007 + i, auto_chance=True)
             made = 0
-            while not state.is_terminal() and made < max_steps and state.legal:
-                state.apply_action(rng.choice(state.legal))
-                made += 1
+            try:
+                state = game.new_initial_state(seed=seed * 1_000_003 + players * 10_007 + i, auto_chance=True)
+                while not state.is_terminal() and made < max_steps and state.legal:
+                    state.apply_action(rng.choice(state.legal))
+                    made += 1
+            except RuleRuntimeError:  # a fault of the spec, which its check reports: the game is counted apart
+                stats.failed += 1
+                continue
             if not state.is_terminal():
                 stats.unfinished += 1
                 continue
@@ -108,9 +114,10 @@ def outcome_plot(stats: list[SeatStats], title: str) -> str:
         for p in range(s.players):
             ax.bar(i + (p - most / 2) * width, s.wins[p] / total, width, color=palette[p % len(palette)],
                    label=f"seat {p}" if i == [t.players for t in stats].index(max(t.players for t in stats)) else None)
-        rest = (s.no_winner + s.unfinished) / total
+        rest = (s.no_winner + s.unfinished + s.failed) / total
+        failing = any(t.failed for t in stats)
         ax.bar(i + (s.players - most / 2) * width, rest, width, color="#9ca3af", hatch="//",
-               label="no winner or cut off" if i == 0 else None)
+               label=("no winner, cut off or rule error" if failing else "no winner or cut off") if i == 0 else None)
         ax.axhline(0, color="#111827", linewidth=0.5)
     ax.set_xticks(range(len(stats)), [f"{s.players} players" for s in stats])
     ax.set_ylabel("share of games won")
