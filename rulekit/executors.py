@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -50,6 +51,9 @@ class InProcess(Executor):
         return "in-process"
 
 
+ATTEMPTS = 2  # pools a batch of tasks may break before it is given up
+
+
 class LocalProcesses(Executor):
     """A pool of processes on this machine, spawned (a forked child would inherit Z3's state)."""
 
@@ -58,11 +62,27 @@ class LocalProcesses(Executor):
         self.pool = None
 
     def map(self, fn, tasks):
-        if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
-        futures = {self.pool.submit(fn, *args): i for i, args in enumerate(tasks)}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+        """Each task's (index, result) as it is done. A process that dies (killed, for lack of memory say)
+        breaks the whole pool: the tasks not yet done run again in a new one, since a task is a pure
+        function of its arguments; a second death is an error that says so, never a traceback."""
+        left = dict(enumerate(tasks))
+        for attempt in range(ATTEMPTS):
+            if self.pool is None:
+                self.pool = ProcessPoolExecutor(max_workers=self.workers,
+                                                mp_context=multiprocessing.get_context("spawn"))
+            futures = {self.pool.submit(fn, *args): i for i, args in left.items()}
+            try:
+                for future in as_completed(futures):
+                    i = futures[future]
+                    result = future.result()
+                    del left[i]
+                    yield i, result
+                return
+            except BrokenProcessPool:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = None
+        raise RulekitError(f"a process of the pool died {ATTEMPTS} times (killed, perhaps for lack of memory), with "
+                           f"{len(left)} of {len(tasks)} tasks not done; try fewer --jobs or smaller tasks")
 
     def describe(self) -> str:
         return f"{self.workers} local processes"
