@@ -647,10 +647,16 @@ class Codegen:
                 *self.indent(self.n_block(st.body))]
 
     def n_Loop(self, st):
-        head = "while True:" if st.cond is None else f"while {self.ex(st.cond)}:"
-        guard = self.label_count.__next__()
+        return [*self.loop_head(st), *self.indent(self.n_block(st.body))]
+
+    def loop_head(self, st, head: str | None = None) -> list[str]:
+        """A loop compiled to Python, up to its body: `head` (by default the loop's own `while`), a count
+        of its rounds, and the guard on that count (`loop_guard`)."""
+        if head is None:
+            head = "while True:" if st.cond is None else f"while {self.ex(st.cond)}:"
+        guard = next(self.label_count)
         return [f"_g{guard} = 0", f"_w{guard} = None", head, f"    _g{guard} += 1",
-                *self.loop_guard(guard, self.span_const(st.span)), *self.indent(self.n_block(st.body))]
+                *self.loop_guard(guard, self.span_const(getattr(st, "span", None)))]
 
     def loop_guard(self, guard: int, span: str) -> list[str]:
         """The head of each round of a loop compiled to Python: past `runtime.WATCH_AFTER` rounds, the

@@ -31,7 +31,7 @@ from .subsets import from_index
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
 # rounds of a loop without a decision after which the whole-game code hands the game to the engine,
 # which can tell a run that goes round for ever (its state comes back) from a long one
-LOOP_LIMIT = 10_000
+HAND_OFF_ROUNDS = 10_000
 
 
 def py_name(name: str) -> str:
@@ -318,16 +318,12 @@ class DirectCodegen(Codegen):
                 *self.indent(self.block_lines(st.body))]
 
     def loop_guard(self, guard: int, span: str) -> list[str]:
-        # a loop compiled to Python that goes round this often is left to the engine to judge, as `d_Loop` does
-        return [f"    if _g{guard} > {LOOP_LIMIT}:", f"        endless({span})"]
-
-    def d_Loop(self, st):
         # The engine stops a run that goes on too long without a decision; a loop that goes round
         # this often is left to the engine to judge.
-        guard = f"_g{next(self.label_count)}"
-        head = "while True:" if st.cond is None else f"while {self.ex(st.cond)}:"
-        return [f"{guard} = 0", head, f"    {guard} += 1", f"    if {guard} > {LOOP_LIMIT}:",
-                f"        endless({self.span_const(st.span)})", *self.indent(self.block_lines(st.body))]
+        return [f"    if _g{guard} > {HAND_OFF_ROUNDS}:", f"        endless({span})"]
+
+    def d_Loop(self, st):
+        return [*self.loop_head(st), *self.indent(self.block_lines(st.body))]
 
     def d_Do(self, st):
         return [f"Q_{py_name(st.procedure)}(s{''.join(', ' + self.ex(a) for a in st.args)})"]
@@ -531,9 +527,7 @@ class DirectCodegen(Codegen):
     def endless_guard(self, st) -> list[str]:
         """The head of a `rounds` or `turns` loop: one that goes round this often (without a decision to
         end it, say) is left to the engine to judge, as `d_Loop` does."""
-        guard = f"_g{next(self.label_count)}"
-        return [f"{guard} = 0", "while True:", f"    {guard} += 1", f"    if {guard} > {LOOP_LIMIT}:",
-                f"        endless({self.span_const(getattr(st, 'span', None))})"]
+        return self.loop_head(st, "while True:")
 
     def d_Rounds(self, st):
         return [*self.endless_guard(st), "    s.rounds += 1", "    try:", *self.indent(self.indent(self.block_lines(st.body))),

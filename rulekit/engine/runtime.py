@@ -251,28 +251,50 @@ def real_seat(p, span) -> int:
 
 
 LOOP_LIMIT = 1_000_000  # rounds of a loop compiled to Python before it counts as too long
-WATCH_AFTER = 10_000  # rounds after which such a loop is watched for a state that comes back
+WATCH_AFTER = 10_000  # steps of a run (or rounds of such a loop) after which it is watched for a state that comes back
 WATCH_UNTIL = 200_000  # and until which (each look at the state costs a copy of it)
 
 
-def watch_loop(s, kept, rounds: int, names: dict, span):
+class CycleWatch:
+    """Brent's cycle finding over a run with no decision and no chance event: a state kept, replaced
+    at each power of two of the steps since; a run whose state comes back comes back for ever.
+    `here` is a cheap part of the state (a pc), compared before the whole key is made."""
+
+    __slots__ = ("here", "key", "at", "power")
+
+    def __init__(self, here, key: str, step: int):
+        self.here, self.key, self.at, self.power = here, key, step, 1
+
+    def came_back(self, here, key, step: int) -> bool:
+        """Whether the state at `step` (`key()` makes its whole key) is the one kept."""
+        if here == self.here and key() == self.key:
+            return True
+        if step - self.at == self.power:
+            self.here, self.key, self.at, self.power = here, key(), step, 2 * self.power
+        return False
+
+    def endless(self, step: int, where: str, span) -> EndlessRun:
+        return EndlessRun("the rules go round for ever without waiting for a decision or a chance event: the same "
+                          f"state comes back{where}", span, self.at, step - self.at)
+
+
+def watch_loop(s, watch: CycleWatch | None, rounds: int, names: dict, span) -> CycleWatch | None:
     """One round, past WATCH_AFTER, of a loop with no decision and no chance event inside (one Python
-    loop in an instruction): Brent's cycle finding over the state and the loop's locals (`names`,
-    the instruction's `locals()`, its loop counters and watchers left out). `kept` is the state kept
-    (None at first), the round it was kept at and the distance at which it is replaced; what is
-    returned is the next `kept`. A state that comes back comes back for ever."""
+    loop in an instruction), watched over the state and the loop's locals (`names`, the instruction's
+    `locals()`, its loop counters and watchers left out); returns the watch to pass next round."""
     if rounds > WATCH_UNTIL:  # a cycle longer than the watch is left to the limit
         if rounds > LOOP_LIMIT:
             raise LongRun(f"a loop ran {LOOP_LIMIT:,} times without waiting for anything (an endless loop?)", span)
-        return kept
-    key = s.run_key(sorted((k, v) for k, v in names.items() if k[:2] not in ("_g", "_w") and k not in ("s", "fr")))
-    if kept is None:
-        return key, rounds, 1
-    first, at, power = kept
-    if key == first:
-        raise EndlessRun("the rules go round for ever without waiting for a decision or a chance event: the same "
-                         "state comes back", span, at, rounds - at)
-    return (key, rounds, 2 * power) if rounds - at == power else kept
+        return watch
+
+    def key() -> str:
+        return s.run_key(sorted((k, v) for k, v in names.items() if k[:2] not in ("_g", "_w") and k not in ("s", "fr")))
+
+    if watch is None:
+        return CycleWatch(None, key(), rounds)
+    if watch.came_back(None, key, rounds):
+        raise watch.endless(rounds, "", span)
+    return watch
 
 
 def check_range(value, low, high, name, span):

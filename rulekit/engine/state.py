@@ -5,15 +5,14 @@ import hashlib
 import json
 from collections import Counter
 
-from ..errors import EndlessRun, IllegalActionError, LongRun, RuleRuntimeError
+from ..errors import IllegalActionError, LongRun, RuleRuntimeError
 from . import runtime
+from .runtime import WATCH_AFTER, WATCH_UNTIL, CycleWatch
 from .codegen import FRAMES, SUSPEND, TRIGGER
 from .stream import Stream
 
 CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
-WATCH_AFTER = 10_000  # instructions of one run after which it is watched for a state that comes back
-WATCH_UNTIL = 200_000  # and until which (each look at the state costs a copy of it)
 TERMINAL_PLAYER = -4
 
 def splitmix(seed: int, step: int) -> float:
@@ -109,23 +108,19 @@ class State:
         return pc
 
     def _run_watched(self, pc: int) -> int | None:
-        """The steps of a run from WATCH_AFTER to WATCH_UNTIL, one at a time, looking for a state that
-        comes back (Brent's cycle finding: a snapshot kept, replaced at each power of two): with no
-        decision and no chance event in between, a state that comes back comes back for ever, and the
-        run is reported as endless at once instead of at STEP_LIMIT. A run that draws chance inside
+        """The steps of a run from WATCH_AFTER to WATCH_UNTIL, one at a time, watched for a state that
+        comes back (`runtime.CycleWatch`): with no decision and no chance event in between, such a run
+        is reported as endless at once instead of at STEP_LIMIT. A run that draws chance inside
         (auto_chance) changes its key with every draw, so only a stretch without draws can be judged
         endless. None when the run stopped, else the pc it got to."""
-        kept_pc, kept, kept_at, power = pc, self.run_key(pc), WATCH_AFTER, 1
-        for step in range(WATCH_AFTER, WATCH_UNTIL):
+        watch = CycleWatch(pc, self.run_key(pc), WATCH_AFTER)
+        for step in range(WATCH_AFTER + 1, WATCH_UNTIL + 1):
             pc = self._steps(pc, 1)
             if pc is None:
                 return None
-            if pc == kept_pc and self.run_key(pc) == kept:
+            if watch.came_back(pc, lambda: self.run_key(pc), step):
                 span, where = self._running(pc)
-                raise EndlessRun(f"the rules go round for ever without waiting for a decision or a chance event: "
-                                 f"the same state comes back{where}", span, kept_at, step + 1 - kept_at)
-            if step + 1 - kept_at == power:
-                kept_pc, kept, kept_at, power = pc, self.run_key(pc), step + 1, 2 * power
+                raise watch.endless(step, where, span)
         return pc
 
     def run_key(self, here) -> str:
