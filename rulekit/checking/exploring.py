@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import model as m
-from ..errors import EndlessRun, LongRun, RuleRuntimeError, SpecError, WitnessError
+from ..errors import RuleRuntimeError, SpecError, WitnessError
 from ..pipeline import Spec
 from .shared import PlayBounds
 
@@ -111,14 +111,11 @@ def _explored(loaded, limits):
 
 def _engine_errors(x) -> None:
     """The engine's own message for each rule the vectorized explorer found refused; it must refuse it."""
-    errors = []
-    for index, action, _ in x.errors:
+    refused, x.errors = x.errors, []
+    for index, action, _ in refused:
         try:
             x.loaded.replay(x.path(index) + [action])
         except RuleRuntimeError as exc:
-            errors.append((index, action, str(exc)))
-            if isinstance(exc, (EndlessRun, LongRun)):
-                x.unending.append((index, action, isinstance(exc, EndlessRun)))
+            x.failed(index, action, exc)
             continue
         raise WitnessError(f"rulekit bug: the symbolic relation refuses action {action}, the engine does not")
-    x.errors = errors

@@ -75,6 +75,12 @@ class Exploration:
     prefix: list[int] = field(default_factory=list)  # actions from the start to the explored root
     kinds: bytearray = field(default_factory=bytearray)  # per state: CHANCE and EXPANDED flags
 
+    def failed(self, index: int, action: int, exc: RuleRuntimeError) -> None:
+        """Record the engine's error on `action` from state `index`, and whether its run never waited again."""
+        self.errors.append((index, action, str(exc)))
+        if isinstance(exc, (EndlessRun, LongRun)):
+            self.unending.append((index, action, isinstance(exc, EndlessRun)))
+
     def path(self, index: int) -> list[int]:
         """The actions (chance outcomes included) from the start to state `index`: the prefix to the
         root, then a shortest path from the root."""
@@ -330,9 +336,7 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
             try:
                 child.apply_action(action)
             except RuleRuntimeError as exc:
-                out.errors.append((index, action, str(exc)))
-                if isinstance(exc, (EndlessRun, LongRun)):
-                    out.unending.append((index, action, isinstance(exc, EndlessRun)))
+                out.failed(index, action, exc)
                 continue
             if not chance:
                 point, ai = table.owner(action)
