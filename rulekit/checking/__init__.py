@@ -151,6 +151,8 @@ def _size(x) -> dict:
         out["exhaustive_limit"] = {"states": EXHAUSTIVE_STATES, "fits": fits_limit(x)}
     if getattr(x, "exhaustive", ""):
         out["exhaustive"] = x.exhaustive
+    if getattr(x, "fingerprint_bits", 0):
+        out["fingerprints"] = {"bits": x.fingerprint_bits, "collision_at_most": float(f"{x.collision_bound:.2g}")}
     return out
 
 

@@ -35,6 +35,9 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                              "stopped_by": sorted({x.stopped_by for x in explored if x.stopped_by})}
     exhaustive = {"complete": True, "states": states, "configurations": [
         {"players": x.players, "options": changed, "states": x.states} for x in explored]} if complete else {}
+    collision = sum(getattr(x, "collision_bound", 0.0) for x in explored)
+    if exhaustive and collision:  # visited states were remembered by fingerprints: a merge was that unlikely
+        exhaustive["collision_at_most"] = float(f"{collision:.2g}")
     confidence = bounds.confidence
     sampled = tally.sample(None, confidence)
     also = f"; and in {states} explored states ({explored_text(explored)})" if explored else ""

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
+import pickle
+import zlib
 from collections import Counter
 
 from ..errors import IllegalActionError, LongRun, RuleRuntimeError
@@ -387,6 +390,33 @@ class State:
         other.triggers, other.armed = self.triggers, self.armed[:]
         other.on_round = self.on_round
         other.fast = None
+        return other
+
+    def pack(self) -> bytes:
+        """Where play stands, as compressed bytes: cards, values, what runs and what is offered, without
+        the history, the move log or the seed. For tools that hold millions of states at once (an
+        explorer's frontier); `unpack` on a state of the same game makes it again."""
+        content = (self.z, self.lo, self.hi, self.v, self.cur, self.fr, self.ctx, tuple(self.winners), self.over,
+                   dict(self.pending), self.legal, self.to_move, self.chance, self.resume, self.armed)
+        try:
+            return b"m" + zlib.compress(marshal.dumps(content), 1)
+        except ValueError:  # a value marshal does not know (the language grows): pickle knows more
+            return b"p" + zlib.compress(pickle.dumps(content, pickle.HIGHEST_PROTOCOL), 1)
+
+    def unpack(self, packed: bytes) -> State:
+        """The state `packed` holds, sharing this state's game, seed and chance settings, with an empty
+        history and move log."""
+        raw = zlib.decompress(packed[1:])
+        content = marshal.loads(raw) if packed[:1] == b"m" else pickle.loads(raw)
+        other = object.__new__(State)
+        other.game, other.code = self.game, self.code
+        other.zone_names, other.kind_names, other.is_set = self.zone_names, self.kind_names, self.is_set
+        (other.z, other.lo, other.hi, other.v, other.cur, other.fr, other.ctx, winners, other.over, other.pending,
+         other.legal, other.to_move, other.chance, other.resume, other.armed) = content
+        other.winners = set(winners)
+        other.log, other.history, other.turn_start, other.knowledge_memo = [], [], 0, {}
+        other.seed, other.stream, other.auto = self.seed, self.stream, self.auto
+        other.triggers, other.on_round, other.fast = self.triggers, self.on_round, None
         return other
 
     def redo(self) -> None:

@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections import defaultdict, deque
+from array import array
+from collections import deque
 from dataclasses import dataclass
 
 from ..errors import IllegalActionError, RuleRuntimeError
 from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, distance_to, explore, fork, state_key
+from .successors import Successors
 from .termination import Lasso, lasso
 
 
@@ -64,39 +66,47 @@ def kept_going(exploration: Exploration) -> set[int]:
     edges, kinds = exploration.edges, exploration.kinds
     if edges is None or len(kinds) != len(edges):  # an explorer that does not say which states are chance
         return set()
-    over = set(exploration.terminal)
-    failed = {i for i, _, _ in exploration.errors}  # a chance outcome that failed is not in the graph
-    inside = {i for i in range(len(edges)) if kinds[i] & EXPANDED and i not in over and edges[i]
-              and not (kinds[i] & CHANCE and i in failed)}
-    preds: dict[int, list[int]] = defaultdict(list)
-    staying: dict[int, int] = {}
-    dropped = []
-    for i in inside:
-        succ = set(edges[i])
-        for j in succ:
-            preds[j].append(i)
+    graph = edges if isinstance(edges, Successors) else Successors.of(edges)
+    n = len(graph)
+    inside = bytearray(n)  # flat arrays, not sets: a complete exploration may have millions of states
+    for i in range(n):
+        if kinds[i] & EXPANDED and graph[i]:
+            inside[i] = 1
+    for i in exploration.terminal:
+        inside[i] = 0
+    for i, _, _ in exploration.errors:  # a chance outcome that failed is not in the graph
         if kinds[i] & CHANCE:
-            if not succ <= inside:
+            inside[i] = 0
+    preds = graph.reverse()
+    staying = array("q", bytes(8 * n))  # per decision state inside: its distinct successors inside
+    dropped = []
+    for i in range(n):
+        if not inside[i]:
+            continue
+        succ = set(graph[i])
+        if kinds[i] & CHANCE:
+            if not all(inside[j] for j in succ):
                 dropped.append(i)
         else:
-            staying[i] = len(succ & inside)
+            staying[i] = sum(inside[j] for j in succ)
             if staying[i] == 0:
                 dropped.append(i)
-    inside.difference_update(dropped)
+    for i in dropped:
+        inside[i] = 0
     while dropped:
         j = dropped.pop()
-        for i in preds[j]:
-            if i not in inside:
+        for i in set(preds[j]):
+            if not inside[i]:
                 continue
             if kinds[i] & CHANCE:
-                inside.discard(i)
+                inside[i] = 0
                 dropped.append(i)
             else:
                 staying[i] -= 1
                 if staying[i] == 0:
-                    inside.discard(i)
+                    inside[i] = 0
                     dropped.append(i)
-    return inside
+    return {i for i in range(n) if inside[i]}
 
 
 # States each search for a way the players alone keep a loop going (`players_keep`) may spend.

@@ -9,7 +9,9 @@ A state is identified by a compact key: its zones, undetermined blocks, variable
 VM frames and contexts, winners and end flag, without the history and the event log (which only
 record how the state was reached). Frame slots that the pending decision or chance event is about
 to overwrite are dead and are left out, so two states that differ only in a stale choice compare
-equal. The key is marshalled to bytes.
+equal. The key is marshalled to bytes, and the explorer remembers only a 128-bit fingerprint of it
+(see `fingerprint`); its frontier holds packed states (`State.pack`), its paths and successors flat
+arrays, so that a configuration of ten million states fits in a few gigabytes.
 
 Symmetry reduction (players interchangeable) is applied only when the model never tells seats
 apart: see `seat_symmetry`. Then a state's key lists the per-player parts (per-player zones,
@@ -23,15 +25,19 @@ and every verdict drawn from it is `bounded`.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import marshal
 import time
+from array import array
 from collections import Counter, deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import model as m
 from ..engine.state import State
 from ..errors import EndlessRun, LongRun, RuleRuntimeError
 from . import budget
+from .successors import Successors
 
 
 @dataclass
@@ -69,11 +75,12 @@ class Exploration:
     # endless (its state came back) or only past the engine's step limit
     unending: list[tuple[int, int, bool]] = field(default_factory=list)
     fired: set = field(default_factory=set)  # (choice point, action index) taken at least once
-    parent: list[int] = field(default_factory=list)
-    via: list[int] = field(default_factory=list)
-    edges: list[list[int]] | None = None
+    parent: Sequence[int] = field(default_factory=list)  # per state: the state it was first reached from
+    via: Sequence[int] = field(default_factory=list)  # per state: the action that reached it from there
+    edges: Sequence[Sequence[int]] | None = None  # per state: its successors (a `Successors`)
     prefix: list[int] = field(default_factory=list)  # actions from the start to the explored root
     kinds: bytearray = field(default_factory=bytearray)  # per state: CHANCE and EXPANDED flags
+    fingerprint_bits: int = 0  # > 0 when visited states are remembered by a hash of that many bits
 
     def failed(self, index: int, action: int, exc: RuleRuntimeError) -> None:
         """Record the engine's error on `action` from state `index`, and whether its run never waited again."""
@@ -89,6 +96,12 @@ class Exploration:
             out.append(self.via[index])
             index = self.parent[index]
         return self.prefix + out[::-1]
+
+    @property
+    def collision_bound(self) -> float:
+        """At most this chance that two distinct states shared a fingerprint (0 when states are kept whole)."""
+        n = self.states
+        return n * (n - 1) / 2 ** (self.fingerprint_bits + 1) if self.fingerprint_bits else 0.0
 
     @property
     def states_per_second(self) -> float:
@@ -218,6 +231,16 @@ class _Keyer:
         return marshal.dumps(content)
 
 
+FINGERPRINT_BITS = 128
+
+
+def fingerprint(key: bytes) -> bytes:
+    """What the explorer remembers of a visited state: a 128-bit hash of its key, as TLC keeps 64-bit
+    fingerprints. Two distinct states share one with a chance below n**2 / 2**129 among n states
+    (`Exploration.collision_bound`: then the exploration merged them and missed what follows one), which keeps ten million states in hundreds of megabytes, not gigabytes."""
+    return hashlib.blake2b(key, digest_size=FINGERPRINT_BITS // 8).digest()
+
+
 def state_key(loaded, symmetric: bool = False):
     """The explorer's key of a state of `loaded` as a function: with `symmetric`, up to renaming the
     seats where the model allows it (as `explore` keys its states), else exact."""
@@ -269,17 +292,21 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
     symmetric, why = seat_symmetry(loaded.model) if limits.symmetry else (False, "symmetry reduction switched off")
     keyer = _Keyer(loaded, symmetric)
     out = Exploration(loaded.num_players(), dict(loaded.options), symmetry=keyer.symmetric,
-                      symmetry_reason=why if loaded.num_players() > 1 else "one player", prefix=list(prefix or []))
+                      symmetry_reason=why if loaded.num_players() > 1 else "one player", prefix=list(prefix or []),
+                      fingerprint_bits=FINGERPRINT_BITS)
     invariants = loaded.properties("invariant")
     targets = loaded.properties("reachable")
     table = loaded.action_table
     start = time.perf_counter()
     deadline = start + limits.time_limit
     root = fork(loaded.replay(prefix) if prefix else loaded.new_initial_state(seed=0))
-    seen = {keyer.key(root): 0}
-    parent, via = [0], [-1]
-    edges: list[list[int]] | None = [[]] if limits.keep_edges else None
-    frontier = deque([(root, 0, 0)])
+    seen = {fingerprint(keyer.key(root)): 0}
+    parent, depth_of = array("q", [0]), array("i", [0])
+    via = [-1]  # a list: an action number may be any size (a choice of cards is numbered by its subset)
+    edges = Successors() if limits.keep_edges else None
+    # The frontier holds packed states (a few hundred bytes each, where a State object takes some
+    # kilobytes); breadth first, the state it hands out next is always number `index`.
+    frontier = deque([root.pack()])
 
     kinds = bytearray(1)
 
@@ -308,26 +335,30 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
             out.deadlocks.append(index)
 
     visit(root, 0)
-    level, stopped, expanded = 0, "", 0
+    level, stopped, index = 0, "", -1
     while frontier:
-        s, index, d = frontier.popleft()
+        index += 1
+        d = depth_of[index]
         if d > level:
             level = d
         if limits.depth is not None and d >= limits.depth:
+            s = root.unpack(frontier.popleft())
             if s.legal:
                 stopped = "depth"
+            if edges is not None:
+                edges.skip(index)
             continue
-        if len(seen) >= limits.max_states:
+        if len(parent) >= limits.max_states:
             stopped = "states"
             break
-        expanded += 1
-        if (expanded & 63) == 0:
+        if (index & 63) == 63:
             if time.perf_counter() > deadline:
                 stopped = "time"
                 break
-            if (expanded & 4095) == 0 and budget.over_memory(limits.memory):
+            if (index & 4095) == 4095 and budget.over_memory(limits.memory):
                 stopped = "memory"
                 break
+        s = root.unpack(frontier.popleft())
         succ = [] if edges is not None else None
         chance = s.chance is not None
         for action in s.legal:
@@ -341,24 +372,25 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
             if not chance:
                 point, ai = table.owner(action)
                 out.fired.add((point, ai))
-            k = keyer.key(child)
+            k = fingerprint(keyer.key(child))
             j = seen.get(k)
             if j is None:
                 j = len(parent)
                 seen[k] = j
                 parent.append(index)
                 via.append(action)
-                if edges is not None:
-                    edges.append([])
+                depth_of.append(d + 1)
                 kinds.append(0)
                 visit(child, j)
-                frontier.append((child, j, d + 1))
+                frontier.append(child.pack())
             if succ is not None:
                 succ.append(j)
         if edges is not None:
-            edges[index] = succ
+            edges.expand(index, succ)
         kinds[index] |= EXPANDED
     out.states = len(parent)
+    if edges is not None:
+        edges.states = out.states
     out.complete = not frontier and not stopped
     out.stopped_by = "" if out.complete else (stopped or "states")
     out.depth = level if out.complete else max(0, level - 1)

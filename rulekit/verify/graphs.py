@@ -8,6 +8,7 @@ from collections import deque
 import networkx as nx
 
 from .. import model as m
+from .successors import Successors
 
 SCC_LIMIT = 300_000  # above this many trapped states, SCCs are not computed (reported as such)
 
@@ -21,10 +22,7 @@ def trapped(exploration) -> tuple[int, int, int] | None:
     """
     edges = exploration.edges
     n = len(edges)
-    reverse: list[list[int]] = [[] for _ in range(n)]
-    for i, succ in enumerate(edges):
-        for j in succ:
-            reverse[j].append(i)
+    reverse = (edges if isinstance(edges, Successors) else Successors.of(edges)).reverse()
     can_end = bytearray(n)
     queue = deque(exploration.terminal)
     for t in exploration.terminal:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from . import Unsupported
 from .ranking import Ranking, ranking
+from .successors import cyclic_core
 
 
 @dataclass
@@ -31,12 +32,14 @@ def _cyclic_components(exploration, within: set | None = None) -> tuple[list[set
 
     over = set(exploration.terminal)
     edges = exploration.edges
+    if within is None:  # the whole graph: only the states that can lie on a cycle need a graph object
+        within = set(cyclic_core(edges, over))
     graph = nx.DiGraph()
-    for i, succ in enumerate(edges):
-        if i in over or (within is not None and i not in within):
+    for i in sorted(within):
+        if i in over:
             continue
-        for j in succ:
-            if j not in over and (within is None or j in within):
+        for j in edges[i]:
+            if j not in over and j in within:
                 graph.add_edge(i, j)
     return [c for c in nx.strongly_connected_components(graph)
             if len(c) > 1 or graph.has_edge(next(iter(c)), next(iter(c)))], graph
