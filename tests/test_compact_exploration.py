@@ -126,3 +126,15 @@ def test_actions_of_any_size_are_kept_on_the_paths():
     big = [i for i in range(r.states) if r.via[i] >= 2 ** 63]
     assert big
     game.replay(r.path(big[0]))
+
+
+def test_equal_states_get_one_key_however_their_values_are_shared():
+    """A value met twice may be one object or two equal ones: the key must not tell them apart."""
+    game = load("chocobo", players=3)
+    key = state_key(game)
+    a, b = fork(game.new_initial_state(seed=0)), fork(game.new_initial_state(seed=0))
+    shared = int("1000001")
+    a.v[0] = a.v[1] = shared
+    b.v[0], b.v[1] = int("1000001"), int("1000001")
+    assert a.v == b.v and a.v[0] is a.v[1] and b.v[0] is not b.v[1]
+    assert key(a) == key(b)

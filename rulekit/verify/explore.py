@@ -156,7 +156,7 @@ def seat_symmetry(game: m.Game) -> tuple[bool, str]:
 
 _KNOWN_FIELDS = {"game", "code", "zone_names", "kind_names", "is_set", "log", "turn_start", "history", "seed", "auto",
                  "pending", "legal", "chance", "resume", "to_move", "z", "lo", "hi", "v", "cur", "fr", "ctx", "winners",
-                 "over"}
+                 "over", "knowledge_memo"}  # the last a cache of what the move log says
 
 
 def _plain(value):
@@ -167,6 +167,11 @@ def _plain(value):
     if isinstance(value, dict):
         return tuple(sorted((k, _plain(v)) for k, v in value.items()))
     return value
+
+
+# Marshal's format 2, not its default: from format 3 on, an object met twice is written the second time as
+# a back-reference, so two equal states whose equal values are shared differently got different keys.
+KEY_MARSHAL = 2
 
 
 class _Keyer:
@@ -228,7 +233,7 @@ class _Keyer:
                        tuple(sorted(s.winners)), s.over, s.to_move)
         if self.extra:
             content = (content, tuple(_plain(getattr(s, name)) for name in self.extra))
-        return marshal.dumps(content)
+        return marshal.dumps(content, KEY_MARSHAL)
 
 
 FINGERPRINT_BITS = 128
@@ -285,6 +290,13 @@ def fork(s: State) -> State:
     return o
 
 
+FRONTIER_WHOLE = 50_000  # frontier states kept as State objects (packing costs a fifth of the time)
+
+
+def _whole(root: State, item) -> State:
+    return item if type(item) is State else root.unpack(item)
+
+
 def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = None) -> Exploration:
     """Breadth-first exploration of a loaded game (`rulekit.engine.Game`), from its start or from the
     state that the actions `prefix` lead to (then only the states reachable from there are seen)."""
@@ -304,9 +316,10 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
     parent, depth_of = array("q", [0]), array("i", [0])
     via = [-1]  # a list: an action number may be any size (a choice of cards is numbered by its subset)
     edges = Successors() if limits.keep_edges else None
-    # The frontier holds packed states (a few hundred bytes each, where a State object takes some
-    # kilobytes); breadth first, the state it hands out next is always number `index`.
-    frontier = deque([root.pack()])
+    # Past its first FRONTIER_WHOLE states, the frontier holds packed states (a few hundred bytes
+    # each, where a State object takes some kilobytes); breadth first, the state it hands out next is
+    # always number `index`.
+    frontier: deque = deque([root])
 
     kinds = bytearray(1)
 
@@ -342,7 +355,7 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
         if d > level:
             level = d
         if limits.depth is not None and d >= limits.depth:
-            s = root.unpack(frontier.popleft())
+            s = _whole(root, frontier.popleft())
             if s.legal:
                 stopped = "depth"
             if edges is not None:
@@ -358,7 +371,7 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
             if (index & 4095) == 4095 and budget.over_memory(limits.memory):
                 stopped = "memory"
                 break
-        s = root.unpack(frontier.popleft())
+        s = _whole(root, frontier.popleft())
         succ = [] if edges is not None else None
         chance = s.chance is not None
         for action in s.legal:
@@ -382,7 +395,7 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
                 depth_of.append(d + 1)
                 kinds.append(0)
                 visit(child, j)
-                frontier.append(child.pack())
+                frontier.append(child if len(frontier) < FRONTIER_WHOLE else child.pack())
             if succ is not None:
                 succ.append(j)
         if edges is not None:
