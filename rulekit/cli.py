@@ -207,9 +207,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="explore and prove under every option of every ambiguity, play each option as deeply as the "
                    "default options and every two options together, and measure what each changes (option-impact)")
     c.add_argument("--exhaustive", action="store_true",
-                   help="explore to the end (up to 10 million states and 600 s each) every configuration whose state "
-                   "space may fit: all but those whose lower estimate of distinct states (--distinct-steps) is above "
-                   "the limit; for exact verdicts there")
+                   help="explore to the end (up to --exhaustive-states and --exhaustive-time each) every configuration "
+                   "whose state space may fit: all but those whose lower estimate of distinct states (--distinct-steps) "
+                   "is above the state limit; for exact verdicts there")
+    c.add_argument("--exhaustive-states", type=int, default=None, metavar="N",
+                   help="with --exhaustive: states per configuration (default: 10,000,000; about 200 bytes each, "
+                   "so mind --memory-limit)")
+    c.add_argument("--exhaustive-time", type=float, default=PlayBounds.exhaustive_time, metavar="SECONDS",
+                   help=f"with --exhaustive: seconds per configuration (default: {PlayBounds.exhaustive_time:g}; the "
+                   "engine's explorer visits 5,000 to 15,000 states a second on the bundled games)")
     c.add_argument("--memory-limit", type=float, default=None, metavar="GB",
                    help="resident memory at which an exploration stops and says so, per process (default: "
                    "60%% of this machine's memory, shared by the --jobs processes)")
@@ -362,6 +368,10 @@ def _check(args, out: Console) -> int:
         raise RulekitError("--distinct-steps must not be negative")
     if args.memory_limit is not None and args.memory_limit <= 0:
         raise RulekitError("--memory-limit must be a positive number of gigabytes")
+    if args.exhaustive_states is not None and args.exhaustive_states < 1:
+        raise RulekitError("--exhaustive-states must be at least 1")
+    if args.exhaustive_time <= 0:
+        raise RulekitError("--exhaustive-time must be a positive number of seconds")
     if args.depth is not None and args.depth < 0:
         raise RulekitError("--depth must not be negative")
     if not 0 < args.confidence < 1:
@@ -380,6 +390,7 @@ def _check(args, out: Console) -> int:
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
                         deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,
                         exhaustive=args.exhaustive, distinct_steps=args.distinct_steps,
+                        exhaustive_states=args.exhaustive_states, exhaustive_time=args.exhaustive_time,
                         loop_search=args.loop_search)
     specs = [Spec.find(target) for target in targets]
     jobs = min(args.jobs or os.cpu_count() or 1, len(specs))

@@ -112,6 +112,21 @@ def test_exhaustive_tries_what_may_fit(tmp_path, monkeypatch):
                for x in explored)
 
 
+def test_the_exhaustive_state_limit_is_a_bound_a_user_sets(tmp_path, capsys):
+    """`--exhaustive-states` below the dice game's 73 states: tried, cut at that limit, and said so."""
+    explored = check_spec(dice_spec(tmp_path), PlayBounds(**FAST, max_states=5, exhaustive=True, exhaustive_states=40,
+                                                          distinct_steps=0)).stats["explored"]
+    assert explored
+    for x in explored:
+        assert not x["complete"] and x["exhaustive_limit"]["states"] == 40
+        assert x["exhaustive"].startswith("tried, stopped by the states limit after")
+    from rulekit.cli import main
+
+    for flag, value in (("--exhaustive-states", "0"), ("--exhaustive-time", "-1")):
+        assert main(["check", "chicken", "--exhaustive", flag, value]) != 0
+        assert flag in capsys.readouterr().err
+
+
 def test_the_text_report_says_what_the_lower_estimate_is(tmp_path, capsys):
     from rulekit.cli import main
 

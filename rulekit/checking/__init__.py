@@ -148,7 +148,7 @@ def _size(x) -> dict:
     if lower is not None:
         out["distinct_states"] = lower.as_dict()
     if not x.complete and (found is not None or lower is not None):
-        out["exhaustive_limit"] = {"states": EXHAUSTIVE_STATES, "fits": fits_limit(x)}
+        out["exhaustive_limit"] = {"states": getattr(x, "state_limit", None) or EXHAUSTIVE_STATES, "fits": fits_limit(x)}
     if getattr(x, "exhaustive", ""):
         out["exhaustive"] = x.exhaustive
     if getattr(x, "fingerprint_bits", 0):

@@ -32,6 +32,7 @@ def explore_all(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> 
             continue
         result.loaded = loaded
         result.estimate = result.distinct = None
+        result.state_limit = state_limit(bounds)
         if not result.complete:
             result = _deeper(loaded, result, limits, bounds)
         out.append(result)
@@ -43,16 +44,24 @@ DISTINCT_STEPS = 3_000  # engine steps of the collision estimate of an unfinishe
 EXHAUSTIVE_DISTINCT_STEPS = 1_000_000  # with --exhaustive, which decides on it whether to try a configuration
 
 
+def state_limit(bounds: PlayBounds) -> int:
+    """The states an exhaustive exploration may hold per configuration: `--exhaustive-states`, or
+    EXHAUSTIVE_STATES."""
+    return bounds.exhaustive_states or EXHAUSTIVE_STATES
+
+
 def fits_limit(x) -> bool | None:
-    """Can an exhaustive exploration finish this unfinished configuration within EXHAUSTIVE_STATES?
-    False when the lower estimate of its distinct states is above the limit, True when Knuth's upper
-    estimate is below it, None when the limit lies between the two (or neither is known)."""
+    """Can an exhaustive exploration finish this unfinished configuration within its state limit
+    (`x.state_limit`, else EXHAUSTIVE_STATES)? False when the lower estimate of its distinct states is
+    above the limit, True when Knuth's upper estimate is below it, None when the limit lies between the
+    two (or neither is known)."""
     import math
 
+    limit = getattr(x, "state_limit", None) or EXHAUSTIVE_STATES
     lower, upper = getattr(x, "distinct", None), getattr(x, "estimate", None)
-    if lower is not None and lower.at_least > EXHAUSTIVE_STATES:
+    if lower is not None and lower.at_least > limit:
         return False
-    if upper is not None and upper.log_nodes <= math.log(EXHAUSTIVE_STATES):
+    if upper is not None and upper.log_nodes <= math.log(limit):
         return True
     return None
 
@@ -76,15 +85,15 @@ def _deeper(loaded, result, limits, bounds: PlayBounds):
     if not bounds.exhaustive:
         return result
     if fits_limit(result) is False:
-        result.exhaustive = (f"not tried: {lower.text()}, above the {EXHAUSTIVE_STATES:,}-state limit, so an "
+        result.exhaustive = (f"not tried: {lower.text()}, above the {result.state_limit:,}-state limit, so an "
                              f"exhaustive exploration cannot finish it within the limit")
         return result
-    deep = Limits(max_states=EXHAUSTIVE_STATES, time_limit=bounds.exhaustive_time, depth=None,
+    deep = Limits(max_states=result.state_limit, time_limit=bounds.exhaustive_time, depth=None,
                   memory=bounds.memory_limit)
     again = _explored(loaded, deep)
     if again is None:
         return result
-    again.loaded, again.estimate, again.distinct = loaded, found, lower
+    again.loaded, again.estimate, again.distinct, again.state_limit = loaded, found, lower, result.state_limit
     again.exhaustive = "explored to the end" if again.complete else (
         f"tried, stopped by the {again.stopped_by} limit after {again.states:,} states")
     return again
