@@ -119,7 +119,7 @@ def test_the_exhaustive_state_limit_is_a_bound_a_user_sets(tmp_path, capsys):
     assert explored
     for x in explored:
         assert not x["complete"] and x["exhaustive_limit"]["states"] == 40
-        assert x["exhaustive"].startswith("tried, stopped by the states limit after")
+        assert x["exhaustive"].startswith("tried: ") and "reach the 40-state limit, so the configuration cannot" in x["exhaustive"]
     from rulekit.cli import main
 
     for flag, value in (("--exhaustive-states", "0"), ("--exhaustive-time", "-1")):

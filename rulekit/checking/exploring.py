@@ -94,8 +94,13 @@ def _deeper(loaded, result, limits, bounds: PlayBounds):
     if again is None:
         return result
     again.loaded, again.estimate, again.distinct, again.state_limit = loaded, found, lower, result.state_limit
-    again.exhaustive = "explored to the end" if again.complete else (
-        f"tried, stopped by the {again.stopped_by} limit after {again.states:,} states")
+    if again.complete:
+        again.exhaustive = "explored to the end"
+    elif again.stopped_by == "states":  # every state counted is a distinct one: a size shown, not estimated
+        again.exhaustive = (f"tried: {again.states:,} distinct states found to depth {again.depth} reach the "
+                            f"{again.state_limit:,}-state limit, so the configuration cannot be finished within it")
+    else:
+        again.exhaustive = f"tried, stopped by the {again.stopped_by} limit after {again.states:,} states"
     return again
 
 

@@ -158,7 +158,7 @@ def state_space(r) -> list[str]:
 
 
 STATE_SPACE_HEADER = ("configuration", "states explored", "distinct states (lower)", "tree of plays (upper)",
-                      "10M states")
+                      "--exhaustive")
 
 
 def state_space_table(r) -> tuple[list[tuple[str, ...]], list[str]]:
@@ -193,8 +193,8 @@ def state_space_table(r) -> tuple[list[tuple[str, ...]], list[str]]:
         limit, fits = x.get("exhaustive_limit") or {}, "?"
         if limit:
             fits = {False: "cannot fit", True: "fits"}.get(limit["fits"], "between")
-            notes.append({"cannot fit": "cannot fit: the lower estimate is above the 10,000,000-state limit of "
-                                        "--exhaustive, which skips it",
+            notes.append({"cannot fit": f"cannot fit: the lower estimate is above the {limit['states']:,}-state limit "
+                                        "of --exhaustive, which skips it",
                           "fits": "fits: the upper estimate is below the limit; --exhaustive explores it to the end",
                           "between": "between: the limit lies between the two estimates; --exhaustive samples more "
                                      "states and tries it unless they show it cannot fit"}[fits])
