@@ -77,7 +77,7 @@ class Exploration:
     fired: set = field(default_factory=set)  # (choice point, action index) taken at least once
     parent: Sequence[int] = field(default_factory=list)  # per state: the state it was first reached from
     via: Sequence[int] = field(default_factory=list)  # per state: the action that reached it from there
-    edges: Sequence[Sequence[int]] | None = None  # per state: its successors (a `Successors`)
+    edges: Sequence[Sequence[int]] | None = None  # per state: its successors (a `Successors` here, lists elsewhere)
     prefix: list[int] = field(default_factory=list)  # actions from the start to the explored root
     kinds: bytearray = field(default_factory=bytearray)  # per state: CHANCE and EXPANDED flags
     fingerprint_bits: int = 0  # > 0 when visited states are remembered by a hash of that many bits
@@ -241,8 +241,9 @@ FINGERPRINT_BITS = 128
 
 def fingerprint(key: bytes) -> bytes:
     """What the explorer remembers of a visited state: a 128-bit hash of its key, as TLC keeps 64-bit
-    fingerprints. Two distinct states share one with a chance below n**2 / 2**129 among n states
-    (`Exploration.collision_bound`: then the exploration merged them and missed what follows one), which keeps ten million states in hundreds of megabytes, not gigabytes."""
+    fingerprints, so that ten million visited states take about a gigabyte, where their keys took
+    several. Two distinct states share one with a chance below n**2 / 2**129 among n states
+    (`Exploration.collision_bound`); the exploration would then merge them and miss what follows one."""
     return hashlib.blake2b(key, digest_size=FINGERPRINT_BITS // 8).digest()
 
 
