@@ -364,6 +364,28 @@ def test_commands_of_one_label_are_each_held_to_the_ranking():
     assert ranking is not None and ranking.levels == [({"x": 1}, ["(the rules go on)"])]
 
 
+def test_a_check_spends_the_same_solver_units_whatever_the_process_did_before(tmp_path):
+    """Z3's heuristics follow the order in which a context made its terms: without a fresh context per
+    piece of work, other Z3 work first (another spec, another test) moved this check's units and could
+    turn its `proven` into `unknown`."""
+    import z3
+
+    spec = spec_of(tmp_path, ROUNDS, "rounds")
+
+    def units():
+        with budget.recording() as used:
+            f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))
+        return f.verdict, [(spent, result) for spent, _, result in used]
+
+    alone = units()
+    xs = [z3.Int(f"unrelated{i}") for i in range(500)]
+    s = z3.Solver()
+    s.add(z3.Sum(xs) == 7, *[x >= 0 for x in xs])
+    assert s.check() == z3.sat
+    assert units() == alone and alone[0] == "proven"
+    assert z3.simplify(xs[0] + 1 - xs[0]) == 1  # the context of the work before is back, usable
+
+
 def test_a_step_that_ends_the_round_and_deals_again_is_ranked_branch_by_branch(tmp_path, monkeypatch):
     spec = spec_of(tmp_path, ROUNDS, "rounds")
     f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))

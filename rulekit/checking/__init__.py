@@ -44,7 +44,7 @@ def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timi
     """All findings for one spec; a spec that does not compile raises SpecError. `executor`
     (`rulekit.executors`) runs the random play; by default, this process does."""
     bounds = bounds or PlayBounds()
-    with budget.resource_limit(bounds.solver_rlimit):
+    with budget.resource_limit(bounds.solver_rlimit), budget.fresh_context():
         return _check_spec(spec, bounds, progress, timings, executor)
 
 

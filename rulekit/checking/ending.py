@@ -36,7 +36,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 known: KnownLoops | None = None) -> Finding:
     """The termination finding of one option set. Under the default options, the lassos it finds are
     kept in `known`; under the others, those are replayed before a loop is searched for."""
-    from ..verify import endless
+    from ..verify import budget, endless
     from ..verify import termination as term
     from ..verify.explore import state_key
 
@@ -98,7 +98,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         if config is None:
             tried.append("ranking function: tried under the explored options only (--all-options explores them all)")
         elif bounds.solver_timeout > 0:
-            ranked = _ranked(config, bounds, tried)
+            with budget.fresh_context():
+                ranked = _ranked(config, bounds, tried)
             if ranked is not None:
                 verdicts[players], relations[players] = ("proven", ranked[0]), ranked[1]
                 continue

@@ -31,10 +31,11 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             config = config_of(spec, players, options)
             if config is None:
                 continue
-            with budget.time_box(build_limit(bounds), "the symbolic relation"):
-                system = fragment.build(config)
-            results[players] = (system, symbolic.verify(system, bounds.bmc_depth, bounds.max_k, timeout,
-                                                         bounds.symbolic_time_limit * budget.SAFETY_FACTOR))
+            with budget.fresh_context():
+                with budget.time_box(build_limit(bounds), "the symbolic relation"):
+                    system = fragment.build(config)
+                results[players] = (system, symbolic.verify(system, bounds.bmc_depth, bounds.max_k, timeout,
+                                                             bounds.symbolic_time_limit * budget.SAFETY_FACTOR))
     except Unsupported as exc:
         if not game.properties:
             return []
@@ -162,7 +163,8 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                              f"no stuck state within {depth} steps of the start (Z3 BMC, {where})",
                              bound=bound, options=changed))
     try:
-        proofs = parametric.prove(every_count(game, options), timeout)
+        with budget.fresh_context():
+            proofs = parametric.prove(every_count(game, options), timeout)
     except (Unsupported, *z3_errors()):
         proofs = {}
     for prop in (p for p in game.properties if p.applies(options)):
@@ -198,7 +200,8 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
             return {}, str(exc)
         deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR
         verdicts = symbolic.Verdicts()
-        verdicts.answers = symbolic.bmc(system, bounds.whole_bmc_depth, timeout, deadline)
+        with budget.fresh_context():
+            verdicts.answers = symbolic.bmc(system, bounds.whole_bmc_depth, timeout, deadline)
         verdicts.depth = min((a.depth for a in verdicts.answers.values()), default=bounds.whole_bmc_depth)
         results[players] = (system, verdicts)
     return results, ""
@@ -230,7 +233,7 @@ def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds
             # gives the same verdicts on any machine), small cones first, so that what one invariant
             # leaves unused goes to the harder ones after it; the wall clock is only a safety net.
             deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR
-            with budget.spending(budget.Account(bounds.config_units)):
+            with budget.spending(budget.Account(bounds.config_units)), budget.fresh_context():
                 for name in segments.by_cost(system):
                     if name in undecided_somewhere:  # one undecided player count leaves it unknown anyway
                         continue
@@ -300,7 +303,7 @@ def abstraction_proofs(spec: Spec, game: m.Game, options: dict, bounds: PlayBoun
             _ABSTRACTION_CACHE.clear()
         configs = [config_of(spec, players, options) for players in range(game.min_players, game.max_players + 1)]
         try:
-            with budget.time_box(build_limit(bounds), "the counts abstraction"):
+            with budget.time_box(build_limit(bounds), "the counts abstraction"), budget.fresh_context():
                 proofs = {} if None in configs else segments.state_proofs(configs, int(bounds.solver_timeout * 1000))
         except budget.TooLarge:
             proofs = {}  # the invariants are then judged by the other methods, each saying what it rests on

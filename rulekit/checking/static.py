@@ -56,19 +56,20 @@ def consistency(spec: Spec, game: m.Game, report: GameReport, bounds: PlayBounds
     consistent, unknown = [], []
     cores: dict = {}  # the labels of one minimal unsat core -> (the core, player counts where it is found)
     for players in counts:
-        left_out: set = set()
-        # Every false claim, not just the first: leave out the claims of each core found and ask again.
-        for _ in range(len(game.claims) + 1):
-            with budget.time_box(build_limit(bounds), "the declared numbers' encoding"):
-                result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000), frozenset(left_out))
-            if result.result != "unsat":
-                break
-            key = tuple(t.label for t in result.core)
-            cores.setdefault(key, (result, []))[1].append(players)
-            claims = {t.name for t in result.core if t.what == "claim"}
-            if not claims:
-                break
-            left_out |= claims
+        with budget.fresh_context():
+            left_out: set = set()
+            # Every false claim, not just the first: leave out the claims of each core found and ask again.
+            for _ in range(len(game.claims) + 1):
+                with budget.time_box(build_limit(bounds), "the declared numbers' encoding"):
+                    result = smt.consistency(game, players, options, int(bounds.solver_timeout * 1000), frozenset(left_out))
+                if result.result != "unsat":
+                    break
+                key = tuple(t.label for t in result.core)
+                cores.setdefault(key, (result, []))[1].append(players)
+                claims = {t.name for t in result.core if t.what == "claim"}
+                if not claims:
+                    break
+                left_out |= claims
         if left_out or result.result == "unsat":
             continue
         if result.result == "sat":
