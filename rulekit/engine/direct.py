@@ -164,11 +164,14 @@ def draw_top(s, zone, span):
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
     if hi > lo and hi == len(cards):
         t = s.t
-        kind = cards[lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))]
-        if (cards.count(kind) if lo == 0 else cards[lo:hi].count(kind)) != hi - lo:
+        # The block of undetermined cards is kept sorted (`runtime.shuffle`): it is one kind when its
+        # ends are, and the card at the drawn position is one of the equal cards lying together there.
+        at = lo + int((s.u[t] if t < len(s.u) else uniform(s)) * (hi - lo))
+        kind = cards[at]
+        if cards[lo] != cards[hi - 1]:
             s.t += 1
             s.h.append(kind)
-        del cards[cards.index(kind, lo, hi)]
+        del cards[at]
         s.hi[zone] = hi - 1
         return kind
     return runtime.take_top(s, zone, span)
@@ -265,10 +268,10 @@ class DirectCodegen(Codegen):
             return [f"_k = {self.draw_call('draw_top', f's, _z, {span}')}"]
         return ["_dz = _z", "_dc = s.z[_dz]", "_dl = s.lo[_dz]", "_dh = s.hi[_dz]",
                 "if _dh > _dl and _dh == len(_dc):", "    _dt = s.t",
-                "    _k = _dc[_dl + int((s.u[_dt] if _dt < len(s.u) else uniform(s)) * (_dh - _dl))]",
-                "    if (_dc.count(_k) if _dl == 0 else _dc[_dl:_dh].count(_k)) != _dh - _dl:",
+                "    _di = _dl + int((s.u[_dt] if _dt < len(s.u) else uniform(s)) * (_dh - _dl))",
+                "    _k = _dc[_di]", "    if _dc[_dl] != _dc[-1]:",
                 "        s.t = _dt + 1", "        s.h.append(_k)",
-                "    del _dc[_dc.index(_k, _dl, _dh)]", "    s.hi[_dz] = _dh - 1",
+                "    del _dc[_di]", "    s.hi[_dz] = _dh - 1",
                 "else:", f"    _k = take_top(s, _dz, {span})"]
 
     # The move log is for observations, and nobody observes a playout: moves, reveals of a whole zone

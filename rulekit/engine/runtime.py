@@ -2,7 +2,10 @@
 
 A `set` zone is kept sorted (a multiset); a `stack` zone is ordered with its top
 last. A stack may hold one *undetermined block* [lo, hi): cards whose order is
-not yet decided (after a shuffle). Taking a card from inside the block is a
+not yet decided (after a shuffle), kept sorted as a set is: a shuffle sorts
+it, and every operation takes cards out of it in order or puts them beside it,
+so the block is one kind exactly when its two ends are, and equal cards lie
+together. Taking a card from inside the block is a
 chance event, resolved by the engine before the move happens (deferred
 randomness: the same distribution as shuffling up front, with far fewer
 outcomes and no hidden order to hide).

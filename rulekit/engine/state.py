@@ -200,7 +200,7 @@ class State:
             history, stream, n = self.history, self.stream, hi - lo
             t = len(history)
             kind = cards[lo + int((stream[t] if t < len(stream) else stream.at(t)) * n)]
-            if (cards.count(kind) if n == len(cards) else cards[lo:hi].count(kind)) != n:
+            if cards[lo] != cards[hi - 1]:  # the block is sorted: it is one kind when its ends are
                 history.append(kind)  # a block of one kind is no chance event
             runtime.fix_end(self, zone, kind, top)
             return 0
