@@ -390,3 +390,49 @@ def chance_by_caller(game, seeds) -> list[list[int]]:
                 state.apply_action(rng.choice(state.legal_actions()))
         out.append(state.history)
     return out
+
+
+# A grid of cards turned face up: a place with a face-down card, then, maybe, another of its row or
+# column; the tests of places join a part that reads only the places (next to, in the cross of) and a
+# part that reads the cards.
+NEAR_SPEC = GRID_SPEC.split("var row")[0] + """define in_cross(x: grid, y: grid): bool = x.row == y.row or x.column == y.column
+flow {
+  move all from box to pile
+  shuffle pile
+  for y in grid { move top from pile to down(y) }
+  turns from seat(0) {
+    choose by current {
+      action pick(x in grid where size(down(x)) > 0) "Turn a card face up." {
+        move all from down(x) to up(x)
+        if exists(y in grid where adjacent(x, y) and size(down(y)) > 0) {
+          choose by current {
+            action more(y in grid where size(down(y)) > 0 and in_cross(x, y) and y != x) "Turn another." {
+              move all from down(y) to up(y)
+            }
+            action stop "Stop." { }
+          }
+        }
+      }
+    }
+    if exists(y in grid where exists(c in up(y) where c == Ace)) {
+      win current
+      end game
+    }
+  }
+}
+"""
+
+
+def test_a_loop_whose_test_partly_reads_no_state_runs_over_the_values_that_pass_that_part(tmp_path, monkeypatch):
+    rulebook = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
+    game = rulekit.load(str(write_spec(tmp_path, NEAR_SPEC, name="near", rulebook=rulebook)), players=2)
+    for source in (game.whole_games.source, game.stepping.source, game.stepping_chance.source):
+        assert source.count("remember(FD") == 2  # `adjacent` in the quantifier, `in_cross` in the listing
+    monkeypatch.setattr(direct, "narrowed_domain", lambda *args: None)
+    unfiltered = Game(game.config)
+    assert "remember(FD" not in unfiltered.whole_games.source + unfiltered.stepping.source
+    seeds = range(16)
+    assert games(game, seeds) == games(unfiltered, seeds)
+    assert batch(game, seeds) == batch(unfiltered, seeds)
+    assert chance_by_caller(game, seeds) == chance_by_caller(unfiltered, seeds)
+    assert {end for *_, end in zip(*batch(game, seeds))} == {"won"}

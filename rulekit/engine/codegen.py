@@ -372,6 +372,11 @@ class Codegen:
         key = outer[0] if len(outer) == 1 else "(" + "".join(name + ", " for name in outer) + ")"
         return f"{self.const(f'KT{len(self.consts)}', table)}[{key}]"
 
+    def narrowed(self, b: m.Binder, var: str, src: str, cond: str | None) -> tuple[str, str | None]:
+        """The domain and the test of the loop of binder `b` in a listing or a quantifier: here as
+        they are; the whole-game code narrows a constant domain by the fixed part of the test."""
+        return src, cond
+
     def quant_code(self, e, b: m.Binder, var: str) -> str:
         cond = self.ex(b.cond) if b.cond is not None else None
         if cond and e.kind in ("exists", "count") and isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)):
@@ -383,17 +388,19 @@ class Codegen:
                 single = kinds in self.consts and len(self.consts[kinds]) == 1
                 return f"{src}.count({next(iter(self.consts[kinds]))})" if single else f"sum(map({kinds}.__contains__, {src}))"
         if e.kind == "count":
-            src = self.binder_src(b, distinct=False)
+            src, cond = self.narrowed(b, var, self.binder_src(b, distinct=False), cond)
             copies = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
             return f"sum(1 for {var} in {src} if {cond})" if cond else f"len({src})" if copies else f"sum(1 for {var} in {src})"
         if e.kind in AGGREGATES:  # over distinct values, so that ties go to the first in the domain's order
             largest, element = AGGREGATES[e.kind]
             what = self.const(f"W{len(self.consts)}", f"{e.kind}({b.name} in ...)")
-            pairs = f"(({self.ex(e.body)}, {var}) for {var} in {self.binder_src(b, distinct=True)}{' if ' + cond if cond else ''})"
+            src, cond = self.narrowed(b, var, self.binder_src(b, distinct=True), cond)
+            pairs = f"(({self.ex(e.body)}, {var}) for {var} in {src}{' if ' + cond if cond else ''})"
             if self.probing and id(e) in self.probe_ties:
                 return f"best_tie(HITS, {self.probe_ties[id(e)]}, {pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
             return f"best({pairs}, {largest}, {element}, {what}, {self.span_const(e.span)})"
         src = self.binder_src(b, distinct=not isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)))
+        src, cond = self.narrowed(b, var, src, cond)
         guard = f" if {cond}" if cond else ""
         if e.kind == "exists":
             return f"any(True for {var} in {src}{guard})"
@@ -897,10 +904,11 @@ class Codegen:
             var = f"_L{b.slot}"
             self.env[b.slot] = var
             src = self.once(b, distinct=True) if i == 0 else self.binder_src(b, distinct=True)
+            src, cond = self.narrowed(b, var, src, self.ex(b.cond) if b.cond is not None else None)
             lines.append("    " * depth + f"for {var} in {src}:")
             depth += 1
-            if b.cond is not None:
-                lines.append("    " * depth + f"if {self.ex(b.cond)}:")
+            if cond is not None:
+                lines.append("    " * depth + f"if {cond}:")
                 depth += 1
             if i == when_after:
                 lines.append("    " * depth + f"if {self.ex(action.when)}:")

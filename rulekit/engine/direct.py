@@ -22,7 +22,7 @@ from ..errors import RuleRuntimeError
 from ..lower import core
 from . import runtime
 from .codegen import Codegen
-from .fixedloops import fixed_filter_lines, remember
+from .fixedloops import fixed_filter_lines, narrowed_domain, remember
 from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
 from .picks import ascending_domain
 from .stream import DrawCounts, Stream
@@ -371,6 +371,10 @@ class DirectCodegen(Codegen):
             self.kinds_only = None
         head = ["_o = []", "_m = {}"] if memo else ["_o = []"]
         return head + [nonempty_ids(line) for line in lines] + ([] if self.listed_in_order(st) else ["_o.sort()"])
+
+    def narrowed(self, b, var: str, src: str, cond: str | None) -> tuple[str, str | None]:
+        found = narrowed_domain(self, b, var, src, cond) if CONSTANT_RANGE.fullmatch(src) else None
+        return found if found is not None else (src, cond)
 
     def binder_src(self, b, distinct: bool) -> str:
         """In a listing of ids: the kinds of a zone's cards that pass a test of the kind alone, as

@@ -7,9 +7,14 @@ that pass, worked out the first time and remembered per combination of the value
 to `REMEMBERED` of them per loop). A test that fails on some value fails where it is worked out, before
 the loop's first pass rather than at that value; the whole-game code leaves a failing game to the
 engine, which replays it from the start, so the game's outcome is the same.
+
+The loops of a listing of options and of a quantifier (`narrowed_domain`) get the same treatment for
+the part of their test that reads nothing of the game: `y in cells where adjacent(x, y) and
+face_down(y)` runs over the remembered neighbours of `x`, testing only whether each is face down.
 """
 from __future__ import annotations
 
+import builtins
 import re
 
 from .. import model as m
@@ -17,6 +22,10 @@ from .pyscope import free_names
 
 REMEMBERED = 4096  # combinations of the values a loop's test reads that one loop remembers
 _LOCAL = re.compile(r"fv(\d+)")  # how the whole-game code names a local (see `DirectCodegen.local_ref`)
+# the names of values bound while an expression is evaluated: locals, and the variables of the loops of
+# listings, quantifiers and inlined definitions (see `Codegen.prefix`)
+_BOUND = re.compile(r"fv\d+|_L\d+|_D\d+_\d+")
+_BUILTINS = frozenset(dir(builtins))
 
 
 def remember(table: dict, key, values: tuple) -> tuple:
@@ -51,3 +60,39 @@ def fixed_filter_lines(codegen, st: m.For, var: str, domain: str) -> list[str] |
     return [f"_fl = {table}.get({key})", "if _fl is None:",
             f"    _fl = remember({table}, {key}, tuple({var} for {var} in {domain} if {test}))",
             f"for {var} in _fl:", *codegen.indent(codegen.block_lines(body))]
+
+
+def narrowed_domain(codegen, b: m.Binder, var: str, domain: str, cond: str | None) -> tuple[str, str | None] | None:
+    """For the loop of binder `b` (`var` over the constant `domain`, tested by `cond`) in a listing or
+    a quantifier: (the values of the domain that pass the conjuncts of its test that read nothing of
+    the game, remembered per combination of the bound values they read; the other conjuncts or None),
+    or None when no conjunct is of that kind."""
+    if cond is None or b.cond is None:
+        return None
+    known = _BUILTINS | set(codegen.consts) | set(codegen.attr_tables())
+    fixed, rest, reads = [], [], set()
+    for part in _conjuncts(b.cond):
+        code = codegen.ex(part)
+        free = free_names(code) - {var}
+        if all(name in known or _BOUND.fullmatch(name) for name in free):
+            fixed.append(code)
+            reads |= {name for name in free if _BOUND.fullmatch(name)}
+        else:
+            rest.append(code)
+    if not fixed:
+        return None
+    table = codegen.const(f"FD{len(codegen.consts)}", {})
+    names = sorted(reads)
+    key = names[0] if len(names) == 1 else "(" + "".join(f"{name}, " for name in names) + ")"
+    test = " and ".join(fixed)
+    # `filter`, not a comprehension: the loop over the whole domain must not look like the binder's own
+    # loop to what rewrites that (`slices.by_slices`)
+    values = (f"({table}[{key}] if {key} in {table} else "
+              f"remember({table}, {key}, tuple(filter(lambda {var}: {test}, {domain}))))")
+    return values, (" and ".join(rest) if rest else None)
+
+
+def _conjuncts(e) -> list:
+    if isinstance(e, m.Binary) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
