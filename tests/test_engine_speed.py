@@ -361,19 +361,28 @@ flow {
 """
 
 
-def test_a_loop_whose_test_reads_no_state_runs_over_the_values_that_pass_and_plays_as_the_plain_code(
-        tmp_path, monkeypatch):
-    rulebook = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
-    game = rulekit.load(str(write_spec(tmp_path, GRID_SPEC, name="grid", rulebook=rulebook)), players=2)
+GRID_RULEBOOK = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
+
+
+def remembered_against_plain(tmp_path, monkeypatch, spec: str, mark: str, rewrite: str, loops: int, seeds) -> Game:
+    """A grid game's code with `loops` remembered domains (`mark` in each of its three programs), and
+    the same games from `seeds` played by the code compiled without them (`rewrite` of `direct` off)."""
+    game = rulekit.load(str(write_spec(tmp_path, spec, name="grid", rulebook=GRID_RULEBOOK)), players=2)
     for source in (game.whole_games.source, game.stepping.source, game.stepping_chance.source):
-        assert source.count("remember(FL") == 2  # the two loops of `regather`, not the one that reads `row`
-    monkeypatch.setattr(direct, "fixed_filter_lines", lambda *args: None)
+        assert source.count(mark) == loops
+    monkeypatch.setattr(direct, rewrite, lambda *args: None)
     unfiltered = Game(game.config)
-    assert "remember(FL" not in unfiltered.whole_games.source + unfiltered.stepping.source
-    seeds = range(12)
+    assert mark not in unfiltered.whole_games.source + unfiltered.stepping.source
     assert games(game, seeds) == games(unfiltered, seeds)
     assert batch(game, seeds) == batch(unfiltered, seeds)
     assert chance_by_caller(game, seeds) == chance_by_caller(unfiltered, seeds)
+    return game
+
+
+def test_a_loop_whose_test_reads_no_state_runs_over_the_values_that_pass_and_plays_as_the_plain_code(
+        tmp_path, monkeypatch):
+    # the two loops of `regather`, not the one that reads `row`
+    remembered_against_plain(tmp_path, monkeypatch, GRID_SPEC, "remember(FL", "fixed_filter_lines", 2, range(12))
 
 
 def chance_by_caller(game, seeds) -> list[list[int]]:
@@ -424,15 +433,7 @@ flow {
 
 
 def test_a_loop_whose_test_partly_reads_no_state_runs_over_the_values_that_pass_that_part(tmp_path, monkeypatch):
-    rulebook = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
-    game = rulekit.load(str(write_spec(tmp_path, NEAR_SPEC, name="near", rulebook=rulebook)), players=2)
-    for source in (game.whole_games.source, game.stepping.source, game.stepping_chance.source):
-        assert source.count("remember(FD") == 2  # `adjacent` in the quantifier, `in_cross` in the listing
-    monkeypatch.setattr(direct, "narrowed_domain", lambda *args: None)
-    unfiltered = Game(game.config)
-    assert "remember(FD" not in unfiltered.whole_games.source + unfiltered.stepping.source
+    # `adjacent` in the quantifier, `in_cross` in the listing
     seeds = range(16)
-    assert games(game, seeds) == games(unfiltered, seeds)
-    assert batch(game, seeds) == batch(unfiltered, seeds)
-    assert chance_by_caller(game, seeds) == chance_by_caller(unfiltered, seeds)
+    game = remembered_against_plain(tmp_path, monkeypatch, NEAR_SPEC, "remember(FD", "narrowed_domain", 2, seeds)
     assert {end for *_, end in zip(*batch(game, seeds))} == {"won"}
