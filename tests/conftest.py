@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
+
+from rulekit.verify import budget
 
 # ---- Hypothesis profiles ---------------------------------------------------------------
 
@@ -19,4 +22,11 @@ settings.register_profile("dev", deadline=None, max_examples=100)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 # ---- fixtures ----------------------------------------------------------------------------
-# (none yet; add shared fixtures below)
+
+
+@pytest.fixture(autouse=True)
+def own_solver_context():
+    """Each test's Z3 work in a context of its own (see `budget.fresh_context`): the resource units a
+    query takes, and so a verdict near its limit, do not depend on which tests the worker ran before."""
+    with budget.fresh_context():
+        yield
