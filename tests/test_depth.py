@@ -378,8 +378,8 @@ def test_a_check_spends_the_same_solver_units_whatever_the_process_did_before(tm
         return f.verdict, [(spent, result) for spent, _, result in used]
 
     alone = units()
-    xs = [z3.Int(f"unrelated{i}") for i in range(500)]
-    s = z3.Solver()
+    xs = [z3.Int(f"unrelated{i}", ctx=budget.context()) for i in range(500)]
+    s = z3.Solver(ctx=budget.context())
     s.add(z3.Sum(xs) == 7, *[x >= 0 for x in xs])
     assert s.check() == z3.sat
     assert units() == alone and alone[0] == "proven"

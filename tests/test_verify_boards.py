@@ -13,7 +13,7 @@ import z3
 from rulekit import load
 from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
-from rulekit.verify import Unsupported, fragment, replay, symbolic, terms, vector
+from rulekit.verify import Unsupported, budget, fragment, replay, symbolic, terms, vector
 from rulekit.verify.explore import Limits, explore
 from tests.helpers import write_spec
 
@@ -78,9 +78,9 @@ def _z3_step_holds(system, before, after, command) -> bool:
     rel = symbolic.Relation(system)
     if any(after[i] != system.init[i] for i in range(len(after)) if i not in rel.changing):
         return False
-    solver = z3.Solver()
-    solver.add(rel.step({i: z3.IntVal(v) for i, v in enumerate(before)},
-                        {i: z3.IntVal(v) for i, v in enumerate(after)}, z3.IntVal(command)))
+    solver = z3.Solver(ctx=budget.context())
+    solver.add(rel.step({i: z3.IntVal(v, ctx=budget.context()) for i, v in enumerate(before)},
+                        {i: z3.IntVal(v, ctx=budget.context()) for i, v in enumerate(after)}, z3.IntVal(command, ctx=budget.context())))
     return solver.check() == z3.sat
 
 

@@ -17,7 +17,7 @@ from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
 from rulekit.lower import every_count
 from tests.helpers import configure
-from rulekit.verify import Unsupported, fragment, parametric, replay, segments, symbolic, terms, vector
+from rulekit.verify import Unsupported, budget, fragment, parametric, replay, segments, symbolic, terms, vector
 from rulekit.verify.explore import Limits, explore
 from tests.helpers import write_spec
 
@@ -100,13 +100,13 @@ def _configurations(market_spec):
 def _z3_step_holds(system, before, after, command) -> bool:
     """Does the Z3 transition relation relate these two concrete states by this command?"""
     rel = symbolic.Relation(system)
-    xs = {i: z3.IntVal(v) for i, v in enumerate(before)}
-    ys = {i: z3.IntVal(v) for i, v in enumerate(after)}
+    xs = {i: z3.IntVal(v, ctx=budget.context()) for i, v in enumerate(before)}
+    ys = {i: z3.IntVal(v, ctx=budget.context()) for i, v in enumerate(after)}
     # Slots no command writes are constants of the relation: a step must leave them at their start.
     if any(after[i] != system.init[i] for i in range(len(after)) if i not in rel.changing):
         return False
-    solver = z3.Solver()
-    solver.add(rel.step(xs, ys, z3.IntVal(command)))
+    solver = z3.Solver(ctx=budget.context())
+    solver.add(rel.step(xs, ys, z3.IntVal(command, ctx=budget.context())))
     return solver.check() == z3.sat
 
 
@@ -351,7 +351,7 @@ def _kept_values(system, loaded, state, kept) -> dict:
 def _reachable_within(system, before: dict, after: dict, steps: int) -> bool:
     """Is `after` reached from `before` in at most `steps` steps of the abstract relation?"""
     rel = symbolic.Relation(system)
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=budget.context())
     solver.set("timeout", 20_000)
     xs = rel.state("0")
     solver.add(*(xs[i] == v for i, v in before.items()))
@@ -359,7 +359,7 @@ def _reachable_within(system, before: dict, after: dict, steps: int) -> bool:
         if solver.check(*(xs[i] == v for i, v in after.items())) == z3.sat:
             return True
         ys = rel.state(str(t + 1))
-        solver.add(rel.step(xs, ys, z3.Int(f"c{t}")))
+        solver.add(rel.step(xs, ys, z3.Int(f"c{t}", ctx=budget.context())))
         xs = ys
     return False
 

@@ -63,6 +63,7 @@ _rlimit: ContextVar[int] = ContextVar("rlimit", default=DEFAULT_RLIMIT)
 _deadline: ContextVar[tuple | None] = ContextVar("deadline", default=None)
 _usage: ContextVar[list | None] = ContextVar("usage", default=None)
 _account: ContextVar = ContextVar("account", default=None)  # of Account
+_context: ContextVar = ContextVar("z3_context", default=None)  # of z3.Context, see `fresh_context`
 
 
 class Account:
@@ -137,7 +138,9 @@ def solver(timeout_ms: int | float, simplify: bool = False):
     relation's steps this takes a third to a quarter of the resource units)."""
     import z3
 
-    s = z3.Then("simplify", "propagate-values", "solve-eqs", "simplify", "smt").solver() if simplify else z3.Solver()
+    ctx = context()
+    s = (z3.Then("simplify", "propagate-values", "solve-eqs", "simplify", "smt", ctx=ctx).solver() if simplify
+         else z3.Solver(ctx=ctx))
     acc = _account.get()
     s.set("rlimit", max(1, min(rlimit(), acc.left)) if acc is not None else rlimit())
     s.set("timeout", max(1, int(timeout_ms * SAFETY_FACTOR)))
@@ -180,26 +183,33 @@ def unknown_reason(s) -> str:
 
 @contextlib.contextmanager
 def fresh_context():
-    """Z3's default context replaced by a new one inside the block, and the old one back after it.
+    """A new Z3 context for the block: every term the verifiers make inside it is made in `context()`.
 
     Z3 numbers the terms of a context in the order they are made, and its heuristics follow those
-    numbers, so the resource units a query takes depend on every term the process made before it. On a
-    small game's termination check, other Z3 work first moved the units spent from 0.88 to 1.22 million
-    and the verdict from `proven` to `unknown`. A piece of work run in a fresh context spends the same
-    units wherever it runs: alone, after another spec, in a test suite, on a worker.
-
-    Z3's Python API has no public call for this: `z3.main_ctx()` returns the module's `_main_ctx`, made
-    when it is None. Every Z3 object keeps its own context alive, so one that leaves the block stays
-    valid (it cannot be mixed with objects made outside it)."""
+    numbers, so the resource units a query takes depend on every term made in its context before it. On
+    a small game's termination check, other Z3 work first moved the units spent from 0.88 to 1.22
+    million and the verdict from `proven` to `unknown`. A piece of work run in a fresh context spends the
+    same units wherever it runs: alone, after another spec, in a test suite, on a worker. Every Z3 object
+    keeps its own context alive, so one that leaves the block stays valid (it cannot be mixed with
+    objects made outside it)."""
     import z3
-    from z3 import z3 as api
 
-    previous = api._main_ctx
-    api._main_ctx = z3.Context()
+    token = _context.set(z3.Context())
     try:
         yield
     finally:
-        api._main_ctx = previous
+        _context.reset(token)
+
+
+def context():
+    """The Z3 context that terms, solvers and parsed formulas are made in: the innermost
+    `fresh_context`, else Z3's default one."""
+    current = _context.get()
+    if current is not None:
+        return current
+    import z3
+
+    return z3.main_ctx()
 
 
 @contextlib.contextmanager

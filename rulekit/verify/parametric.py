@@ -38,7 +38,7 @@ def _where(node) -> str:
 class _Encoder:
     def __init__(self, game: m.Game):
         self.g = game
-        self.n = z3.Int("N")
+        self.n = z3.Int("N", ctx=budget.context())
         self.vars = {v.name: v for v in game.vars}
         self.tokens = {t.name: t for t in game.tokens}
         self.defines = {d.name: d for d in game.defines}
@@ -54,25 +54,29 @@ class _Encoder:
 
     # ---- the state: name -> term; a per-player family is (array, ghost sum)
     def state(self, tag: str) -> dict:
+        ctx = budget.context()
+        ints = z3.IntSort(ctx=ctx)
         out = {}
         for v in self.g.vars:
             if v.per_player:
-                out[("var", v.name)] = (z3.Array(f"{v.name}@{tag}", z3.IntSort(), z3.IntSort()), z3.Int(f"sum {v.name}@{tag}"))
+                out[("var", v.name)] = (z3.Array(f"{v.name}@{tag}", ints, ints), z3.Int(f"sum {v.name}@{tag}", ctx=ctx))
             else:
-                out[("var", v.name)] = z3.Int(f"{v.name}@{tag}")
+                out[("var", v.name)] = z3.Int(f"{v.name}@{tag}", ctx=ctx)
         for t in self.g.tokens:
-            out[("supply", t.name)] = z3.Int(f"supply {t.name}@{tag}")
-            out[("held", t.name)] = (z3.Array(f"{t.name}@{tag}", z3.IntSort(), z3.IntSort()), z3.Int(f"sum {t.name}@{tag}"))
+            out[("supply", t.name)] = z3.Int(f"supply {t.name}@{tag}", ctx=ctx)
+            out[("held", t.name)] = (z3.Array(f"{t.name}@{tag}", ints, ints), z3.Int(f"sum {t.name}@{tag}", ctx=ctx))
         return out
 
     def initial(self) -> dict:
+        ctx = budget.context()
+        ints, zero = z3.IntSort(ctx=ctx), z3.IntVal(0, ctx=ctx)
         out = {}
         for v in self.g.vars:
             init = self.ev(v.init, None, {})
-            out[("var", v.name)] = (z3.K(z3.IntSort(), init), self.n * init) if v.per_player else init
+            out[("var", v.name)] = (z3.K(ints, init), self.n * init) if v.per_player else init
         for t in self.g.tokens:
             out[("supply", t.name)] = self.ev(t.count, None, {})
-            out[("held", t.name)] = (z3.K(z3.IntSort(), z3.IntVal(0)), z3.IntVal(0))
+            out[("held", t.name)] = (z3.K(ints, zero), zero)
         return out
 
     # ---- expressions
@@ -85,10 +89,10 @@ class _Encoder:
 
     def e_Const(self, e, st, env):
         if e.type == m.BOOL:
-            return z3.BoolVal(bool(e.value))
+            return z3.BoolVal(bool(e.value), ctx=budget.context())
         if e.type not in (m.INT,):
             raise Unsupported(f"a constant of type {e.type}{_where(e)}")
-        return z3.IntVal(int(e.value))
+        return z3.IntVal(int(e.value), ctx=budget.context())
 
     def e_Local(self, e, st, env):
         if e.slot not in env:
@@ -155,7 +159,7 @@ class _Encoder:
 
     def seat_var(self) -> z3.ArithRef:
         self.fresh += 1
-        return z3.Int(f"p{self.fresh}")
+        return z3.Int(f"p{self.fresh}", ctx=budget.context())
 
     def e_Quant(self, e, st, env):
         b = e.binder
@@ -247,7 +251,7 @@ class _Encoder:
             self.run(body, inner, dict(env), errs, seats)
             outcomes.append((cond, inner, errs))
         merged = dict(outcomes[-1][1])
-        error = z3.Or(outcomes[-1][2]) if outcomes[-1][2] else z3.BoolVal(False)
+        error = z3.Or(outcomes[-1][2]) if outcomes[-1][2] else z3.BoolVal(False, ctx=budget.context())
         for cond, inner, errs in reversed(outcomes[:-1]):
             for key, value in inner.items():
                 other = merged[key]
@@ -255,7 +259,7 @@ class _Encoder:
                     merged[key] = (z3.If(cond, value[0], other[0]), z3.If(cond, value[1], other[1]))
                 else:
                     merged[key] = z3.If(cond, value, other)
-            error = z3.If(cond, z3.Or(errs) if errs else z3.BoolVal(False), error)
+            error = z3.If(cond, z3.Or(errs) if errs else z3.BoolVal(False, ctx=budget.context()), error)
         st.update(merged)
         errors.append(error)
 

@@ -111,7 +111,7 @@ class _Steps:
         self.fixed = {i: v for i, v in enumerate(system.init) if i not in kept}
         self.names = {i: f"x!{i}" for i in variable}
         self.names.update({n + i: f"y!{i}" for i in bounded})
-        self.xs = {i: z3.Int(self.names[i]) for i in variable}
+        self.xs = {i: z3.Int(self.names[i], ctx=budget.context()) for i in variable}
         self.domain = [z3.And(self.xs[i] >= slots[i].low, self.xs[i] <= slots[i].high) for i in bounded]
         self.enabled: dict = {}
         self.after: dict = {}  # the new value of each slot a command moves, as a Z3 equation
@@ -140,7 +140,7 @@ class _Steps:
         enabled, *after = smtlib.conditions(
             [t.and_(*parts), *(t.compare("==", ("s", n + i), pre(c.updates[i])) for i in moved)], self.names)
         self.enabled[id(c)], self.after[id(c)] = enabled, dict(zip(moved, after))
-        self.delta[id(c)] = {i: z3.Int(self.names[n + i]) - self.xs[i] for i in moved}
+        self.delta[id(c)] = {i: z3.Int(self.names[n + i], ctx=budget.context()) - self.xs[i] for i in moved}
         self.seen[id(c)] = []
         return c
 
@@ -173,7 +173,7 @@ class _Steps:
             return seen
         delta, after = self.delta[id(c)], self.after[id(c)]
         weighed = [i for i in delta if weights.get(i, 0)]
-        change = z3.Sum([weights[i] * delta[i] for i in weighed] or [z3.IntVal(0)])
+        change = z3.Sum([weights[i] * delta[i] for i in weighed] or [z3.IntVal(0, ctx=budget.context())])
         solver = budget.solver(self.timeout_ms, simplify=True)
         solver.add(*self.domain, self.enabled[id(c)], *(after[i] for i in weighed), change > bound)
         r = budget.check(solver)
@@ -224,12 +224,12 @@ def _weights(steps: _Steps, first, remaining: list, weight_bound: int, rounds: i
     """Weights making `first` strictly decrease and no command of `remaining` increase, or None."""
     import z3
 
-    ws = {i: z3.Int(f"w{i}") for i in steps.bounded}
+    ws = {i: z3.Int(f"w{i}", ctx=budget.context()) for i in steps.bounded}
     chooser = budget.solver(steps.timeout_ms)
     chooser.add(*(z3.And(w >= -weight_bound, w <= weight_bound) for w in ws.values()))
 
     def rule_out(changes: dict, bound: int):
-        chooser.add(z3.Sum([ws[i] * d for i, d in changes.items()] or [z3.IntVal(0)]) <= bound)
+        chooser.add(z3.Sum([ws[i] * d for i, d in changes.items()] or [z3.IntVal(0, ctx=budget.context())]) <= bound)
 
     for c in remaining:  # what earlier queries showed these commands do
         for changes in steps.seen[id(c)]:

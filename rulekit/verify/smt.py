@@ -48,9 +48,9 @@ class Encoder:
 
     def __init__(self, game: m.Game, players: int, options: dict[str, str]):
         self.g, self.n, self.options = game, players, options
-        self.facts = {f.name: z3.Int(f"fact:{f.name}") for f in game.facts}
-        self.counts = [z3.Int(f"count:{c.name}") for c in game.components]
-        self.tokens = {t.name: z3.Int(f"token:{t.name}") for t in game.tokens}
+        self.facts = {f.name: z3.Int(f"fact:{f.name}", ctx=budget.context()) for f in game.facts}
+        self.counts = [z3.Int(f"count:{c.name}", ctx=budget.context()) for c in game.components]
+        self.tokens = {t.name: z3.Int(f"token:{t.name}", ctx=budget.context()) for t in game.tokens}
         self.comp_index = {c.name: i for i, c in enumerate(game.components)}
         self.defines = {d.name: d for d in game.defines}
         self.zones = {z.name: z for z in game.zones}
@@ -76,8 +76,8 @@ class Encoder:
                 raise Unsupported(f"card constant {e.name}")
             return ("card", self.comp_index[e.name])
         if e.type == m.BOOL:
-            return z3.BoolVal(bool(e.value))
-        return z3.IntVal(int(e.value))
+            return z3.BoolVal(bool(e.value), ctx=budget.context())
+        return z3.IntVal(int(e.value), ctx=budget.context())
 
     def e_Local(self, e, env):
         if e.slot not in env:
@@ -102,13 +102,13 @@ class Encoder:
     def _size(self, zone) -> z3.ArithRef:
         _, name, _per_player = zone
         if name != self.initial:
-            return z3.IntVal(0)
-        return z3.Sum([*self.counts, z3.IntVal(0)])
+            return z3.IntVal(0, ctx=budget.context())
+        return z3.Sum([*self.counts, z3.IntVal(0, ctx=budget.context())])
 
     def e_Builtin(self, e, env):
         name = e.name
         if name == "player_count":
-            return z3.IntVal(self.n)
+            return z3.IntVal(self.n, ctx=budget.context())
         if name == "current":
             return ("player", 0)
         if name == "size":
@@ -116,7 +116,7 @@ class Encoder:
         if name == "supply":
             return self.tokens[e.token]
         if name == "held":
-            return z3.IntVal(0)
+            return z3.IntVal(0, ctx=budget.context())
         if name in ("min", "max"):
             a, b = (self.ev(x, env) for x in e.args)
             return z3.If(a <= b, a, b) if name == "min" else z3.If(a >= b, a, b)
@@ -140,7 +140,7 @@ class Encoder:
             (ra, ca), (rb, cb) = (divmod(x[1], self._board_size(x[2])[1]) for x in (a, b))
             near = abs(ra - rb) + abs(ca - cb) == 1 if name == "orthogonal" else \
                 a[1] != b[1] and abs(ra - rb) <= 1 and abs(ca - cb) <= 1
-            return z3.BoolVal(near)
+            return z3.BoolVal(near, ctx=budget.context())
         raise Unsupported(f"builtin {name}")
 
     def _board_size(self, board: str) -> tuple[int, int]:
@@ -172,7 +172,8 @@ class Encoder:
         target = self.ev(e.target, env)
         if isinstance(target, tuple) and target[0] == "pos":
             columns = self._board_size(target[2])[1]
-            return z3.IntVal(target[1] // columns + 1 if e.attr == "row" else target[1] % columns + 1)
+            value = target[1] // columns + 1 if e.attr == "row" else target[1] % columns + 1
+            return z3.IntVal(value, ctx=budget.context())
         if not (isinstance(target, tuple) and target[0] == "card"):
             raise Unsupported(f"attribute {e.attr} of a non-card")
         return self._attr(target[1], e.attr)
@@ -184,7 +185,7 @@ class Encoder:
     def _eq(self, a, b):
         if isinstance(a, tuple) or isinstance(b, tuple):
             if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("card", "player", "pos"):
-                return z3.BoolVal(a[1] == b[1])
+                return z3.BoolVal(a[1] == b[1], ctx=budget.context())
             raise Unsupported("comparison of non-numbers")
         return a == b
 
@@ -214,7 +215,7 @@ class Encoder:
         return z3.If(c, t, o)
 
     def e_OptionIs(self, e, env):
-        return z3.BoolVal(self.options.get(e.ambiguity) == e.option)
+        return z3.BoolVal(self.options.get(e.ambiguity) == e.option, ctx=budget.context())
 
     def e_DefineCall(self, e, env):
         d = self.defines.get(e.define)
@@ -255,14 +256,14 @@ class Encoder:
             step = 1 if self.g.order == "clockwise" else -1
             return [(("player", (start + step * i) % self.n), None) for i in range(self.n)]
         if it.kind == "enum":
-            return [(("int", z3.IntVal(i)), None) for i in range(len(self.enums[it.enum].members))]
+            return [(("int", z3.IntVal(i, ctx=budget.context())), None) for i in range(len(self.enums[it.enum].members))]
         if it.kind == "set":
             return [(self._bind(self.ev(x, env)), None) for x in it.items]
         if it.kind == "range":
             lo, hi = z3.simplify(self.ev(it.low, env)), z3.simplify(self.ev(it.high, env))
             if not (z3.is_int_value(lo) and z3.is_int_value(hi)):
                 raise Unsupported("a range with symbolic bounds")
-            return [(("int", z3.IntVal(i)), None) for i in range(lo.as_long(), hi.as_long() + 1)]
+            return [(("int", z3.IntVal(i, ctx=budget.context())), None) for i in range(lo.as_long(), hi.as_long() + 1)]
         if it.kind == "board":
             rows, columns = self._board_size(it.enum)
             return [(("pos", i, it.enum), None) for i in range(rows * columns)]
@@ -270,21 +271,22 @@ class Encoder:
 
     def e_Quant(self, e, env):
         b = e.binder
+        ctx = budget.context()
         terms = []
         for value, mult in self._domain(b.iter, env):
             inner = {**env, b.slot: value}
-            cond = self.ev(b.cond, inner) if b.cond is not None else z3.BoolVal(True)
+            cond = self.ev(b.cond, inner) if b.cond is not None else z3.BoolVal(True, ctx=ctx)
             present = cond if mult is None else z3.And(cond, mult > 0)
             terms.append((inner, cond, present, mult))
         if e.kind == "count":
-            return z3.Sum([z3.IntVal(0)] + [z3.If(c, mult if mult is not None else z3.IntVal(1), 0)
-                                            for _, c, _, mult in terms])
+            return z3.Sum([z3.IntVal(0, ctx=ctx)] + [z3.If(c, mult if mult is not None else z3.IntVal(1, ctx=ctx), 0)
+                                                     for _, c, _, mult in terms])
         if e.kind == "exists":
-            return z3.Or([z3.BoolVal(False)] + [p for _, _, p, _ in terms])
+            return z3.Or([z3.BoolVal(False, ctx=ctx)] + [p for _, _, p, _ in terms])
         if e.kind == "forall":
-            return z3.And([z3.BoolVal(True)] + [z3.Implies(p, self.ev(e.body, inner)) for inner, _, p, _ in terms])
+            return z3.And([z3.BoolVal(True, ctx=ctx)] + [z3.Implies(p, self.ev(e.body, inner)) for inner, _, p, _ in terms])
         if e.kind == "sum":
-            return z3.Sum([z3.IntVal(0)] + [z3.If(c, self.ev(e.body, inner), 0) for inner, c, _, _ in terms])
+            return z3.Sum([z3.IntVal(0, ctx=ctx)] + [z3.If(c, self.ev(e.body, inner), 0) for inner, c, _, _ in terms])
         raise Unsupported(f"quantifier {e.kind}")
 
     # ---- the tracked assertions of this configuration
@@ -325,7 +327,7 @@ def consistency(game: m.Game, players: int, options: dict[str, str], timeout_ms:
     except z3.Z3Exception as exc:
         return Consistency(players, options, "unknown", reason=f"Z3: {exc}")
     solver = budget.solver(timeout_ms)
-    labels = [z3.Bool(f"track:{i}") for i in range(len(tracked))]
+    labels = [z3.Bool(f"track:{i}", ctx=budget.context()) for i in range(len(tracked))]
     for label, (_, formula) in zip(labels, tracked):
         solver.add(z3.Implies(label, formula))
     result = budget.check(solver, *labels)

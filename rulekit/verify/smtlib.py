@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import z3
 
+from . import budget
 from .terms import is_bool
 
 _OPS = {"+": "+", "-": "-", "*": "*", "div": "div", "mod": "mod", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
@@ -26,7 +27,7 @@ def condition(x, names: dict) -> z3.BoolRef:
     text, shared, used = _translate([x], names)
     body = "".join([*(f"(let (({name} {value})) " for name, value, _ in shared), _as_bool(x, text[id(x)]),
                     ")" * len(shared)])
-    return z3.And(*z3.parse_smt2_string(f"{_declarations(used)}(assert {body})"))
+    return z3.And(*z3.parse_smt2_string(f"{_declarations(used)}(assert {body})", ctx=budget.context()))
 
 
 def conditions(xs: list, names: dict) -> list:
@@ -38,7 +39,7 @@ def conditions(xs: list, names: dict) -> list:
     defined = "".join(f"(define-fun {name} () {'Bool' if boolean else 'Int'} {value})"
                       for name, value, boolean in shared)
     asserted = "".join(f"(assert {_as_bool(x, text[id(x)])})" for x in xs)
-    return list(z3.parse_smt2_string(f"{_declarations(used)}{defined}{asserted}"))
+    return list(z3.parse_smt2_string(f"{_declarations(used)}{defined}{asserted}", ctx=budget.context()))
 
 
 def _translate(roots: list, names: dict) -> tuple[dict, list, set]:

@@ -33,7 +33,7 @@ def _bool(t):
 
 
 def _int(t):
-    return z3.If(t, z3.IntVal(1), z3.IntVal(0)) if z3.is_bool(t) else t
+    return z3.If(t, z3.IntVal(1, ctx=budget.context()), z3.IntVal(0, ctx=budget.context())) if z3.is_bool(t) else t
 
 
 def to_z3(x, slots: dict, memo: dict | None = None):
@@ -44,9 +44,9 @@ def to_z3(x, slots: dict, memo: dict | None = None):
         return memo[key][1]
     tag = x[0]
     if tag == "c":
-        out = z3.IntVal(x[1])
+        out = z3.IntVal(x[1], ctx=budget.context())
     elif tag == "b":
-        out = z3.BoolVal(x[1])
+        out = z3.BoolVal(x[1], ctx=budget.context())
     elif tag == "s":
         out = slots[x[1]]
     elif tag == "neg":
@@ -109,10 +109,10 @@ class Relation:
         self.template = None
 
     def state(self, tag: str) -> dict:
-        xs = {i: z3.IntVal(v) for i, v in enumerate(self.system.init)}
+        xs = {i: z3.IntVal(v, ctx=budget.context()) for i, v in enumerate(self.system.init)}
         for i in self.changing:
             # by index as well as name: two slots of one name would otherwise be one Z3 constant
-            xs[i] = z3.Int(f"{self.system.slots[i].name}#{i}@{tag}")
+            xs[i] = z3.Int(f"{self.system.slots[i].name}#{i}@{tag}", ctx=budget.context())
         return xs
 
     def initial(self, xs: dict) -> list:
@@ -159,9 +159,9 @@ class Relation:
         names.update({n + i: f"y!{i}" for i in range(n)})
         names[2 * n] = "choice!"
         formula = smtlib.condition(step, names)
-        pairs = [(z3.Int(f"x!{i}"), ("x", i)) for i in self.changing]
-        pairs += [(z3.Int(f"y!{i}"), ("y", i)) for i in self.changing if i not in system.free]
-        pairs.append((z3.Int("choice!"), ("choice", 0)))
+        pairs = [(z3.Int(f"x!{i}", ctx=budget.context()), ("x", i)) for i in self.changing]
+        pairs += [(z3.Int(f"y!{i}", ctx=budget.context()), ("y", i)) for i in self.changing if i not in system.free]
+        pairs.append((z3.Int("choice!", ctx=budget.context()), ("choice", 0)))
         return formula, pairs
 
     def cond(self, expr, xs: dict) -> z3.BoolRef:
@@ -242,7 +242,7 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
         if deadline is not None and time.perf_counter() > deadline:
             reached = t
             break
-        choice = z3.Int(f"choice@{t}")
+        choice = z3.Int(f"choice@{t}", ctx=budget.context())
         nxt = rel.state(str(t + 1))
         solver.add(rel.step(xs, nxt, choice))
         choices.append(choice)
@@ -290,7 +290,7 @@ def k_induction(system: terms.System, expr, max_k: int = 3, timeout_ms: int = 50
             return z3.Not(rel.stuck(xs)) if stuck_free else rel.cond(expr, xs)
 
         for i in range(k):
-            solver.add(rel.step(states[i], states[i + 1], z3.Int(f"choice@k{i}")))
+            solver.add(rel.step(states[i], states[i + 1], z3.Int(f"choice@k{i}", ctx=budget.context())))
             solver.add(prop(states[i]))
         for xs in states:
             for a in assume or ():
@@ -317,7 +317,7 @@ def houdini(system: terms.System, candidates: dict, timeout_ms: int = 5000, dead
     while alive:
         solver = _solver(timeout_ms)
         xs, ys = rel.state("h0"), rel.state("h1")
-        solver.add(rel.step(xs, ys, z3.Int("choice@h")))
+        solver.add(rel.step(xs, ys, z3.Int("choice@h", ctx=budget.context())))
         solver.add(*(rel.cond(e, xs) for e in alive.values()))
         dropped = []
         for name, e in alive.items():
