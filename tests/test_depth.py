@@ -662,6 +662,37 @@ def test_a_loop_found_under_the_default_options_is_replayed_under_the_others(tmp
     assert broken.verdict == "unknown" and "does not replay under these" in broken.message
 
 
+# BLUFF with a reading under which the bluff is another action: the default options' loop does not
+# replay there, yet play still goes round, by the other action.
+BLUFF_REWORDED = BLUFF.replace("var claim", '''ambiguity wording "Is a bluff a claim or a pass?" {
+  quote "Each player draws one card."
+  question "A claim or a pass?"
+  option claim "A claim."
+  option pass "A pass."
+  default claim because "Test."
+}
+var claim''').replace('action bluff "Claim a card." { set claim = 1 - claim }',
+                      'action bluff when wording is claim "Claim a card." { set claim = 1 - claim }\n'
+                      '      action pass when wording is pass "Pass." { }')
+
+
+def test_where_an_option_breaks_the_default_loop_play_is_searched_again_for_another(tmp_path):
+    spec = spec_of(tmp_path, BLUFF_REWORDED, "reworded")
+    bounds = PlayBounds(**{**FAST, "variant_games": 2})
+    found = {f.options.get("wording", "default"): f for f in check_spec(spec, bounds).findings
+             if f.kind == "termination"}
+    assert found["default"].verdict == "refuted"
+    again = found["pass"]
+    assert again.verdict == "refuted" and again.severity == "warning" and again.witness
+    assert "where the loop of the default options does not replay" in again.message
+    assert "pass" in " ".join(str(step) for step in again.witness).lower()
+    # Without a loop search the default options' loop is all there is, and it does not replay.
+    unsearched = PlayBounds(**{**FAST, "variant_games": 2, "loop_search": 0})
+    found = {f.options.get("wording", "default"): f for f in check_spec(spec, unsearched).findings
+             if f.kind == "termination"}
+    assert found["pass"].verdict == "unknown" and "does not replay under these" in found["pass"].message
+
+
 def test_the_text_report_tells_a_loop_once_with_the_option_sets_it_also_holds_under(tmp_path, capsys):
     from rulekit.cli import main
 

@@ -4,7 +4,8 @@ the ends, or by a ranking function that Z3 finds over the exact symbolic relatio
 does not cover the game, over the whole-language relation of `verify.control`); refuted by a
 lasso (a prefix and a loop that play can repeat forever) replayed in the engine, found by the
 exploration from the start or deeper, near random games (`verify.endless`), or carried from the
-default options to another option set where it replays there too (`KnownLoops`), or by a play after
+default options to another option set where it replays there too (`KnownLoops`; where it does not,
+a smaller search near random games looks for another loop under that option set), or by a play after
 which the rules themselves go round for ever (the engine's `EndlessRun`, met by the exploration or
 by random play); unknown otherwise,
 saying what was tried. A loop that needs chance to repeat its outcomes, while the players cannot keep
@@ -50,6 +51,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     default = options == game.default_options()
     pool = _search_pool(default, bounds)
     searching = pool > 0
+    # Where an option breaks the loop found under the default options, play can often still go round
+    # by another one near it: a smaller search looks there (see `_broken_loop_pool`).
+    rescue = _broken_loop_pool(default, bounds)
     runs: dict[int, tuple] = {}  # players -> (loaded game, history, method): a play after which the rules go round for ever
     for done, players in enumerate(counts):
         x = by_players.get(players)
@@ -83,6 +87,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             tried.append("exploration: " + ("complete" if x.complete else f"stopped by the {x.stopped_by} limit at "
                                              f"depth {x.depth}") + ", no cycle among the states it saw")
         from_default = known.by_players.get(players) if known is not None and not default else None
+        broken = False  # the default options' loop at this count does not replay under these
         if from_default is not None:
             loaded = x.loaded if x is not None else spec.engine(players, options)
             again = _replayed(endless, loaded, from_default, x.symmetry if x is not None else False)
@@ -94,6 +99,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 carried.add(players)
                 continue
             tried.append("the loop found under the default options does not replay under these")
+            broken = True
         config = config_of(spec, players, options) if explored or default else None
         if config is None:
             tried.append("ranking function: tried under the explored options only (--all-options explores them all)")
@@ -103,26 +109,32 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             if ranked is not None:
                 verdicts[players], relations[players] = ("proven", ranked[0]), ranked[1]
                 continue
-        if searching:
+        if searching or (broken and rescue > 0):
             loaded = x.loaded if x is not None else spec.engine(players, options)
-            share = max(1, pool // (len(counts) - done))
+            left = pool if searching else rescue
+            share = max(1, left // (len(counts) - done))
             try:
                 search = endless.search(loaded, x.symmetry if x is not None else False, share,
                                         seed=bounds.seed, max_steps=bounds.max_steps)
             except RuleRuntimeError:  # the set-up fails: a rule error, which the report gives
                 verdicts[players] = ("unknown", "; ".join([*tried, "no loop search: the rules fail where play starts"]))
                 continue
-            pool -= min(share, search.states)
+            if searching:
+                pool -= min(share, search.states)
+            else:
+                rescue -= min(share, search.states)
             if search.found is not None:
                 kept = search.kept or not search.found.chance
                 verdicts[players] = ("refuted", _lasso_text(search.found, kept, search.probability)
-                                     + f", found near random games ({search.text()})")
+                                     + f", found near random games ({search.text()})"
+                                     + ("" if searching else ", where the loop of the default options does not replay"))
                 lassos[players] = (loaded, search.found, kept)
                 continue
             tried.append(f"no loop near random games: {search.text()}")
         elif bounds.loop_search > 0:
-            tried.append("loop search near random games: under the default options only (--all-options searches "
-                         "every option set)")
+            tried.append("loop search near random games: under the default options, and under others only where "
+                         "the loop found under the default options does not replay (--all-options searches every "
+                         "option set)")
         verdicts[players] = ("unknown", "; ".join(tried) or "no method applies")
     if default and known is not None:
         known.by_players = {p: (found, kept) for p, (_, found, kept) in lassos.items()}
@@ -280,6 +292,20 @@ def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
     means) did not spend goes to the counts after it. The spec's budget under the default options (and,
     with --all-options, under each other option set as well); 0 where no search runs."""
     return bounds.loop_search if bounds.loop_search > 0 and (defaults or bounds.all_options) else 0
+
+
+BROKEN_LOOP_SHARE = 5  # the search where an option breaks the default options' loop: this part of theirs
+
+
+def _broken_loop_pool(defaults: bool, bounds: PlayBounds) -> int:
+    """States to spend, under an option set that `_search_pool` gives none, looking for endless play at
+    the player counts where the loop found under the default options does not replay: a game that goes
+    round under the defaults usually still can once an option changes a rule on that loop, and a loop
+    near random games is found for a few states; a part of the default search, shared by those counts
+    as `_search_pool` is."""
+    if _search_pool(defaults, bounds) or bounds.loop_search <= 0:
+        return 0
+    return max(1, bounds.loop_search // BROKEN_LOOP_SHARE)
 
 
 def _endless_run(x, tally, players: int) -> tuple | None:
