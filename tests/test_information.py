@@ -80,6 +80,25 @@ def test_the_check_runs_in_rulekit_check_and_an_expect_acknowledges_it(tmp_path)
     assert not any(f.kind == "quote" and "The player with the Ace wins." in f.message for f in report.findings)
 
 
+def test_an_expect_of_a_leak_the_sample_did_not_meet_is_a_note_and_one_of_no_search_is_stale(tmp_path):
+    checks = ('checks tiny\nexpect calling_tells "information-flow/legal-actions" because "Calling shows the Ace."\n'
+              '  quote "The player with the Ace wins."\n')
+    bounds = PlayBounds(games=5, variant_games=1, shrink=False, time_limit=0.5, explore_budget=0.5,
+                        symbolic_time_limit=0.5)
+    # TWIN leaks nothing: its re-deals are a bounded search that met no leak.
+    report = check_spec(Spec.find(str(write_spec(tmp_path, TWIN, name="tiny", checks=checks))), bounds)
+    [note] = [f for f in report.findings if f.kind == "stale-expect"]
+    assert note.severity == "info" and note.verdict == "unknown"
+    assert "calling_tells" in note.message and "did not meet" in note.message and "re-deals" in note.message
+    # With no hidden card at all, nothing was searched: the expect is stale.
+    public = TWIN.replace("zone box: set, hidden, initial", "zone box: set, public, initial").replace(
+        "zone hand per player: set, owner", "zone hand per player: set, public")
+    (tmp_path / "public").mkdir()
+    report = check_spec(Spec.find(str(write_spec(tmp_path / "public", public, name="tiny", checks=checks))), bounds)
+    [stale] = [f for f in report.findings if f.kind == "stale-expect"]
+    assert stale.severity == "warning" and stale.verdict == "refuted"
+
+
 def test_secret_decisions_read_in_their_public_form(tmp_path):
     game = rulekit.load(str(write_spec(tmp_path, SECRET, name="secret")))
     state = game.new_initial_state(seed=1, auto_chance=True)

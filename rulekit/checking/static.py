@@ -153,7 +153,10 @@ def turn_structure(game: m.Game, report: GameReport) -> None:
 def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset = frozenset()) -> None:
     """Findings named in the checks file's `expect` lines are reported but do not fail the run; an
     `expect` that names no finding of this run is itself reported, so that expectations do not rot,
-    unless it names one of `unconfirmed`: findings that exist but that this run's sample did not reach."""
+    unless it names one of `unconfirmed`: findings that exist but that this run's sample did not reach.
+    An `expect` under a finding whose sample met nothing (verdict `bounded`, such as `information-flow`
+    when no re-deal showed a leak) is not stale either, only not met at these bounds: a note says so."""
+    searched = [f for f in report.findings if f.verdict == "bounded"]
     for e in game.expected:
         matched = False
         for f in report.findings:
@@ -161,6 +164,14 @@ def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset =
                 f.acknowledged_by = f"expect {e.name}"
                 matched = True
         if not matched and any(u == e.finding or u.startswith(e.finding + "/") for u in unconfirmed):
+            continue
+        family = next((f for f in searched if e.finding.startswith(f.id + "/")), None)
+        if not matched and family is not None:
+            report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "info", "unknown",
+                               "static", f"expect {e.name} acknowledges {e.finding!r}, which this run did not meet: "
+                               f"{family.message}", location=location_of(e.span),
+                               hint="deeper bounds look further (the options that raise them are in `rulekit check "
+                                    "--help`)"))
             continue
         if not matched:
             report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "warning", "refuted",
