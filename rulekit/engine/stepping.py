@@ -32,9 +32,10 @@ class Stepping(Playout):
     as the caller makes it. `draws`: the draw counts of its program's games, which it adds to at its end; `events`: the card
     events they met (when the caller gives chance), `stack_events` those of stacks of more than
     `FEW_CARDS` cards; `stack`: the undetermined cards left at the top of
-    the stack drawn from last, with how many of each kind (see `offer_top`), or None."""
+    the stack drawn from last, with how many of each kind (see `top_event`), or None; `drawing`: while a
+    draw from a deck waits for its outcome, its undetermined cards and their counts (else None)."""
 
-    __slots__ = ("draws", "events", "stack_events", "stack")
+    __slots__ = ("draws", "events", "stack_events", "stack", "drawing")
 
 
 def kind_counts(cards) -> dict[int, int]:
@@ -111,35 +112,17 @@ def weighted_event(weights) -> tuple:
     return None, weights, legal, [(k, weights[k] / total) for k in legal]
 
 
-# The same chance, each event a stop: `yield (None, weights, outcomes, probabilities)` gets the outcome
-# the caller gives. An event of one outcome is none, as in the engine (see `State.chance_random`,
-# `State.chance_resolve`).
-def offer_card(s, zone, span):
-    cards = s.z[zone]
-    if not cards:
-        raise RuleRuntimeError("a random card is drawn from an empty zone", span)
-    event = s.events.event(cards)
-    if event is None:
-        return cards[0]
-    return (yield event)
-
-
+# The same chance, each event a stop: the code yields `(None, weights, outcomes, probabilities)` and
+# gets the outcome the caller gives. An event of one outcome is none, as in the engine (see
+# `State.chance_random`, `State.chance_resolve`). The common draws stop in the generated code itself
+# (`card_event`, `top_event` and `took_top` are plain functions around its `yield`), the rarer ones in
+# these generators, called with `yield from`.
 def offer(s, weights, span):
     if len(weights) == 1:
         return next(iter(weights))
     if not weights:
         raise RuleRuntimeError("a random choice has nothing to choose from", span)
     return (yield weighted_event(weights))
-
-
-_FIXED: dict[tuple, tuple] = {}  # constant weights (see `DirectCodegen.d_Random`) -> their event
-
-
-def offer_fixed(s, table):
-    event = _FIXED.get(table)
-    if event is None:  # the same for every game: the stop shares its lists, which nobody changes
-        event = _FIXED[table] = weighted_event(dict(table[1]))
-    return (yield event)
 
 
 def offer_end(s, zone, top):
@@ -149,43 +132,51 @@ def offer_end(s, zone, top):
     runtime.fix_end(s, zone, kind, top)
 
 
-def offer_top(s, zone, span):
+def card_event(s, zone, span):
+    """The event of a card drawn blindly from a zone; None when its cards are all of one kind."""
+    cards = s.z[zone]
+    if not cards:
+        raise RuleRuntimeError("a random card is drawn from an empty zone", span)
+    return s.events.event(cards)
+
+
+def top_event(s, zone):
+    """The event of the top card of a stack whose top is undetermined, None when those cards are all of
+    one kind, False when the top is not undetermined (`take_top` takes it). `took_top` takes the
+    kind drawn."""
     cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    if hi > lo and hi == len(cards):
-        undetermined = cards if lo == 0 else cards[lo:hi]
-        n = hi - lo
-        store = s.events if n <= FEW_CARDS else s.stack_events  # a hand's cards, a deck's
-        if n <= CARD_EVENTS_CARDS and store.on:
-            event = store.event(undetermined)
-            kind = cards[lo] if event is None else (yield event)
-        else:
-            kind = yield from _drawn_from_deck(s, undetermined)
-        del cards[cards.index(kind, lo, hi)]
-        s.hi[zone] = hi - 1
-        return kind
-    return runtime.take_top(s, zone, span)
-
-
-def _drawn_from_deck(s, undetermined):
-    """The kind drawn from the many undetermined cards of a stack. A deck is drawn from card after
-    card: the kinds left are those of the last draw but one card, which are known when the cards
-    left are the same (compared in C, far cheaper than counting them again)."""
+    if hi <= lo or hi != len(cards):
+        return False
+    undetermined = cards if lo == 0 else cards[lo:hi]
+    n = hi - lo
+    store = s.events if n <= FEW_CARDS else s.stack_events  # a hand's cards, a deck's
+    if n <= CARD_EVENTS_CARDS and store.on:
+        s.drawing = None
+        return store.event(undetermined)
+    # A deck is drawn from card after card: the kinds left are those of the last draw but one card,
+    # which are known when the cards left are the same (compared in C, far cheaper than counting).
     last = s.stack
-    if last is not None and last[0] == undetermined:
-        counts = last[1]
-    else:
-        counts = kind_counts(undetermined)
-    event = event_of(counts, len(undetermined))
-    kind = undetermined[0] if event is None else (yield event)
-    left = dict(counts)
-    if left[kind] == 1:
-        del left[kind]
-    else:
-        left[kind] -= 1
-    rest = list(undetermined)
-    rest.remove(kind)  # the first card of that kind: as `offer_top` takes it
-    s.stack = (rest, left)
-    return kind
+    counts = last[1] if last is not None and last[0] == undetermined else kind_counts(undetermined)
+    s.drawing = (undetermined if lo else list(undetermined), counts)
+    return event_of(counts, n)
+
+
+def took_top(s, zone, kind) -> None:
+    """The card of `kind` taken from the undetermined top of `zone` (see `top_event`)."""
+    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
+    drawing = s.drawing
+    if drawing is not None:
+        rest, counts = drawing
+        left = dict(counts)
+        if left[kind] == 1:
+            del left[kind]
+        else:
+            left[kind] -= 1
+        rest.remove(kind)  # the first card of that kind, as the line below takes it
+        s.stack = (rest, left)
+        s.drawing = None
+    del cards[cards.index(kind, lo, hi)]
+    s.hi[zone] = hi - 1
 
 
 class SteppingCodegen(DirectCodegen):
@@ -237,6 +228,27 @@ class SteppingCodegen(DirectCodegen):
         call = super().draw_call(helper, args)
         return f"yield from {call}" if self.chance else call
 
+    # With chance offered to the caller, the common draws stop here, with no generator of their own.
+    def top_draw_lines(self, span: str) -> list[str]:
+        if not self.chance:
+            return super().top_draw_lines(span)
+        return ["_e = top_event(s, _z)", "if _e is False:", f"    _k = take_top(s, _z, {span})", "else:",
+                "    _k = s.z[_z][s.lo[_z]] if _e is None else (yield _e)", "    took_top(s, _z, _k)"]
+
+    def d_Random(self, st):
+        if not self.chance:
+            return super().d_Random(st)
+        target = self.local_ref(st.binder.slot)
+        if self.draws_card(st):
+            zone = self.ex(st.binder.iter.zone)
+            return [f"_e = card_event(s, {zone}, {self.span_const(st.span)})",
+                    f"{target} = s.z[{zone}][0] if _e is None else (yield _e)"]
+        fixed = self.constant_weights(st)
+        if fixed is not None and len(self.consts[fixed]) > 1:  # the same event every time: a constant
+            event = self.const(f"DE{len(self.consts)}", weighted_event(dict(self.consts[fixed])))
+            return [f"{target} = yield {event}"]
+        return super().d_Random(st)
+
     def decision_lines(self, st) -> list[str]:
         return ["_a = yield _p, _o"]
 
@@ -279,7 +291,8 @@ class SteppingProgram:
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
         if chance:
-            draws = dict(draw_card=offer_card, draw=offer, draw_fixed=offer_fixed, resolve=offer_end, draw_top=offer_top)
+            draws = dict(draw=offer, resolve=offer_end, card_event=card_event, top_event=top_event, took_top=took_top,
+                         take_top=runtime.take_top)
         else:
             draws = dict(draw_card=direct.draw_card, draw=direct.draw, draw_fixed=direct.draw_fixed, resolve=direct.resolve,
                          draw_top=direct.draw_top, uniform=direct.uniform, take_top=runtime.take_top)
@@ -399,7 +412,7 @@ def stepped_state(game, program: SteppingProgram, seed: int | None, auto: bool) 
     s.draws = program.draws if auto else None
     s.events = program.card_events
     s.stack_events = program.stack_events
-    s.stack = None
+    s.stack = s.drawing = None
     gen = program.flow(s)
     try:
         stopped = gen.send(None)
