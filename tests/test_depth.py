@@ -567,6 +567,21 @@ def test_resource_limit_decides_not_the_clock(tmp_path):
     assert symbolic.k_induction(system, expr, 1) == symbolic.k_induction(system, expr, 1) == ("proven", 1, "")
 
 
+def test_a_solver_asked_again_spends_no_more_than_its_account_has_left():
+    import z3
+
+    for simplify in (False, True):
+        with budget.fresh_context(), budget.spending(budget.Account(200_000)) as account:
+            xs = [z3.Int(f"x{i}", budget.context()) for i in range(30)]
+            solver = budget.solver(600_000, simplify=simplify)
+            solver.add(*[z3.And(x >= 0, x < 1000) for x in xs])
+            answers = [budget.check(solver, z3.Sum(*[x * x for x in xs[k:k + 20]]) == 12345 + 7 * k,
+                                    z3.Product(*xs[:3]) == 999983 * (k + 1)) for k in range(4)]
+            assert answers[-1] == z3.unknown and "budget of the configuration" in budget.unknown_reason(solver)
+            # each check drew on what was left (a query stops a unit or so past it), not on a fresh 200,000
+            assert account.units - account.left < 200_000 + 10
+
+
 def test_shared_term_graphs_are_walked_once():
     x = ("s", 0)
     for i in range(200):  # a tree of 2**200 leaves, a graph of 201 nodes

@@ -68,7 +68,8 @@ _context: ContextVar = ContextVar("z3_context", default=None)  # of z3.Context, 
 
 class Account:
     """Resource units shared by the queries of one piece of work (a configuration): each query gets at
-    most what is left, so the work done, and the verdicts, do not depend on the machine."""
+    most what is left (`check` holds a solver asked again to what is left then), so the work done, and
+    the verdicts, do not depend on the machine."""
 
     def __init__(self, units: int):
         self.units = int(units)
@@ -157,6 +158,10 @@ def check(s, *assumptions):
     usage, acc = _usage.get(), _account.get()
     if usage is None and acc is None:
         return s.check(*assumptions)
+    if acc is not None:
+        # Z3 gives each check of a solver its `rlimit` afresh: a solver asked again must be held to what
+        # the account has left now, not to what it had when the solver was made.
+        s.set("rlimit", max(1, min(rlimit(), acc.left)))
     before, t = _spent(s), time.perf_counter()
     r = s.check(*assumptions)
     spent = _spent(s) - before
