@@ -386,6 +386,30 @@ def test_a_check_spends_the_same_solver_units_whatever_the_process_did_before(tm
     assert z3.simplify(xs[0] + 1 - xs[0]) == 1  # the context of the work before is back, usable
 
 
+def test_the_whole_language_ranking_search_waits_for_the_loop_search(tmp_path, monkeypatch):
+    """A game that play can keep going is refuted by the loop search first: the long search for a ranking
+    function over the whole-language relation is left out."""
+    relations = set()
+    build = control.build
+
+    def built(*args, **kwargs):
+        system = build(*args, **kwargs)
+        relations.add(id(system))
+        return system
+
+    ranked = []
+    ranking = term.ranking
+    monkeypatch.setattr(control, "build", built)
+    monkeypatch.setattr(term, "ranking", lambda system, *a, **k: (ranked.append(id(system) in relations),
+                                                                   ranking(system, *a, **k))[1])
+    spec = spec_of(tmp_path, COIN_DRAW, "coin")
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, whole_bmc_depth=0)))
+    assert f.verdict == "refuted" and "found near random games" in f.message and True not in ranked
+    # With no loop search, the whole-language relation is searched.
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, whole_bmc_depth=0, loop_search=0)))
+    assert f.verdict == "unknown" and True in ranked
+
+
 def test_a_step_that_ends_the_round_and_deals_again_is_ranked_branch_by_branch(tmp_path, monkeypatch):
     spec = spec_of(tmp_path, ROUNDS, "rounds")
     f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))

@@ -8,7 +8,8 @@ default options to another option set where it replays there too (`KnownLoops`; 
 a smaller search near random games looks for another loop under that option set), or by a play after
 which the rules themselves go round for ever (the engine's `EndlessRun`, met by the exploration or
 by random play); unknown otherwise,
-saying what was tried. A loop that needs chance to repeat its outcomes, while the players cannot keep
+saying what was tried. The whole-language relation's search, the longest, comes after the loop search,
+which settles a game that can go on for ever first. A loop that needs chance to repeat its outcomes, while the players cannot keep
 play going whatever chance does, goes on forever with probability zero: it is reported as a note,
 not a warning. Random games cut at the step limit are long games, not endless ones: they are
 reported as cut, with the lengths of the games that ended."""
@@ -101,14 +102,16 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             tried.append("the loop found under the default options does not replay under these")
             broken = True
         config = config_of(spec, players, options) if explored or default else None
+        whole = False  # the exact symbolic relation does not cover the game: the whole-language one is tried
         if config is None:
             tried.append("ranking function: tried under the explored options only (--all-options explores them all)")
         elif bounds.solver_timeout > 0:
             with budget.fresh_context():
-                ranked = _ranked(config, bounds, tried)
+                ranked, covered = _ranked_exactly(config, bounds, tried)
             if ranked is not None:
-                verdicts[players], relations[players] = ("proven", ranked[0]), ranked[1]
+                verdicts[players], relations[players] = ("proven", ranked), "fragment"
                 continue
+            whole = not covered
         if searching or (broken and rescue > 0):
             loaded = x.loaded if x is not None else spec.engine(players, options)
             left = pool if searching else rescue
@@ -135,6 +138,13 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             tried.append("loop search near random games: under the default options, and under others only where "
                          "the loop found under the default options does not replay (--all-options searches every "
                          "option set)")
+        # After the loop search: the larger relation's search is long, and pointless where play loops.
+        if whole:
+            with budget.fresh_context():
+                ranked = _ranked_whole(config, bounds, tried)
+            if ranked is not None:
+                verdicts[players], relations[players] = ("proven", ranked), "whole language"
+                continue
         verdicts[players] = ("unknown", "; ".join(tried) or "no method applies")
     if default and known is not None:
         known.by_players = {p: (found, kept) for p, (_, found, kept) in lassos.items()}
@@ -195,40 +205,46 @@ RANKING_RLIMIT = 200_000  # per query: a ranking function is a cheap extra in th
 WHOLE_RANKING_UNITS = 1_000_000
 
 
-def _ranked(config, bounds: PlayBounds, tried: list) -> tuple[str, str] | None:
-    """A ranking function that Z3 finds over the exact symbolic relation, or over the whole-language
-    relation (`verify.control`) where the first does not cover the game: (its text, "fragment" or
-    "whole language"); None, with what was tried added to `tried`, where neither gives one."""
-    from ..verify import Unsupported, budget, control, fragment
+def _ranked_exactly(config, bounds: PlayBounds, tried: list) -> tuple[str | None, bool]:
+    """(the text of a ranking function that Z3 finds over the exact symbolic relation, or None with what
+    was tried added to `tried`; whether that relation covers the game)."""
+    from ..verify import Unsupported, budget, fragment
     from ..verify import termination as term
 
-    timeout = int(bounds.solver_timeout * 1000)
     try:
         with budget.time_box(build_limit(bounds), "the symbolic relation"):
             system = fragment.build(config)
         with budget.resource_limit(min(budget.rlimit(), RANKING_RLIMIT)):
-            ranking, why = term.ranking(system, timeout)
+            ranking, why = term.ranking(system, int(bounds.solver_timeout * 1000))
     except Unsupported as exc:
         tried.append(f"ranking function: the exact symbolic relation does not cover the game ({_first(exc)})")
-    else:
-        if ranking is not None:
-            return f"Z3 finds a ranking function over the exact symbolic relation: {ranking.text()}", "fragment"
-        tried.append(f"ranking function over the exact symbolic relation: {why}")
-        return None
+        return None, False
+    if ranking is not None:
+        return f"Z3 finds a ranking function over the exact symbolic relation: {ranking.text()}", True
+    tried.append(f"ranking function over the exact symbolic relation: {why}")
+    return None, True
+
+
+def _ranked_whole(config, bounds: PlayBounds, tried: list) -> str | None:
+    """The same over the whole-language relation (`verify.control`), for a game the exact relation
+    does not cover."""
+    from ..verify import Unsupported, budget, control
+    from ..verify import termination as term
+
     try:
         with budget.time_box(build_limit(bounds), "the whole-language relation"):
             system = control.build(config, work_limit=bounds.whole_size)
         with budget.resource_limit(min(budget.rlimit(), RANKING_RLIMIT)), \
                 budget.spending(budget.Account(WHOLE_RANKING_UNITS)):
-            ranking, why = term.ranking(system, timeout)
+            ranking, why = term.ranking(system, int(bounds.solver_timeout * 1000))
     except budget.TooLarge as exc:
-        tried.append(f"nor the whole-language relation: {exc} (--whole-size allows a larger one)")
+        tried.append(f"ranking function over the whole-language relation: {exc} (--whole-size allows a larger one)")
         return None
     except Unsupported as exc:
-        tried.append(f"nor the whole-language relation: {exc}")
+        tried.append(f"ranking function over the whole-language relation: {exc}")
         return None
     if ranking is not None:
-        return f"Z3 finds a ranking function over the whole-language relation: {ranking.text()}", "whole language"
+        return f"Z3 finds a ranking function over the whole-language relation: {ranking.text()}"
     tried.append(f"ranking function over the whole-language relation: {why}")
     return None
 
