@@ -226,8 +226,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--loop-search", type=int, default=PlayBounds.loop_search, metavar="STATES",
                    help="termination: states per game spent looking for endless play deep in the game, near "
                    "random games, shared by its player counts, under the default options (with --all-options, "
-                   "under every option set; under the others, a fifth of it where the default options' loop "
-                   f"does not replay) (default: {PlayBounds.loop_search}; 0 turns the search off)")
+                   "under every option set; under the others, at each player count where the default options' loop "
+                   "does not replay, that count's share of it) "
+                   f"(default: {PlayBounds.loop_search}; 0 turns the search off)")
     c.add_argument("--deep-information", action="store_true",
                    help="information-flow check: ten times the games and re-deals of hidden cards, followed "
                    "three times longer (slower, finds rarer leaks)")

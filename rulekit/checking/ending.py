@@ -5,7 +5,7 @@ does not cover the game, over the whole-language relation of `verify.control`); 
 lasso (a prefix and a loop that play can repeat forever) replayed in the engine, found by the
 exploration from the start or deeper, near random games (`verify.endless`), or carried from the
 default options to another option set where it replays there too (`KnownLoops`; where it does not,
-a smaller search near random games looks for another loop under that option set), or by a play after
+a search near random games looks for another loop under that option set), or by a play after
 which the rules themselves go round for ever (the engine's `EndlessRun`, met by the exploration or
 by random play); unknown otherwise,
 saying what was tried. The whole-language relation's search, the longest, comes after the loop search,
@@ -53,8 +53,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     pool = _search_pool(default, bounds)
     searching = pool > 0
     # Where an option breaks the loop found under the default options, play can often still go round
-    # by another one near it: a smaller search looks there (see `_broken_loop_pool`).
-    rescue = _broken_loop_pool(default, bounds)
+    # by another one near it: a search looks there too (see `_broken_loop_share`).
+    rescue = _broken_loop_share(default, bounds, len(counts))
     runs: dict[int, tuple] = {}  # players -> (loaded game, history, method): a play after which the rules go round for ever
     for done, players in enumerate(counts):
         x = by_players.get(players)
@@ -114,8 +114,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             whole = not covered
         if searching or (broken and rescue > 0):
             loaded = x.loaded if x is not None else spec.engine(players, options)
-            left = pool if searching else rescue
-            share = max(1, left // (len(counts) - done))
+            share = max(1, pool // (len(counts) - done)) if searching else rescue
             try:
                 search = endless.search(loaded, x.symmetry if x is not None else False, share,
                                         seed=bounds.seed, max_steps=bounds.max_steps)
@@ -124,8 +123,6 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
             if searching:
                 pool -= min(share, search.states)
-            else:
-                rescue -= min(share, search.states)
             if search.found is not None:
                 kept = search.kept or not search.found.chance
                 verdicts[players] = ("refuted", _lasso_text(search.found, kept, search.probability)
@@ -310,18 +307,15 @@ def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
     return bounds.loop_search if bounds.loop_search > 0 and (defaults or bounds.all_options) else 0
 
 
-BROKEN_LOOP_SHARE = 5  # the search where an option breaks the default options' loop: this part of theirs
-
-
-def _broken_loop_pool(defaults: bool, bounds: PlayBounds) -> int:
+def _broken_loop_share(defaults: bool, bounds: PlayBounds, counts: int) -> int:
     """States to spend, under an option set that `_search_pool` gives none, looking for endless play at
-    the player counts where the loop found under the default options does not replay: a game that goes
-    round under the defaults usually still can once an option changes a rule on that loop, and a loop
-    near random games is found for a few states; a part of the default search, shared by those counts
-    as `_search_pool` is."""
+    each player count where the loop found under the default options does not replay: a game that goes
+    round under the defaults usually still can once an option changes a rule on that loop. Each such
+    count gets what the default search gives a count on average: a loop near random games is then found
+    in a few hundred states, and a smaller search cuts its watched games too short to meet one."""
     if _search_pool(defaults, bounds) or bounds.loop_search <= 0:
         return 0
-    return max(1, bounds.loop_search // BROKEN_LOOP_SHARE)
+    return max(1, bounds.loop_search // max(1, counts))
 
 
 def _endless_run(x, tally, players: int) -> tuple | None:
