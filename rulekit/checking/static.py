@@ -163,22 +163,21 @@ def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset =
             if f.id == e.finding or f.id.startswith(e.finding + "/"):
                 f.acknowledged_by = f"expect {e.name}"
                 matched = True
-        if not matched and any(u == e.finding or u.startswith(e.finding + "/") for u in unconfirmed):
+        if matched or any(u == e.finding or u.startswith(e.finding + "/") for u in unconfirmed):
             continue
         family = next((f for f in searched if e.finding.startswith(f.id + "/")), None)
-        if not matched and family is not None:
+        if family is not None:
             report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "info", "unknown",
                                "static", f"expect {e.name} acknowledges {e.finding!r}, which this run did not meet: "
                                f"{family.message}", location=location_of(e.span),
                                hint="deeper bounds look further (the options that raise them are in `rulekit check "
                                     "--help`)"))
             continue
-        if not matched:
-            report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "warning", "refuted",
-                               "static", f"expect {e.name} acknowledges {e.finding!r}, but no finding of this run has "
-                               "that id (or starts with it)", location=location_of(e.span),
-                               hint="remove the `expect`, or correct the finding id it names (the ids are in "
-                                    "`--format json`); a finding that only deeper bounds produce needs them to match"))
+        report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "warning", "refuted",
+                           "static", f"expect {e.name} acknowledges {e.finding!r}, but no finding of this run has "
+                           "that id (or starts with it)", location=location_of(e.span),
+                           hint="remove the `expect`, or correct the finding id it names (the ids are in "
+                                "`--format json`); a finding that only deeper bounds produce needs them to match"))
 
 
 def locate(spec: Spec, report: GameReport) -> None:
