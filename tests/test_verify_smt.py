@@ -98,8 +98,8 @@ def test_token_model_invariants_follow_from_conservation():
 
 def test_engine_states_satisfy_the_abstraction():
     """Cross-check: every state the engine reaches meets the state facts of the counts abstraction
-    (conservation and declared ranges), so its one-state proofs are sound."""
-    for name, counts in (("chocobo", (3, 5)), ("chucky", (2,)), ("cranky", (5,))):
+    (conservation, where each card kind can be, and declared ranges), so its one-state proofs are sound."""
+    for name, counts in (("chocobo", (3, 5)), ("chucky", (2,)), ("cranky", (5,)), ("chuche", (3,)), ("chicken", (2,))):
         for players in counts:
             game = load(name, players=players)
             system = segments.state_system(game.config)
