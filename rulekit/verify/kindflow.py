@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from .. import model as m
 from ..lower import core
-from . import Unsupported, budget
-from .fragment import Store
-from .terms import FALSE, TRUE, const
+from . import live
+from .terms import FALSE, const
 
 
 def reachable_kinds(builder) -> dict[str, frozenset[int]] | None:
@@ -34,8 +33,8 @@ def reachable_kinds(builder) -> dict[str, frozenset[int]] | None:
     if start is not None:
         where[start].update(kinds)
     edges = []
-    for body in m.bodies(game):
-        for st in _moves(builder, body):
+    for st in live.everywhere(builder):
+        if isinstance(st, m.Move):
             source, dest = getattr(st.source, "zone", None), getattr(st.dest, "zone", None)
             if source not in where or dest not in where:
                 return None
@@ -51,54 +50,15 @@ def reachable_kinds(builder) -> dict[str, frozenset[int]] | None:
     return {name: frozenset(ks) for name, ks in where.items()}
 
 
-def _moves(builder, stmts):
-    """The moves among `stmts` and below, but for those the configuration rules out whatever the state: a
-    branch after one that always runs or whose condition is always false, an action that is never
-    allowed (an option's `when`, say)."""
-    for st in stmts:
-        if isinstance(st, m.Move):
-            yield st
-        elif isinstance(st, m.If):
-            for cond, body in st.branches:
-                value = _value(builder, cond, {})
-                if value != FALSE:
-                    yield from _moves(builder, body)
-                if value == TRUE:
-                    break
-            else:
-                yield from _moves(builder, st.orelse)
-        elif isinstance(st, m.Choose):
-            for action in st.actions:
-                if action.when is None or _value(builder, action.when, {}) != FALSE:
-                    yield from _moves(builder, action.body)
-        else:
-            for name in m.field_names(type(st)):
-                inner = getattr(st, name)
-                if isinstance(inner, tuple) and inner and isinstance(inner[0], m.Stmt):
-                    yield from _moves(builder, inner)
-
-
 def _kinds_taken(builder, selector, kinds: list[int]) -> set[int]:
     """The kinds a move's selector can take: all of them unless its condition, or the kind it names,
     rules some out whatever the state."""
     if isinstance(selector, core.GivenCard):
         if selector.card.type == m.CARDS:
             return set(kinds)
-        value = _value(builder, selector.card, {})
+        value = live.value_of(builder, selector.card, {})
         return {value[1]} if value is not None and value[0] == "c" else set(kinds)
     cond = getattr(selector, "cond", None)
     if cond is None:
         return set(kinds)
-    return {k for k in kinds if _value(builder, cond, {selector.slot: const(k)}) != FALSE}
-
-
-def _value(builder, expr, env: dict):
-    """`expr` as a term over an unknown state (None where the builder cannot read it): a constant when
-    the rules fix it whatever the state."""
-    store = Store([("s", i) for i in range(len(builder.slots))])
-    try:
-        return builder.ev(expr, store, dict(env))
-    except budget.TooLarge:
-        raise  # a limit that holds: the caller ends in an honest unknown
-    except Unsupported:
-        return None
+    return {k for k in kinds if live.value_of(builder, cond, {selector.slot: const(k)}) != FALSE}

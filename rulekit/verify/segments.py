@@ -36,7 +36,7 @@ import dataclasses
 
 from .. import model as m
 from ..lower import Config, core
-from . import Unsupported, budget, kindflow
+from . import Unsupported, budget, kindflow, ranges
 from .fragment import Builder, Store, where
 from .terms import TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
 from .terms import size as term_size
@@ -441,7 +441,8 @@ def slice(system: System, name: str) -> System:
                   system.over, free=free)
 
 
-__all__ = ["build", "slice", "cone", "by_cost", "decide", "kinds_by_zone", "state_proofs", "state_system"]
+__all__ = ["build", "slice", "cone", "by_cost", "decide", "derived_ranges", "kinds_by_zone", "state_proofs",
+           "state_system"]
 
 
 def by_cost(system: System) -> list[str]:
@@ -534,6 +535,12 @@ def state_system(config: Config) -> System:
     return System(b.n, b.options, b.slots, b.init, [], facts, {}, b.at[("over",)], free=frozenset(b.unknown))
 
 
+def derived_ranges(config: Config) -> dict[str, tuple]:
+    """Variable name -> (low, high) where the writes of the rules bound a side its declaration leaves
+    open (`ranges`), the values read as the counts abstraction reads them."""
+    return ranges.derived_ranges(_Abstract(config))
+
+
 def kinds_by_zone(config: Config) -> dict[str, frozenset[int]] | None:
     """Zone name -> the card kinds that can ever be there (`kindflow`), the moves' conditions read as
     the counts abstraction reads them; None where the moves cannot be read off the rules."""
@@ -542,7 +549,8 @@ def kinds_by_zone(config: Config) -> dict[str, frozenset[int]] | None:
 
 def _state_facts(b: _Abstract) -> list:
     """What holds in every reachable state, whatever the dynamics: every slot within its declared range
-    (the engine refuses a variable outside it; take/return are clamped), no card of a kind in a zone
+    (the engine refuses a variable outside it; take/return are clamped), every variable declared
+    without a range within the one its writes keep it in (`ranges`), no card of a kind in a zone
     that no move can carry that kind to (`kindflow`), every card kind conserved across the tracked
     zones (no statement creates or destroys a card; zones on a board are untracked, so there the
     tracked ones hold at most the total), and every token conserved."""
@@ -558,6 +566,12 @@ def _state_facts(b: _Abstract) -> list:
         for i, slot in enumerate(b.slots):
             if slot.key[0] == "zone" and slot.key[3] not in reach[slot.key[1]]:
                 out.append(compare("==", ("s", i), const(0)))
+    for name, (low, high) in derived_ranges(b.config).items():
+        for i in b.family(("var", name), b.vars[name].per_player):
+            if low is not None:
+                out.append(compare(">=", ("s", i), const(low)))
+            if high is not None:
+                out.append(compare("<=", ("s", i), const(high)))
     exact = not b.untracked_zones()
     for k, total in enumerate(b.counts):
         copies = [("s", i) for i, slot in enumerate(b.slots) if slot.key[0] == "zone" and slot.key[3] == k]
@@ -631,8 +645,9 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
     game = configs[0].game
     out = {}
     where = f"{counts[0]} to {counts[-1]} players" if len(counts) > 1 else f"{counts[0]} players"
-    bound = {"abstraction": "counts per card kind per zone, variables in their ranges, cards and tokens conserved, "
-                            "each card kind only in the zones the moves of the rules can carry it to",
+    bound = {"abstraction": "counts per card kind per zone, variables in their declared ranges and in those "
+                            "their writes keep them in, cards and tokens conserved, each card kind only in the "
+                            "zones the moves of the rules can carry it to",
              "players": counts}
     kinds = {p.name: p.kind for p in game.properties}
     for name, verdicts in status.items():
@@ -644,8 +659,8 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
                              "z3-abstraction", bound)
         elif kinds[name] == "invariant":
             out[name] = ("proven", f"it follows from card and token conservation, where each card kind can be (the "
-                         f"zones the moves of the rules can carry it to) and the declared ranges (Z3 over counts per "
-                         f"card kind per zone, {where})", "z3-abstraction", bound)
+                         f"zones the moves of the rules can carry it to), the declared ranges and the ranges the writes of "
+                         f"the rules keep the other variables in (Z3 over counts per card kind per zone, {where})", "z3-abstraction", bound)
         else:
             out[name] = ("refuted", f"no state meets it, even over the abstraction counts per card kind per zone "
                          f"(Z3, {where})", "z3-abstraction", bound)

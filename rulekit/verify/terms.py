@@ -442,8 +442,21 @@ def _interval(x, env: dict, memo: dict):
                    max(a1, b1) if ok(a1, b1) else None)
         else:
             out = (min(a0, b0) if ok(a0, b0) else None, max(a1, b1) if ok(a1, b1) else None)
+    elif tag == "*":
+        out = _product(_interval(x[1], env, memo), _interval(x[2], env, memo))
     memo[key] = (x, out)
     return out
+
+
+def _product(a: tuple, b: tuple) -> tuple:
+    """The interval of `x * y` for x in `a` and y in `b` (None: unbounded on that side)."""
+    (a0, a1), (b0, b1) = a, b
+    if None not in (a0, a1, b0, b1):
+        ends = (a0 * b0, a0 * b1, a1 * b0, a1 * b1)
+        return min(ends), max(ends)
+    if a0 is not None and b0 is not None and a0 >= 0 and b0 >= 0:  # both factors non-negative
+        return a0 * b0, a1 * b1 if a1 is not None and b1 is not None else None
+    return None, None
 
 
 def _decide(op, a, b):
