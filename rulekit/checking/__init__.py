@@ -36,7 +36,7 @@ from .solving import abstraction_proofs, symbolic_findings
 from .ending import KnownLoops
 from .judging import judge
 from .witnesses import resolved
-from . import conflicts, modal, silence
+from . import conflicts, modal, silence, unused
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
@@ -115,6 +115,8 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
             report.add(f)
     with clock("graph"):
         turn_structure(game, report)
+        for f in unused.findings(spec, game, bounds):
+            report.add(f)
     acknowledge(game, report, silence.known_ids(spec, game, variants))
     locate(spec, report)
     report.stats = {**report.stats, "timings": dict(timings), "explored": [

@@ -16,16 +16,30 @@ zone a card can be in (`segments._state_facts`), however many kinds the game has
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import model as m
 from ..lower import core
 from . import live
 from .terms import FALSE, const
 
 
-def reachable_kinds(builder) -> dict[str, frozenset[int]] | None:
-    """Zone name -> the kinds that can ever be in a zone of that name (any seat, any position), for the
-    configuration `builder` (a `fragment.Builder`) translates; None when a move names its source or
-    destination by something other than a zone, so that the edges cannot be read off the rules."""
+@dataclass
+class KindFlow:
+    """`where`: zone name -> the kinds that can ever be in a zone of that name (any seat, any position);
+    `moves`: each move the configuration leaves in the rules, with the kinds its selector can take and
+    those it can ever carry (of those, the ones its source can hold), in the order of the rules; `start`: the zone where
+    every component starts (None when no zone is `initial`)."""
+
+    where: dict[str, frozenset[int]]
+    moves: list[tuple[m.Move, frozenset[int], frozenset[int]]]
+    start: str | None
+
+
+def kind_flow(builder) -> KindFlow | None:
+    """Where the kinds can be, for the configuration `builder` (a `fragment.Builder`) translates; None
+    when a move names its source or destination by something other than a zone, so that the edges
+    cannot be read off the rules."""
     game = builder.g
     kinds = [k for k, count in enumerate(builder.counts) if count > 0]
     start = next((z.name for z in game.zones if z.initial), None)
@@ -38,16 +52,23 @@ def reachable_kinds(builder) -> dict[str, frozenset[int]] | None:
             source, dest = getattr(st.source, "zone", None), getattr(st.dest, "zone", None)
             if source not in where or dest not in where:
                 return None
-            edges.append((source, dest, _kinds_taken(builder, st.selector, kinds)))
+            edges.append((st, source, dest, frozenset(_kinds_taken(builder, st.selector, kinds))))
     changed = True
     while changed:
         changed = False
-        for source, dest, taken in edges:
+        for _, source, dest, taken in edges:
             new = (where[source] & taken) - where[dest]
             if new:
                 where[dest] |= new
                 changed = True
-    return {name: frozenset(ks) for name, ks in where.items()}
+    return KindFlow({name: frozenset(ks) for name, ks in where.items()},
+                    [(st, taken, frozenset(where[source] & taken)) for st, source, _, taken in edges], start)
+
+
+def reachable_kinds(builder) -> dict[str, frozenset[int]] | None:
+    """Zone name -> the kinds that can ever be there (`kind_flow`), or None."""
+    flow = kind_flow(builder)
+    return flow.where if flow is not None else None
 
 
 def _kinds_taken(builder, selector, kinds: list[int]) -> set[int]:

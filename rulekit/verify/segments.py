@@ -441,8 +441,8 @@ def slice(system: System, name: str) -> System:
                   system.over, free=free)
 
 
-__all__ = ["build", "slice", "cone", "by_cost", "decide", "derived_ranges", "kinds_by_zone", "state_proofs",
-           "state_system"]
+__all__ = ["build", "slice", "cone", "by_cost", "decide", "derived_ranges", "kind_flow", "kinds_by_zone",
+           "state_proofs", "state_system"]
 
 
 def by_cost(system: System) -> list[str]:
@@ -545,6 +545,12 @@ def kinds_by_zone(config: Config) -> dict[str, frozenset[int]] | None:
     """Zone name -> the card kinds that can ever be there (`kindflow`), the moves' conditions read as
     the counts abstraction reads them; None where the moves cannot be read off the rules."""
     return kindflow.reachable_kinds(_Abstract(config))
+
+
+def kind_flow(config: Config) -> kindflow.KindFlow | None:
+    """Where the kinds can be and what each move can carry (`kindflow.kind_flow`), read as
+    `kinds_by_zone` reads them."""
+    return kindflow.kind_flow(_Abstract(config))
 
 
 def _state_facts(b: _Abstract) -> list:
