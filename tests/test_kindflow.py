@@ -104,3 +104,14 @@ def test_where_a_move_carries_a_kind_into_a_counted_zone_the_law_is_not_claimed_
     for seed in range(20):
         play_random(game, seed, on_state=lambda state: purses.append(len(state.zone("purse"))))
     assert min(purses) < 5  # a coin was spent: the law is false, as the proof declined to claim
+
+
+def test_an_option_that_carries_a_kind_elsewhere_gets_proofs_of_its_own(tmp_path):
+    from rulekit.checking import PlayBounds
+    from rulekit.checking.solving import abstraction_proofs
+
+    path = write_spec(tmp_path, MARKET, name="market", checks=CHECKS)
+    spec = Spec.find(str(path))
+    never = abstraction_proofs(spec, spec.model, {"spending": "never"}, PlayBounds())
+    allowed = abstraction_proofs(spec, spec.model, {"spending": "allowed"}, PlayBounds())
+    assert never["coins_kept"][0] == "proven" and "coins_kept" not in allowed

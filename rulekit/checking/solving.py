@@ -286,7 +286,8 @@ _ABSTRACTION_CACHE: dict = {}
 
 def abstraction_proofs(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> dict:
     """Z3 over the counts abstraction; the answer depends only on the options that the declarations,
-    definitions and properties read, so variants that differ elsewhere share one computation."""
+    definitions and properties read and on the facts read off the rules (`segments.rule_facts`), so
+    variants that differ elsewhere share one computation."""
     from ..verify import budget, segments
 
     read = set()
@@ -296,16 +297,23 @@ def abstraction_proofs(spec: Spec, game: m.Game, options: dict, bounds: PlayBoun
         if isinstance(node, m.OptionIs):
             read.add(node.ambiguity)
         stack.extend(m.children(node))
-    key = (id(game), bounds.solver_timeout, budget.rlimit(), tuple(sorted((k, v) for k, v in options.items() if k in read)))
-    cached = _ABSTRACTION_CACHE.get(key)
-    if cached is None or cached[0] is not game:
-        if len(_ABSTRACTION_CACHE) > 256:
-            _ABSTRACTION_CACHE.clear()
-        configs = [config_of(spec, players, options) for players in range(game.min_players, game.max_players + 1)]
-        try:
-            with budget.time_box(build_limit(bounds), "the counts abstraction"), budget.fresh_context():
-                proofs = {} if None in configs else segments.state_proofs(configs, int(bounds.solver_timeout * 1000))
-        except budget.TooLarge:
-            proofs = {}  # the invariants are then judged by the other methods, each saying what it rests on
-        cached = _ABSTRACTION_CACHE[key] = (game, proofs)
+    configs = [config_of(spec, players, options) for players in range(game.min_players, game.max_players + 1)]
+    if None in configs:
+        return {}
+    try:
+        with budget.time_box(build_limit(bounds), "the counts abstraction"):
+            # The facts read off the rules (where each kind can be, the ranges of the variables) depend on
+            # the whole configuration: options that change a move or a write share no proof.
+            rules = tuple(segments.rule_facts(c) for c in configs)
+            key = (id(game), bounds.solver_timeout, budget.rlimit(),
+                   tuple(sorted((k, v) for k, v in options.items() if k in read)), rules)
+            cached = _ABSTRACTION_CACHE.get(key)
+            if cached is None or cached[0] is not game:
+                if len(_ABSTRACTION_CACHE) > 256:
+                    _ABSTRACTION_CACHE.clear()
+                with budget.fresh_context():
+                    proofs = segments.state_proofs(configs, int(bounds.solver_timeout * 1000))
+                cached = _ABSTRACTION_CACHE[key] = (game, proofs)
+    except budget.TooLarge:
+        return {}  # the invariants are then judged by the other methods, each saying what it rests on
     return cached[1]

@@ -358,18 +358,24 @@ class Builder:
         if e.target.type != m.CARD:
             raise Unsupported(f"attribute {e.attr} of a {e.target.type}{where(e)}")
         card = self.ev(e.target, st, env)
-        values = []
-        for c in self.g.components:
-            given = dict(c.attrs).get(e.attr)
-            decl = next((a for a in self.g.attrs if a.name == e.attr), None)
-            default = -1 if decl is not None and decl.type.kind == "enum" else 0
-            values.append(self.ev(given, Store([]), {}) if given is not None else const(default))
+        values = self.attr_values(e.attr)
         if card[0] == "c":
             return values[card[1]]
         out = values[-1]
         for k in range(len(values) - 2, -1, -1):
             out = ite(compare("==", card, const(k)), values[k], out)
         return out
+
+    def attr_values(self, attr: str) -> list:
+        """The value of attribute `attr` for each card kind, in kind order (computed once: an attribute
+        is read for every kind of every condition about a card)."""
+        memo = self.__dict__.setdefault("_attr_values", {})
+        if attr not in memo:
+            decl = next((a for a in self.g.attrs if a.name == attr), None)
+            default = -1 if decl is not None and decl.type.kind == "enum" else 0
+            memo[attr] = [self.ev(given, Store([]), {}) if (given := dict(c.attrs).get(attr)) is not None
+                          else const(default) for c in self.g.components]
+        return memo[attr]
 
     def e_Unary(self, e, st, env):
         a = self.ev(e.operand, st, env)

@@ -47,7 +47,7 @@ def kind_flow(builder) -> KindFlow | None:
     if start is not None:
         where[start].update(kinds)
     edges = []
-    for st in live.everywhere(builder):
+    for st in live.everywhere(builder.g):
         if isinstance(st, m.Move):
             source, dest = getattr(st.source, "zone", None), getattr(st.dest, "zone", None)
             if source not in where or dest not in where:
@@ -82,4 +82,19 @@ def _kinds_taken(builder, selector, kinds: list[int]) -> set[int]:
     cond = getattr(selector, "cond", None)
     if cond is None:
         return set(kinds)
-    return {k for k in kinds if live.value_of(builder, cond, {selector.slot: const(k)}) != FALSE}
+    # Only the conjuncts about the card alone can rule a kind out whatever the state; reading the others
+    # for every kind would cost a walk of the state per kind.
+    about_card = [c for c in _conjuncts(cond) if all(isinstance(n, _CARD_ONLY) for n in m.nodes(c))]
+    return {k for k in kinds
+            if not any(live.value_of(builder, c, {selector.slot: const(k)}) == FALSE for c in about_card)}
+
+
+# What a condition about the card alone is made of: its attributes, constants, facts and arithmetic.
+_CARD_ONLY = (m.Const, m.Local, m.Attr, m.Unary, m.Binary, m.IfExpr, m.SetLit, m.FactRef, m.OptionIs,
+              core.PlayerCount)
+
+
+def _conjuncts(cond) -> list:
+    if isinstance(cond, m.Binary) and cond.op == "and":
+        return _conjuncts(cond.left) + _conjuncts(cond.right)
+    return [cond]

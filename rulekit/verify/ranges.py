@@ -32,7 +32,7 @@ def derived_ranges(builder) -> dict[str, Range]:
         return {}
     slots = {name: builder.family(("var", name), decl.per_player) for name, decl in open_.items()}
     ranges = {name: (min(builder.init[i] for i in ss), max(builder.init[i] for i in ss)) for name, ss in slots.items()}
-    writes = [(st.var, st.op, live.value_of(builder, st.value, {})) for st in live.everywhere(builder)
+    writes = [(st.var, st.op, live.value_of(builder, st.value, {})) for st in live.everywhere(builder.g)
               if isinstance(st, m.Assign) and st.var in open_]
     base = _known_bounds(builder)
     declared = {name: (builder.slots[ss[0]].low, builder.slots[ss[0]].high) for name, ss in slots.items()}

@@ -442,7 +442,7 @@ def slice(system: System, name: str) -> System:
 
 
 __all__ = ["build", "slice", "cone", "by_cost", "decide", "derived_ranges", "kind_flow", "kinds_by_zone",
-           "state_proofs", "state_system"]
+           "rule_facts", "state_proofs", "state_system"]
 
 
 def by_cost(system: System) -> list[str]:
@@ -538,13 +538,37 @@ def state_system(config: Config) -> System:
 def derived_ranges(config: Config) -> dict[str, tuple]:
     """Variable name -> (low, high) where the writes of the rules bound a side its declaration leaves
     open (`ranges`), the values read as the counts abstraction reads them."""
-    return ranges.derived_ranges(_Abstract(config))
+    return _per_config("ranges", config, lambda: ranges.derived_ranges(_Abstract(config)))
 
 
 def kinds_by_zone(config: Config) -> dict[str, frozenset[int]] | None:
     """Zone name -> the card kinds that can ever be there (`kindflow`), the moves' conditions read as
     the counts abstraction reads them; None where the moves cannot be read off the rules."""
-    return kindflow.reachable_kinds(_Abstract(config))
+    return _per_config("kinds", config, lambda: kindflow.reachable_kinds(_Abstract(config)))
+
+
+def rule_facts(config: Config) -> tuple:
+    """What the facts of the one-state proofs read off the rules of `config` (where each kind can be, the
+    ranges the writes keep the variables in), as one hashable value: configurations that agree on it
+    get the same one-state proofs, whatever else their options change."""
+    kinds = kinds_by_zone(config)
+    return (None if kinds is None else tuple(sorted((zone, tuple(sorted(ks))) for zone, ks in kinds.items())),
+            tuple(sorted(derived_ranges(config).items())))
+
+
+_PER_CONFIG: dict = {}  # (what, id of a configuration) -> (the configuration, the answer)
+
+
+def _per_config(what: str, config: Config, compute):
+    """`compute()` once per configuration (the check asks for it per option set and per proof)."""
+    hit = _PER_CONFIG.get((what, id(config)))
+    if hit is not None and hit[0] is config:
+        return hit[1]
+    if len(_PER_CONFIG) > 1024:
+        _PER_CONFIG.clear()
+    value = compute()
+    _PER_CONFIG[(what, id(config))] = (config, value)
+    return value
 
 
 def kind_flow(config: Config) -> kindflow.KindFlow | None:
