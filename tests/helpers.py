@@ -134,3 +134,16 @@ def configure(model, players: int, options: dict[str, str] | None = None):
     from rulekit.lower import instantiate
 
     return instantiate(model, players, {**model.default_options(), **(options or {})})
+
+
+def one_state_proofs(path, options: dict | None = None) -> dict:
+    """The counts abstraction's one-state proofs (`segments.state_proofs`) of the spec at `path`, at
+    every player count, under its default options changed by `options`."""
+    from rulekit.verify import budget, segments
+
+    spec = Spec.find(str(path))
+    game = spec.model
+    configs = [spec.config(p, {**game.default_options(), **(options or {})})
+               for p in range(game.min_players, game.max_players + 1)]
+    with budget.fresh_context():
+        return segments.state_proofs(configs)

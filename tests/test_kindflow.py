@@ -3,9 +3,9 @@ abstraction prove: a law that counts every zone a kind can reach holds, whatever
 from __future__ import annotations
 
 from rulekit.pipeline import Spec
-from rulekit.verify import budget, segments
+from rulekit.verify import segments
 
-from helpers import play_random, write_spec
+from helpers import one_state_proofs, play_random, write_spec
 
 # Gems are dealt, played and discarded; coins go to a purse and stay there, unless a player may spend
 # one (`spending`), which puts a coin in the deck among the gems.
@@ -59,15 +59,6 @@ invariant coins_kept "Every coin is in the box or the purse."
 """
 
 
-def _proofs(path, options=None):
-    spec = Spec.find(str(path))
-    game = spec.model
-    configs = [spec.config(p, {**game.default_options(), **(options or {})})
-               for p in range(game.min_players, game.max_players + 1)]
-    with budget.fresh_context():
-        return segments.state_proofs(configs)
-
-
 def _reach(path, options=None):
     spec = Spec.find(str(path))
     config = spec.config(2, {**spec.model.default_options(), **(options or {})})
@@ -88,7 +79,7 @@ def test_a_kind_is_only_where_the_moves_of_the_rules_can_carry_it(tmp_path):
 
 def test_a_conservation_law_over_every_zone_a_kind_can_reach_is_proven(tmp_path):
     path = write_spec(tmp_path, MARKET, name="market", checks=CHECKS)
-    proofs = _proofs(path)
+    proofs = one_state_proofs(path)
     assert proofs["gems_conserved"][0] == "proven"
     assert proofs["coins_kept"][0] == "proven"
     assert "where each card kind can be" in proofs["gems_conserved"][1]
@@ -97,7 +88,7 @@ def test_a_conservation_law_over_every_zone_a_kind_can_reach_is_proven(tmp_path)
 def test_where_a_move_carries_a_kind_into_a_counted_zone_the_law_is_not_claimed_and_play_breaks_it(tmp_path):
     path = write_spec(tmp_path, MARKET, name="market", checks=CHECKS)
     spending = {"spending": "allowed"}
-    proofs = _proofs(path, spending)
+    proofs = one_state_proofs(path, spending)
     assert "gems_conserved" not in proofs and "coins_kept" not in proofs
     game = Spec.find(str(path)).engine(2, spending)
     purses = []

@@ -4,9 +4,9 @@ initial value."""
 from __future__ import annotations
 
 from rulekit.pipeline import Spec
-from rulekit.verify import budget, segments
+from rulekit.verify import segments
 
-from helpers import play_random, write_spec
+from helpers import one_state_proofs, play_random, write_spec
 
 # A score grows by the cards a player takes (never fewer than none); a bonus is set to 0 or 3; a debt
 # only grows when `penalties` lets a player pay one point for a card.
@@ -64,15 +64,6 @@ def _ranges(path, options=None):
     return segments.derived_ranges(config)
 
 
-def _proofs(path, options=None):
-    spec = Spec.find(str(path))
-    game = spec.model
-    configs = [spec.config(p, {**game.default_options(), **(options or {})})
-               for p in range(game.min_players, game.max_players + 1)]
-    with budget.fresh_context():
-        return segments.state_proofs(configs)
-
-
 def test_a_variable_gets_the_range_its_writes_keep_it_in(tmp_path):
     path = write_spec(tmp_path, SCORING, name="scoring", checks=CHECKS)
     ranges = _ranges(path)
@@ -84,14 +75,14 @@ def test_a_variable_gets_the_range_its_writes_keep_it_in(tmp_path):
 
 def test_an_invariant_that_follows_from_the_ranges_is_proven(tmp_path):
     path = write_spec(tmp_path, SCORING, name="scoring", checks=CHECKS)
-    proofs = _proofs(path)
+    proofs = one_state_proofs(path)
     assert proofs["scores_not_negative"][0] == "proven" and proofs["bonus_small"][0] == "proven"
 
 
 def test_where_a_write_can_break_the_range_it_is_not_claimed_and_play_breaks_it(tmp_path):
     path = write_spec(tmp_path, SCORING, name="scoring", checks=CHECKS)
     allowed = {"penalties": "allowed"}
-    proofs = _proofs(path, allowed)
+    proofs = one_state_proofs(path, allowed)
     assert "scores_not_negative" not in proofs and proofs["bonus_small"][0] == "proven"
     game = Spec.find(str(path)).engine(2, allowed)
     scores = []
