@@ -59,9 +59,29 @@ def test_a_component_a_zone_and_a_move_the_rules_never_use_are_reported_where_th
     assert grave.location.endswith(f"slips.rules:{_line('zone graveyard')}:1") and "never holds a card" in grave.message
     assert "purse never holds a Ruby" in refund.message and f"slips.rules:{refund_line}:" in refund.location
     assert all(f.severity == "warning" and f.verdict == "proven" for f in found.values())
+    assert refund.details == {"source": "purse", "takes": ["Ruby"], "players": [2, 3]}
+    assert joker.details == {"component": "Joker", "zone": "box", "players": [2, 3]}
 
 
 def test_a_spec_that_uses_all_it_declares_gets_none(tmp_path):
     fixed = (SLIPS.replace("c.kind == gem from box to deck", "c.kind != coin from box to deck")
              .replace("from purse to hand(current)", "from hand(current) to graveyard"))
     assert _unused(tmp_path, fixed) == {}
+
+
+def test_what_an_option_newly_leaves_unused_is_a_note_under_that_option(tmp_path):
+    question = '''ambiguity jokers "Are the Jokers played?" {
+  quote "Each player draws one card."
+  question "Do the Jokers go in the deck?"
+  option no "No."
+  option yes "Yes."
+  default yes because "A test."
+}
+flow {'''
+    optional = SLIPS.replace("flow {", question, 1).replace(
+        "c.kind == gem from box to deck", "(c.kind == gem or (jokers is yes and c.kind == joker)) from box to deck")
+    found = _unused(tmp_path, optional)
+    assert "slips/dead-rule/component/Joker" not in found
+    note = found["slips/dead-rule/component/Joker/jokers=no"]
+    assert note.severity == "info" and note.options == {"jokers": "no"} and "never leaves box" in note.message
+    assert "slips/dead-rule/zone/graveyard/jokers=no" not in found  # already said under the default options

@@ -13,12 +13,29 @@ from .. import model as m
 from ..findings import Finding
 from ..pipeline import Spec
 from .shared import PlayBounds, build_limit, config_of, location_of, players_phrase
+from .variants import changed_options, option_sets, options_suffix
 
 
 def findings(spec: Spec, game: m.Game, bounds: PlayBounds) -> list[Finding]:
+    """Warnings under the default options; then, under each other option on its own, what it newly
+    leaves unused, as notes: an option that takes material out of the game usually means to (a card
+    text read as absent), and the note says what it does."""
+    default = game.default_options()
+    out = under_options(spec, game, bounds, default, slip=True)
+    seen = {f.id for f in out}
+    for options in option_sets(game)[1:]:
+        suffix, changed = options_suffix(options, game), changed_options(options, game)
+        for f in under_options(spec, game, bounds, options, slip=False):
+            if f.id not in seen:
+                f.id, f.options, f.severity, f.hint = f.id + suffix, changed, "info", None
+                out.append(f)
+    return out
+
+
+def under_options(spec: Spec, game: m.Game, bounds: PlayBounds, options: dict, slip: bool) -> list[Finding]:
+    """What `options` leave unused; with `slip`, each component's message says it is usually a slip."""
     from ..verify import Unsupported, budget, segments
 
-    options = game.default_options()
     counts, flows = [], []
     for players in range(game.min_players, game.max_players + 1):
         config = config_of(spec, players, options)
@@ -47,16 +64,19 @@ def findings(spec: Spec, game: m.Game, bounds: PlayBounds) -> list[Finding]:
                 out.append(Finding(f"{game.name}/dead-rule/component/{component.name}", game.name, "dead-rule",
                                    "warning", "proven", "static",
                                    f"{component.name} never leaves {start}: no move of the rules takes it out, with "
-                                   f"{where}; a component the rules never use is usually a slip in the spec (a "
-                                   "move's condition that leaves it out)", location=location_of(component.span),
+                                   f"{where}" + ("; a component the rules never use is usually a slip in the spec (a "
+                                                 "move's condition that leaves it out)" if slip else ""),
+                                   location=location_of(component.span),
                                    hint=f"check the conditions of the moves out of {start}; material the rulebook "
-                                   "lists but no rule uses is acknowledged with `expect` and a `because`"))
+                                   "lists but no rule uses is acknowledged with `expect` and a `because`",
+                                   details={"component": component.name, "zone": start, "players": counts}))
     for zone in game.zones:
         if zone.name != start and all(not flow.where.get(zone.name) for _, flow in flows):
             out.append(Finding(f"{game.name}/dead-rule/zone/{zone.name}", game.name, "dead-rule", "warning",
                                "proven", "static", f"{zone.name} never holds a card: no move of the rules carries "
                                f"one there, with {where}", location=location_of(zone.span),
-                               hint="check the zones the moves name; a zone no rule fills can go"))
+                               hint="check the zones the moves name; a zone no rule fills can go",
+                               details={"zone": zone.name, "players": counts}))
     carried: dict = {}  # the span of a move -> (the move, the kinds it takes, whether it carries a card somewhere)
     for _, flow in flows:
         for move, taken, kinds in flow.moves:
@@ -70,7 +90,8 @@ def findings(spec: Spec, game: m.Game, bounds: PlayBounds) -> list[Finding]:
         out.append(Finding(f"{game.name}/dead-rule/move/{move.span.line}", game.name, "dead-rule", "warning",
                            "proven", "static", f"this move never moves a card: {source} never holds "
                            f"{_kinds_phrase(taken, names)}, with {where}", location=key,
-                           hint="check the move's condition, and where the rules put the cards it should take"))
+                           hint="check the move's condition, and where the rules put the cards it should take",
+                           details={"source": source, "takes": [names[k] for k in sorted(taken)], "players": counts}))
     return out
 
 
