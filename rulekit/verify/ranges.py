@@ -6,8 +6,8 @@ read as a term over an unknown state (`fragment.Builder.ev`), and its value's in
 the bounds every slot is known to keep: declared ranges, card counts between 0 and the copies of the
 kind, tokens between 0 and the supply, and the ranges found so far for the variables analysed here.
 The interval of a variable is the union of its initial values and of what each of its writes can give
-(each write the configuration leaves in the rules, `live`),
-whatever the order the statements run in and whatever the seat they name. After one round, a bound
+(each write the configuration leaves in the rules, `live`), whatever the order the statements run in
+and whatever the seat they name. After one round, a bound
 that a write can push further is dropped (widening), so the analysis ends after a few rounds.
 
 The result over-approximates every reachable state, so the counts abstraction may assume it
@@ -24,18 +24,18 @@ Range = tuple  # (low or None, high or None)
 
 
 def derived_ranges(builder) -> dict[str, Range]:
-    """Variable name -> (low, high) for each integer variable whose declaration leaves a side open,
-    where the analysis bounds a side; a side left open stays None."""
+    """Variable name -> (low, high) for each integer variable declared without a range, where the
+    analysis bounds a side; a side left open is None."""
     game = builder.g
-    open_ = {v.name: v for v in game.vars if v.type.kind == "int" and (v.low is None or v.high is None)}
+    open_ = {v.name: v for v in game.vars if v.type.kind == "int" and v.low is None}  # a range gives both sides
     if not open_:
         return {}
     slots = {name: builder.family(("var", name), decl.per_player) for name, decl in open_.items()}
-    ranges = {name: (min(builder.init[i] for i in ss), max(builder.init[i] for i in ss)) for name, ss in slots.items()}
+    ranges = {name: (min(builder.init[i] for i in ss), max(builder.init[i] for i in ss))
+              for name, ss in slots.items()}
     writes = [(st.var, st.op, live.value_of(builder, st.value, {})) for st in live.everywhere(builder.g)
               if isinstance(st, m.Assign) and st.var in open_]
     base = _known_bounds(builder)
-    declared = {name: (builder.slots[ss[0]].low, builder.slots[ss[0]].high) for name, ss in slots.items()}
     first = True
     while True:
         env = dict(base)
@@ -44,21 +44,13 @@ def derived_ranges(builder) -> dict[str, Range]:
         grown = dict(ranges)
         for name, op, value in writes:
             grown[name] = _join(grown[name], _after(ranges[name], op, interval(value, env) if value else (None, None)))
-        # The engine refuses a value outside a declared side, so the declared sides hold as they are.
-        grown = {name: _within(r, declared[name]) for name, r in grown.items()}
         # One round as computed (a `set` to a constant is then within its range), then widening.
         widened = grown if first else {name: _widen(ranges[name], grown[name]) for name in ranges}
         first = False
         if widened == ranges:
             break
         ranges = widened
-    out = {}
-    for name, (low, high) in ranges.items():
-        decl = open_[name]
-        low, high = (low if decl.low is None else None), (high if decl.high is None else None)
-        if low is not None or high is not None:
-            out[name] = (low, high)
-    return out
+    return {name: r for name, r in ranges.items() if r != (None, None)}
 
 
 def _known_bounds(builder) -> dict[int, Range]:
@@ -90,12 +82,6 @@ def _after(old: Range, op: str, value: Range) -> Range:
 def _join(a: Range, b: Range) -> Range:
     low = None if a[0] is None or b[0] is None else min(a[0], b[0])
     high = None if a[1] is None or b[1] is None else max(a[1], b[1])
-    return low, high
-
-
-def _within(r: Range, declared: Range) -> Range:
-    low = declared[0] if r[0] is None or (declared[0] is not None and declared[0] > r[0]) else r[0]
-    high = declared[1] if r[1] is None or (declared[1] is not None and declared[1] < r[1]) else r[1]
     return low, high
 
 
