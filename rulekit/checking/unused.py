@@ -1,11 +1,11 @@
 """Cards, zones and moves the rules never use: a component that never leaves the zone every component
 starts in, a zone no card can ever reach, a move whose source can never hold a card it takes.
 
-Read off where each card kind can be (`verify.kindflow`), at every player count under the default
-options: such a thing is usually a slip in the spec (a move's condition that leaves a kind out, a
-zone misnamed), or a rulebook that lists material its rules never mention. The analysis
-over-approximates play, so "never" is proven; something unused at one player count only (the colours
-a small game leaves in the box) is not reported.
+Read off where each card kind can be (`verify.kindflow`), at every player count: under the default
+options such a thing is usually a slip in the spec (a move's condition that leaves a kind out, a zone
+misnamed), or a rulebook that lists material its rules never mention; under another option, often what
+the option means. The analysis over-approximates play, so "never" is proven; something unused at one
+player count only (the colours a small game leaves in the box) is not reported.
 """
 from __future__ import annotations
 

@@ -536,8 +536,8 @@ def state_system(config: Config) -> System:
 
 
 def derived_ranges(config: Config) -> dict[str, tuple]:
-    """Variable name -> (low, high) where the writes of the rules bound a side its declaration leaves
-    open (`ranges`), the values read as the counts abstraction reads them."""
+    """Variable name -> (low, high) for the variables declared without a range, where the writes of the
+    rules bound a side (`ranges`), the values read as the counts abstraction reads them."""
     return _per_config("ranges", config, lambda: ranges.derived_ranges(_Abstract(config)))
 
 
@@ -688,9 +688,10 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
                              f"abstraction (counts per card kind per zone), makes it true, with {where}",
                              "z3-abstraction", bound)
         elif kinds[name] == "invariant":
-            out[name] = ("proven", f"it follows from card and token conservation, where each card kind can be (the "
-                         f"zones the moves of the rules can carry it to), the declared ranges and the ranges the writes of "
-                         f"the rules keep the other variables in (Z3 over counts per card kind per zone, {where})", "z3-abstraction", bound)
+            out[name] = ("proven", f"it follows from card and token conservation, where each card kind can be "
+                         f"(the zones the moves of the rules can carry it to), the declared ranges and the ranges "
+                         f"the writes of the rules keep the other variables in (Z3 over counts per card kind per "
+                         f"zone, {where})", "z3-abstraction", bound)
         else:
             out[name] = ("refuted", f"no state meets it, even over the abstraction counts per card kind per zone "
                          f"(Z3, {where})", "z3-abstraction", bound)
