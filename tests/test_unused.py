@@ -85,3 +85,14 @@ flow {'''
     note = found["slips/dead-rule/component/Joker/jokers=no"]
     assert note.severity == "info" and note.options == {"jokers": "no"} and "never leaves box" in note.message
     assert "slips/dead-rule/zone/graveyard/jokers=no" not in found  # already said under the default options
+
+
+def test_two_dead_moves_on_one_line_are_told_apart_by_their_column(tmp_path):
+    both = SLIPS.replace("move one c where c.kind == gem from purse to hand(current) }",
+                         "move one c where c.kind == gem from purse to hand(current)\n"
+                         "        move one c where c.kind == joker from deck to hand(current) move one c where "
+                         "c.kind == joker from purse to hand(current) }")
+    found = _unused(tmp_path, both)
+    moves = sorted(i for i in found if "/move/" in i)
+    assert len(moves) == 3 and len(set(moves)) == 3
+    assert sum("-" in i.rsplit("/", 1)[1] for i in moves) == 2  # the two of one line carry their column

@@ -83,11 +83,13 @@ def under_options(spec: Spec, game: m.Game, bounds: PlayBounds, options: dict, s
             key = str(move.span)
             _, before, moved = carried.get(key, (move, frozenset(), False))
             carried[key] = (move, taken | before, moved or bool(kinds))
-    for key, (move, taken, carries) in carried.items():
-        if carries or move.span is None:
-            continue
+    dead = [(key, move, taken) for key, (move, taken, carries) in carried.items() if not carries and move.span]
+    lines = [move.span.line for _, move, _ in dead]
+    for key, move, taken in dead:
+        # by its line; by line and column where two moves of one line never move a card
+        at = f"{move.span.line}" if lines.count(move.span.line) == 1 else f"{move.span.line}-{move.span.column}"
         source = getattr(move.source, "zone", "its source")
-        out.append(Finding(f"{game.name}/dead-rule/move/{move.span.line}", game.name, "dead-rule", "warning",
+        out.append(Finding(f"{game.name}/dead-rule/move/{at}", game.name, "dead-rule", "warning",
                            "proven", "static", f"this move never moves a card: {source} never holds "
                            f"{_kinds_phrase(taken, names)}, with {where}", location=key,
                            hint="check the move's condition, and where the rules put the cards it should take",
