@@ -10,9 +10,9 @@ The interval of a variable is the union of its initial values and of what each o
 and whatever the seat they name. After one round, a bound
 that a write can push further is dropped (widening), so the analysis ends after a few rounds.
 
-The result over-approximates every reachable state, so the counts abstraction may assume it
-(`segments._state_facts`): a score only ever increased by non-negative amounts is at least its initial
-value, however the game goes.
+The result over-approximates every reachable state, so the counts abstraction may assume it (the
+facts of `segments.state_proofs`): a score only ever increased by non-negative amounts is at least its
+initial value, however the game goes.
 """
 from __future__ import annotations
 
