@@ -12,7 +12,7 @@ every reachable state: a kind that cannot reach a zone is never in it.
 
 This is the support of the place invariants of the Petri net whose places are the zones and whose
 tokens are the cards: what lets the counts abstraction prove that a conservation law counts every
-zone a card can be in (`segments._state_facts`), however many kinds the game has.
+zone a card can be in (the facts of `segments.state_proofs`), however many kinds the game has.
 """
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ from .terms import FALSE, const
 class KindFlow:
     """`where`: zone name -> the kinds that can ever be in a zone of that name (any seat, any position);
     `moves`: each move the configuration leaves in the rules, with the kinds its selector can take and
-    those it can ever carry (of those, the ones its source can hold), in the order of the rules; `start`: the zone where
-    every component starts (None when no zone is `initial`)."""
+    those it can ever carry (of those, the ones its source can hold), in the order of the rules;
+    `start`: the zone where every component starts (None when no zone is `initial`)."""
 
     where: dict[str, frozenset[int]]
     moves: list[tuple[m.Move, frozenset[int], frozenset[int]]]
@@ -63,12 +63,6 @@ def kind_flow(builder) -> KindFlow | None:
                 changed = True
     return KindFlow({name: frozenset(ks) for name, ks in where.items()},
                     [(st, taken, frozenset(where[source] & taken)) for st, source, _, taken in edges], start)
-
-
-def reachable_kinds(builder) -> dict[str, frozenset[int]] | None:
-    """Zone name -> the kinds that can ever be there (`kind_flow`), or None."""
-    flow = kind_flow(builder)
-    return flow.where if flow is not None else None
 
 
 def _kinds_taken(builder, selector, kinds: list[int]) -> set[int]:

@@ -544,7 +544,8 @@ def derived_ranges(config: Config) -> dict[str, tuple]:
 def kinds_by_zone(config: Config) -> dict[str, frozenset[int]] | None:
     """Zone name -> the card kinds that can ever be there (`kindflow`), the moves' conditions read as
     the counts abstraction reads them; None where the moves cannot be read off the rules."""
-    return _per_config("kinds", config, lambda: kindflow.reachable_kinds(_Abstract(config)))
+    flow = kind_flow(config)
+    return flow.where if flow is not None else None
 
 
 def rule_facts(config: Config) -> tuple:
@@ -572,9 +573,9 @@ def _per_config(what: str, config: Config, compute):
 
 
 def kind_flow(config: Config) -> kindflow.KindFlow | None:
-    """Where the kinds can be and what each move can carry (`kindflow.kind_flow`), read as
-    `kinds_by_zone` reads them."""
-    return kindflow.kind_flow(_Abstract(config))
+    """Where the kinds can be and what each move can carry (`kindflow.kind_flow`), the moves' conditions
+    read as the counts abstraction reads them; worked out once per configuration."""
+    return _per_config("kinds", config, lambda: kindflow.kind_flow(_Abstract(config)))
 
 
 def _state_facts(b: _Abstract) -> list:
