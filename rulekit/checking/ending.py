@@ -74,14 +74,14 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 verdicts[players] = ("proven", f"a complete exploration ({x.states} states) has no cycle that avoids "
                                                "the ends")
                 continue
-            key, exact = state_key(x.loaded, x.symmetry), state_key(x.loaded, False)
+            key, exact = state_key(x.loaded, x.symmetry), state_key(x.loaded, False, termination_only=True)
             keep = endless.kept_going(x)
             found = term.lasso(x, key, exact, within=keep) if keep else None
             kept = found is not None
             found = found or term.lasso(x, key, exact)
             if found is not None:
                 kept = kept or not found.chance
-                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(x.loaded, found))
+                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(x.loaded, found), x.loaded)
                                      + _trapped_text(x))
                 lassos[players] = (x.loaded, found, kept)
                 continue
@@ -94,7 +94,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             again = _replayed(endless, loaded, from_default, x.symmetry if x is not None else False)
             if again is not None:
                 found, kept = again
-                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(loaded, found))
+                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(loaded, found), loaded)
                                      + ", the loop found under the default options: it replays under these too")
                 lassos[players] = (loaded, found, kept)
                 carried.add(players)
@@ -125,7 +125,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 pool -= min(share, search.states)
             if search.found is not None:
                 kept = search.kept or not search.found.chance
-                verdicts[players] = ("refuted", _lasso_text(search.found, kept, search.probability)
+                verdicts[players] = ("refuted", _lasso_text(search.found, kept, search.probability, loaded)
                                      + f", found near random games ({search.text()})"
                                      + ("" if searching else ", where the loop of the default options does not replay"))
                 lassos[players] = (loaded, search.found, kept)
@@ -171,7 +171,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         loaded, found, _ = lassos[players]
         steps = witness(loaded.replay(found.prefix + found.loop))
         bound["lasso"] = {"players": players, "prefix": len(found.prefix), "loop": len(found.loop),
-                          "players_alone": bool(stalls)}
+                          "players_alone": bool(stalls), "records_drifting": records_drifting(loaded, found)}
         if stalls:
             lead = f"play can go on forever with {players_phrase(stalls)}"
         else:
@@ -272,7 +272,7 @@ def _grouped(verdicts: dict) -> str:
                      f"{'' if verdict == 'proven' else verdict + ', '}{why}" for (verdict, why), ps in groups.items())
 
 
-def _lasso_text(found, kept: bool, probability: float) -> str:
+def _lasso_text(found, kept: bool, probability: float, loaded) -> str:
     if not found.chance:
         chance = " (every step of it is a player's decision)"
     elif kept:
@@ -281,8 +281,31 @@ def _lasso_text(found, kept: bool, probability: float) -> str:
     else:
         chance = (f" (its chance outcomes must repeat too: the loop comes round again with probability "
                   f"{probability:.3g})")
-    return (f"after {len(found.prefix)} steps from the start, a loop of {len(found.loop)} steps returns to the "
-            f"same state{chance}, replayed in the engine")
+    drifting = records_drifting(loaded, found)
+    aside = (f" (all but {', '.join(drifting)}, which no rule reads: a record that changes does not keep play "
+             "from going round)") if drifting else ""
+    return (f"after {_steps(len(found.prefix))} from the start, a loop of {_steps(len(found.loop))} returns to the "
+            f"same state{aside}{chance}, replayed in the engine")
+
+
+def _steps(n: int) -> str:
+    return f"{n} step" + ("" if n == 1 else "s")
+
+
+def records_drifting(loaded, found) -> list[str]:
+    """The variables that no rule reads (`verify.inert`) and that the loop of `found` changes: the
+    loop comes back to the same state but for these."""
+    from ..verify.inert import inert_vars
+
+    names = inert_vars(loaded.config.game)
+    if not names:
+        return []
+    before = loaded.replay(found.prefix)
+    after = loaded.replay(found.prefix + found.loop)
+    lay = loaded.layout
+    return [v.name for v in loaded.model.vars if v.name in names
+            and any(before.v[lay.var_base[v.name] + p] != after.v[lay.var_base[v.name] + p]
+                    for p in range(lay.players if v.per_player else 1))]
 
 
 def _replayed(endless, loaded, carried: tuple, symmetric: bool) -> tuple | None:

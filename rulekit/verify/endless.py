@@ -24,6 +24,9 @@ player does as little as the rules allow, at every chance outcome. From such a s
 going forever, whatever chance does. A loop outside it repeats only while chance repeats its
 outcomes, which it does forever with probability zero.
 
+Every key here leaves out the variables play never reads (`inert`): a turn counter would make
+every state new, and hide the loops the players can keep going.
+
 The budgets are counts of states, not seconds, so the same spec gives the same verdict on any
 machine; a wall-clock limit is only a safety net.
 """
@@ -121,8 +124,8 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
     ones: a loop is a few turns long, and a breadth-first exploration of a branching game spends a
     large budget on its first steps."""
     rng = random.Random(seed)
-    exact = state_key(loaded, False)
-    key = state_key(loaded, symmetric)
+    exact = state_key(loaded, False, termination_only=True)
+    key = state_key(loaded, symmetric, termination_only=True)
     out = Search()
     deadline = time.perf_counter() + time_limit
     while out.states < states and out.found is None:
@@ -156,7 +159,7 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
             # A loop that needs luck is kept until the exploration here has had its chance to find one
             # the players can keep up.
             x = explore(loaded, Limits(max_states=max(1, min(near, states - out.states)), time_limit=time_limit,
-                                       symmetry=symmetric), prefix=path[:cut])
+                                       symmetry=symmetric, termination_only=True), prefix=path[:cut])
             x.loaded = loaded
             out.points += 1
             out.states += x.states
@@ -186,7 +189,7 @@ def players_keep(loaded, found: Lasso, symmetric: bool, max_states: int) -> tupl
     chance does, or None; states spent): `found` needs luck, but the players, doing as little as they
     may, may not. Looked for in a `lazy_closure` and a `staying` search of up to `max_states` states
     each."""
-    key, exact = state_key(loaded, symmetric), state_key(loaded, False)
+    key, exact = state_key(loaded, symmetric, termination_only=True), state_key(loaded, False, termination_only=True)
     spent = 0
     for look in (lazy_closure, staying):
         graph = look(loaded, found.prefix, symmetric, max_states)
@@ -202,7 +205,7 @@ def replayed(loaded, found: Lasso) -> Lasso | None:
     """`found`, a lasso of the same game under other options, when it is a lasso of `loaded` too:
     every step of it legal here and the loop back at the very state it left. Options usually change
     a few rules, and a loop that none of them touches is still a loop; checking costs one replay."""
-    exact = state_key(loaded, False)
+    exact = state_key(loaded, False, termination_only=True)
     try:
         state = loaded.replay(found.prefix)
         if state.is_terminal():
@@ -332,7 +335,7 @@ def lazy_closure(loaded, prefix: list[int], symmetric: bool, max_states: int) ->
     needs one way to stay and every outcome of a chance event is followed. Breadth first, up to
     `max_states` states."""
     out = Exploration(loaded.num_players(), dict(loaded.options), prefix=list(prefix), symmetry=symmetric)
-    graph = _Graph(out, state_key(loaded, symmetric))
+    graph = _Graph(out, state_key(loaded, symmetric, termination_only=True))
     root = fork(loaded.replay(prefix))
     graph.node(root, 0, -1)
     queue = deque([(root, 0)])
@@ -361,7 +364,7 @@ def staying(loaded, prefix: list[int], symmetric: bool, max_states: int, max_dep
     states are expanded: the states it records go to `kept_going`, which alone decides, so a state
     the search assumed or gave up on never makes a wrong claim."""
     out = Exploration(loaded.num_players(), dict(loaded.options), prefix=list(prefix), symmetry=symmetric)
-    graph = _Graph(out, state_key(loaded, symmetric))
+    graph = _Graph(out, state_key(loaded, symmetric, termination_only=True))
     failed, good, onpath = set(), set(), set()
 
     def visit(state, i: int, depth: int) -> bool:

@@ -13,6 +13,10 @@ equal. The key is marshalled to bytes, and the explorer remembers only a 128-bit
 (see `fingerprint`); its frontier holds packed states (`State.pack`), its paths and successors flat
 arrays, so that a configuration of ten million states fits in a few gigabytes.
 
+Variables that play never reads (a turn counter, the last roll: `inert`) are left out of the key
+unless a property reads them: two states that differ only there play alike. For termination alone
+(`Limits.termination_only`) they are always left out, and no property is judged.
+
 Symmetry reduction (players interchangeable) is applied only when the model never tells seats
 apart: see `seat_symmetry`. Then a state's key lists the per-player parts (per-player zones,
 variables and token holdings, and being a winner) as a sorted multiset, so the states that differ
@@ -37,6 +41,7 @@ from .. import model as m
 from ..engine.state import State
 from ..errors import EndlessRun, LongRun, RuleRuntimeError
 from . import budget
+from .inert import ignored_by_keys
 from .successors import Successors
 
 
@@ -47,6 +52,7 @@ class Limits:
     depth: int | None = None  # steps (decisions and chance outcomes) from the start
     symmetry: bool = True
     keep_edges: bool = True  # needed for the termination analysis (SCCs); costs memory
+    termination_only: bool = False  # keys leave out what only the properties read (`inert`): no property verdicts
     memory: int | None = None  # bytes of resident memory at which exploration stops (see budget.memory_limit)
 
 
@@ -177,8 +183,13 @@ KEY_MARSHAL = 2
 class _Keyer:
     """Compact, canonical state keys for one loaded game."""
 
-    def __init__(self, game, symmetric: bool):
+    def __init__(self, game, symmetric: bool, termination_only: bool = False):
         lay = game.layout
+        # Variables play never reads (`inert`) cannot tell apart two states' futures: a turn counter
+        # would otherwise make every state new.
+        ignored = ignored_by_keys(game, termination_only)
+        self.blank = [lay.var_base[v.name] + p for v in game.model.vars if v.name in ignored
+                      for p in range(lay.players if v.per_player else 1)]
         n = game.num_players()
         self.symmetric = symmetric and n > 1
         per_zone = [z.name for z in game.model.zones if z.per_player]
@@ -218,18 +229,27 @@ class _Keyer:
                         top[slot] = None
         return tuple(tuple(f) for f in frames)
 
+    def values(self, s: State) -> list:
+        if not self.blank:
+            return s.v
+        v = list(s.v)
+        for i in self.blank:
+            v[i] = 0
+        return v
+
     def key(self, s: State) -> bytes:
         frames = self.frames(s)
         ctx = tuple(tuple(c) for c in s.ctx)
+        v = self.values(s)
         if self.symmetric and all(x is None for f in frames for x in f[1:]):
-            z, lo, hi, v, w = s.z, s.lo, s.hi, s.v, s.winners
+            z, lo, hi, w = s.z, s.lo, s.hi, s.winners
             players = sorted((tuple((tuple(z[i]), lo[i], hi[i]) for i in zs), tuple(v[i] for i in vs), p in w)
                              for p, (zs, vs) in enumerate(zip(self.player_zones, self.player_vars)))
             shared = (tuple((tuple(z[i]), lo[i], hi[i]) for i in self.shared_zones),
                       tuple(v[i] for i in self.shared_vars))
             content = (1, shared, tuple(players), s.cur, frames, ctx, s.over, s.to_move)
         else:
-            content = (0, tuple(map(tuple, s.z)), tuple(s.lo), tuple(s.hi), tuple(s.v), s.cur, frames, ctx,
+            content = (0, tuple(map(tuple, s.z)), tuple(s.lo), tuple(s.hi), tuple(v), s.cur, frames, ctx,
                        tuple(sorted(s.winners)), s.over, s.to_move)
         if self.extra:
             content = (content, tuple(_plain(getattr(s, name)) for name in self.extra))
@@ -247,11 +267,12 @@ def fingerprint(key: bytes) -> bytes:
     return hashlib.blake2b(key, digest_size=FINGERPRINT_BITS // 8).digest()
 
 
-def state_key(loaded, symmetric: bool = False):
+def state_key(loaded, symmetric: bool = False, termination_only: bool = False):
     """The explorer's key of a state of `loaded` as a function: with `symmetric`, up to renaming the
-    seats where the model allows it (as `explore` keys its states), else exact."""
+    seats where the model allows it (as `explore` keys its states), else exact. Variables play never
+    reads are left out when no property reads them either, or, with `termination_only`, always."""
     use = symmetric and seat_symmetry(loaded.model)[0]
-    return _Keyer(loaded, use).key
+    return _Keyer(loaded, use, termination_only).key
 
 
 def changes(a: State, b: State) -> int:
@@ -303,12 +324,13 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
     state that the actions `prefix` lead to (then only the states reachable from there are seen)."""
     limits = limits or Limits()
     symmetric, why = seat_symmetry(loaded.model) if limits.symmetry else (False, "symmetry reduction switched off")
-    keyer = _Keyer(loaded, symmetric)
+    keyer = _Keyer(loaded, symmetric, limits.termination_only)
     out = Exploration(loaded.num_players(), dict(loaded.options), symmetry=keyer.symmetric,
                       symmetry_reason=why if loaded.num_players() > 1 else "one player", prefix=list(prefix or []),
                       fingerprint_bits=FINGERPRINT_BITS)
-    invariants = loaded.properties("invariant")
-    targets = loaded.properties("reachable")
+    # A key for termination alone merges states that only a property tells apart: none is judged.
+    invariants = [] if limits.termination_only else loaded.properties("invariant")
+    targets = [] if limits.termination_only else loaded.properties("reachable")
     table = loaded.action_table
     start = time.perf_counter()
     deadline = start + limits.time_limit
