@@ -1,4 +1,5 @@
-"""Variables play never reads (`verify.inert`): a record such as a turn counter must not hide endless play."""
+"""What state keys leave out because play never reads it again: variables no rule reads (`verify.inert`),
+such as a turn counter, and the card of a decision whose action is over. Either would hide endless play."""
 from __future__ import annotations
 
 from rulekit.checking import PlayBounds, check_spec
@@ -90,3 +91,63 @@ def test_keys_keep_a_record_a_property_reads_and_leave_it_out_for_termination_al
     # Left out, the states of the game are few, and the exploration finishes.
     assert termination.complete and termination.states < 300
     assert not termination.violated and not termination.reached
+
+
+# A card offered stays in the frame after the offer: dead once the offer is over, live while it is answered.
+OFFER = """
+game offer "Offer"
+rulebook "rulebook.txt" source "tiny.txt"
+players 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Not this game's."
+card Ace x 1
+card Blank x 1
+zone box: set, public, initial
+zone hand per player: set, public
+flow {
+  move all from box to hand(seat(0))
+  turns from seat(0) {
+    choose by current {
+      action offer(c in hand(current)) "Offer a card." {
+        choose by next(current) {
+          action accept "Accept." { move c from hand(current) to hand(next(current)) }
+          action refuse "Refuse." { }
+        }
+      }
+      action pass "Pass." { }
+    }
+    choose by current {
+      action knock "Knock." { }
+      action wait "Wait." { }
+    }
+    if size(hand(current)) > 0 {
+      choose kept in hand(current) by current
+      choose by current {
+        action keep "Keep it." { }
+        action give "Give it." { move kept from hand(current) to hand(next(current)) }
+      }
+    }
+  }
+}
+"""
+
+
+def test_the_card_of_a_decision_whose_action_is_over_is_not_part_of_the_state(tmp_path):
+    game = load_text(tmp_path, OFFER, players=2)
+    key = state_key(game)
+    start = game.new_initial_state()
+
+    def play(*names):
+        state = start.clone()
+        for name in names:
+            state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a) == name))
+        return state
+
+    # Answered: the card offered decides what `accept` moves, so the two offers are two states.
+    assert key(play("offer(c=Ace)")) != key(play("offer(c=Blank)"))
+    # Refused: at the next decision, the same state whichever card was offered.
+    ace, blank = play("offer(c=Ace)", "refuse"), play("offer(c=Blank)", "refuse")
+    assert key(ace) == key(blank)
+    assert ace.fr != blank.fr  # the frames still hold the two cards
+    # A card picked with `choose ... by` is used after the pick: it stays part of the state.
+    ace, blank = play("pass", "wait", "kept=Ace"), play("pass", "wait", "kept=Blank")
+    assert key(ace) != key(blank)

@@ -34,12 +34,14 @@ CALL = re.compile(r"\w\(")  # a function called in it: not read twice
 class Program:
     """The compiled form of one game configuration."""
 
-    def __init__(self, source: str, namespace: dict, entry_locals: int, n_code: int, origins: list | None = None):
+    def __init__(self, source: str, namespace: dict, entry_locals: int, n_code: int, origins: list | None = None,
+                 action_scopes: tuple = ()):
         self.source = source
         self.ns = namespace
         self.code = [namespace[f"i{pc}"] for pc in range(n_code)]
         self.entry_locals = entry_locals
         self.origins = origins or []  # pc -> (span of the statement it came from, its rule or procedure)
+        self.action_scopes = action_scopes  # see `Codegen.action_scopes`
 
     def origin(self, pc: int) -> tuple:
         """(span, rule or procedure name) of the statement that instruction `pc` was compiled from."""
@@ -105,6 +107,10 @@ class Codegen:
         self._attr_tables: dict | None = None
         self.loop_ends: list[str] = []
         self.frame_size = 0
+        # Where an action's binders can be read: (first and last pc of its procedure, first and last pc
+        # of the action's body, the frame indices of its binders). Outside the body they are dead.
+        self.action_scopes: list[tuple] = []
+        self.procedure_start = 0
         self.board_sizes = config.board_sizes
         self.lay = config.layout
         self.action_table = config.actions
@@ -832,7 +838,11 @@ class Codegen:
         end = self.label()
         for label, action in zip(labels, st.actions):
             self.place(label)
+            first = len(self.instrs)
             self.block(action.body)
+            if action.binders and action.body:  # a pick (`choose c in ... by p`) has no body: its card is used after it
+                self.action_scopes.append((self.procedure_start, first, len(self.instrs),
+                                           tuple(b.slot + 1 for b in action.binders)))
             self.jump(end)
         self.place(end)
 
@@ -1060,10 +1070,15 @@ class Codegen:
     def procedure(self, proc: m.Procedure) -> None:
         self.frame_size = proc.nlocals
         self.labels[f"@P_{_py_name(proc.name)}@"] = len(self.instrs)
+        self.procedure_start = len(self.instrs)
+        scopes = len(self.action_scopes)
         self.compiling_stmt(proc)
         self.block(proc.body)
         self.instr("s.fr.pop()", "return FRAMES", goes_on=False, then=None)
         self.compiling.pop()
+        last = len(self.instrs) - 1
+        self.action_scopes[scopes:] = [(start, last, first, end, slots)
+                                       for start, first, end, slots in self.action_scopes[scopes:]]
         self.consts[f"PAD_{_py_name(proc.name)}"] = [None] * (self.frame_size - len(proc.params))
 
     def module(self) -> tuple[str, dict, int]:

@@ -61,7 +61,8 @@ class Game:
         except SyntaxError as exc:  # Python's own limits, such as 20 nested blocks
             raise RuleRuntimeError(f"the spec is too deeply nested for the engine ({exc.msg}); "
                                    "move part of it into a procedure", self.model.flow.span) from None
-        self.program = Program(source, namespace, flow_size, len(codegen.instrs), codegen.origins)
+        self.program = Program(source, namespace, flow_size, len(codegen.instrs), codegen.origins,
+                               tuple(codegen.action_scopes))
         self.triggers = namespace["TRIGGERS"]
         self.fire_triggers = namespace["FIRE"]  # FIRE(state): start the first trigger due, if any
         self.action_table: ActionTable = config.actions

@@ -8,7 +8,8 @@ of the engine, and the properties are tested at these points, as random play doe
 A state is identified by a compact key: its zones, undetermined blocks, variables, seat to move,
 VM frames and contexts, winners and end flag, without the history and the event log (which only
 record how the state was reached). Frame slots that the pending decision or chance event is about
-to overwrite are dead and are left out, so two states that differ only in a stale choice compare
+to overwrite are dead and are left out, and so are the binders of every action whose body is over
+(the card a player discarded a deal ago), so two states that differ only in a stale choice compare
 equal. The key is marshalled to bytes, and the explorer remembers only a 128-bit fingerprint of it
 (see `fingerprint`); its frontier holds packed states (`State.pack`), its paths and successors flat
 arrays, so that a configuration of ten million states fits in a few gigabytes.
@@ -207,16 +208,34 @@ class _Keyer:
         self.table = game.action_table
         self.dead = {point: sorted({b.slot + 1 for a in c.actions for b in a.binders})
                      for point, c in game.choices.items()}
+        # A decision's binders outlive its action's body in the frame: there they are dead too.
+        self.scopes = game.program.action_scopes
+        self.stale_at: dict[int, tuple] = {}
         # Engine fields this keyer does not know are part of the key, unless every state shares them.
         probe = game.new_initial_state(seed=0)
         twin = probe.clone()
         self.extra = [name for name in State.__slots__ if name not in _KNOWN_FIELDS
                       and getattr(twin, name) is not getattr(probe, name)]
 
+    def stale(self, pc: int) -> tuple:
+        """The frame indices that hold the binders of actions whose body does not contain `pc`, in
+        the procedure of `pc`: the value of a decision taken earlier, which nothing reads again."""
+        out = self.stale_at.get(pc)
+        if out is None:
+            out = self.stale_at[pc] = tuple(sorted({
+                slot for start, last, first, end, slots in self.scopes
+                if start <= pc <= last and not first <= pc <= end for slot in slots}))
+        return out
+
     def frames(self, s: State) -> tuple:
         if s.over:
             return ()  # nothing runs after the end: what the frames still hold is dead
         frames = [list(f) for f in s.fr]
+        if self.scopes:
+            for f in frames:
+                for slot in self.stale(f[0]):
+                    if slot < len(f):
+                        f[slot] = None
         if frames:
             top = frames[-1]
             if s.chance is not None:
