@@ -653,6 +653,12 @@ def test_what_one_player_count_leaves_of_the_loop_search_goes_to_the_next(tmp_pa
     spec = spec_of(tmp_path, REDEAL, "redeal")
     f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=1000)))
     assert f.verdict == "unknown" and asked == [500, 990]
+    # Each count but the last may spend half of what is left: the smallest counts, searched first,
+    # get the longest watched games.
+    asked.clear()
+    spec = spec_of(tmp_path, REDEAL.replace("players 2 to 3", "players 2 to 4"), "redeal4")
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=1000)))
+    assert f.verdict == "unknown" and asked == [500, 495, 980]
 
 
 def test_player_counts_in_words():

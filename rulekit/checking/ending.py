@@ -114,7 +114,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             whole = not covered
         if searching or (broken and rescue > 0):
             loaded = x.loaded if x is not None else spec.engine(players, options)
-            share = max(1, pool // (len(counts) - done)) if searching else rescue
+            share = _count_share(pool, len(counts) - done) if searching else rescue
             try:
                 search = endless.search(loaded, x.symmetry if x is not None else False, share,
                                         seed=bounds.seed, max_steps=bounds.max_steps)
@@ -324,21 +324,32 @@ def _replayed(endless, loaded, carried: tuple, symmetric: bool) -> tuple | None:
 
 def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
     """States to spend looking for endless play near random games, shared by the player counts in
-    turn: each count may spend its share of what is left, so what a count decided early (or by other
-    means) did not spend goes to the counts after it. The spec's budget under the default options (and,
+    turn: each count may spend its share of what is left (`_count_share`), so what a count decided early
+    (or by other means) did not spend goes to the counts after it. The spec's budget under the default options (and,
     with --all-options, under each other option set as well); 0 where no search runs."""
     return bounds.loop_search if bounds.loop_search > 0 and (defaults or bounds.all_options) else 0
+
+
+def _count_share(pool: int, counts_left: int) -> int:
+    """What the next player count may spend of the `pool` left: half of it, all of it for the last
+    count. One loop at any count refutes termination, and the smaller counts, searched first, have the
+    shorter rounds: their loops are the nearest, and the longest watched games find them."""
+    return max(1, pool if counts_left <= 1 else pool // 2)
 
 
 def _broken_loop_share(defaults: bool, bounds: PlayBounds, counts: int) -> int:
     """States to spend, under an option set that `_search_pool` gives none, looking for endless play at
     each player count where the loop found under the default options does not replay: a game that goes
     round under the defaults usually still can once an option changes a rule on that loop. Each such
-    count gets what the default search gives a count on average: the loops of the bundled games are found
-    within 1,000 to 2,100 states, and a fifth of that share cut the watched games too short to meet them."""
+    count gets a third of what the default search gives a count on average: the loops of the bundled
+    games under their options are found within 1,000 to 2,100 states, and a fifth of that share cut the
+    watched games too short to meet them."""
     if _search_pool(defaults, bounds) or bounds.loop_search <= 0:
         return 0
-    return max(1, bounds.loop_search // max(1, counts))
+    return max(1, bounds.loop_search // (RESCUE_PART * max(1, counts)))
+
+
+RESCUE_PART = 3  # see `_broken_loop_share`
 
 
 def _endless_run(x, tally, players: int) -> tuple | None:

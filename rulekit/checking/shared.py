@@ -43,7 +43,7 @@ class PlayBounds:
     # per unfinished configuration; None: a few thousand, a million with `exhaustive`
     exhaustive_time: float = 600.0  # seconds per configuration for --exhaustive
     exhaustive_states: int | None = None  # states per configuration for --exhaustive (None: checking.exploring's)
-    loop_search: int = 15000  # termination: states per spec spent looking for endless play near random games
+    loop_search: int = 40000  # termination: states per spec spent looking for endless play near random games
     memory_limit: int | None = None  # explorer: bytes of resident memory at which it stops (None: no limit;
     # `rulekit check` sets a share of the machine's memory, verify.budget.memory_limit)
 
