@@ -362,8 +362,10 @@ class State:
         return self.returns() if self.over else [0.0] * self.game.num_players()
 
     def action_to_string(self, action: int, player: int | None = None) -> str:
-        """An action for people. With `player` (OpenSpiel's (player, action) form), as that seat sees
-        it: in full for the one who decides, in its public form (secret parts hidden) for the others."""
+        """An action for people. With `player`, as that seat sees it: in full for the one who decides,
+        in its public form (secret parts hidden) for the others. The action comes first, where
+        OpenSpiel's `action_to_string(player, action)` takes the player first (the OpenSpiel adapter's
+        states do)."""
         if self.chance is not None:
             domain = "card" if self.resume[0] == "fix" else self.resume[2]
             return "chance: " + self.game.describe_value(domain, action)
