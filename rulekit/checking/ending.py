@@ -81,8 +81,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             found = found or term.lasso(x, key, exact)
             if found is not None:
                 kept = kept or not found.chance
-                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(x.loaded, found), x.loaded)
-                                     + _trapped_text(x))
+                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(x.loaded, found),
+                                                             x.loaded) + _trapped_text(x))
                 lassos[players] = (x.loaded, found, kept)
                 continue
             tried.append("exploration: " + ("complete" if x.complete else f"stopped by the {x.stopped_by} limit at "
@@ -171,7 +171,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         loaded, found, _ = lassos[players]
         steps = witness(loaded.replay(found.prefix + found.loop))
         bound["lasso"] = {"players": players, "prefix": len(found.prefix), "loop": len(found.loop),
-                          "players_alone": bool(stalls), "records_drifting": records_drifting(loaded, found)}
+                          "players_alone": bool(stalls), "records_drifting": _records_drifting(loaded, found)}
         if stalls:
             lead = f"play can go on forever with {players_phrase(stalls)}"
         else:
@@ -281,7 +281,7 @@ def _lasso_text(found, kept: bool, probability: float, loaded) -> str:
     else:
         chance = (f" (its chance outcomes must repeat too: the loop comes round again with probability "
                   f"{probability:.3g})")
-    drifting = records_drifting(loaded, found)
+    drifting = _records_drifting(loaded, found)
     aside = (f" (all but {', '.join(drifting)}, which no rule reads: a record that changes does not keep play "
              "from going round)") if drifting else ""
     return (f"after {_steps(len(found.prefix))} from the start, a loop of {_steps(len(found.loop))} returns to the "
@@ -292,7 +292,7 @@ def _steps(n: int) -> str:
     return f"{n} step" + ("" if n == 1 else "s")
 
 
-def records_drifting(loaded, found) -> list[str]:
+def _records_drifting(loaded, found) -> list[str]:
     """The variables that no rule reads (`verify.inert`) and that the loop of `found` changes: the
     loop comes back to the same state but for these."""
     from ..verify.inert import inert_vars

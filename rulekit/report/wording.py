@@ -264,8 +264,9 @@ def rests_on(f: Finding) -> str:
         luck = "" if lasso.get("players_alone", True) else ", only while chance repeats its outcomes (probability zero)"
         drifting = lasso.get("records_drifting") or []
         records = f" but for {', '.join(drifting)}, which no rule reads" if drifting else ""
-        return (f"a lasso replayed in the engine ({lasso['prefix']} step{'' if lasso['prefix'] == 1 else 's'}, then a loop of {lasso['loop']} steps "
-                f"back to the same state{records}){luck}, {lasso['players']} player{'' if lasso['players'] == 1 else 's'}")
+        prefix = f"{lasso['prefix']} step" + ("" if lasso["prefix"] == 1 else "s")
+        return (f"a lasso replayed in the engine ({prefix}, then a loop of {lasso['loop']} steps back to the same "
+                f"state{records}){luck}, {lasso['players']} player{'' if lasso['players'] == 1 else 's'}")
     if f.kind == "termination" and f.verdict == "unknown":
         return ("not decided by exploration, a ranking function or a loop search; " + _random_endings(b)
                 + " (-v: what was tried)")

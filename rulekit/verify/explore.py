@@ -53,7 +53,7 @@ class Limits:
     depth: int | None = None  # steps (decisions and chance outcomes) from the start
     symmetry: bool = True
     keep_edges: bool = True  # needed for the termination analysis (SCCs); costs memory
-    termination_only: bool = False  # keys leave out what only the properties read (`inert`): no property verdicts
+    termination_only: bool = False  # keys leave out every variable no rule reads (`inert`); no property is judged
     memory: int | None = None  # bytes of resident memory at which exploration stops (see budget.memory_limit)
 
 
