@@ -661,6 +661,33 @@ def test_what_one_player_count_leaves_of_the_loop_search_goes_to_the_next(tmp_pa
     assert f.verdict == "unknown" and asked == [500, 495, 980]
 
 
+# Two players may pass for ever; three count their turns up to an end no small exploration reaches.
+PASS_AT_TWO = HEAD + """
+var turn: int = 0
+flow {
+  turns from seat(0) {
+    if player_count == 3 {
+      add 1 to turn
+      if turn > 500 { end game }
+    }
+    choose by current {
+      action pass when player_count == 2 "Pass." { }
+      action wait when player_count == 3 "Wait." { }
+    }
+  }
+}
+"""
+
+
+def test_a_refuted_finding_keeps_what_was_tried_at_the_counts_it_leaves_undecided(tmp_path):
+    spec = spec_of(tmp_path, PASS_AT_TWO, "passtwo")
+    bounds = PlayBounds(**{**FAST, "max_states": 50}, loop_search=0, solver_timeout=0)
+    f = termination_of(check_spec(spec, bounds))
+    assert f.verdict == "refuted" and f.bound["per_players"] == {2: "refuted", 3: "unknown"}
+    assert "3 players: unknown" in f.message
+    assert list(f.bound["undecided"]) == [3] and "stopped by the states limit" in f.bound["undecided"][3]
+
+
 def test_player_counts_in_words():
     from rulekit.checking.shared import players_text
 

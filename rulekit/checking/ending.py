@@ -172,6 +172,10 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         steps = witness(loaded.replay(found.prefix + found.loop))
         bound["lasso"] = {"players": players, "prefix": len(found.prefix), "loop": len(found.loop),
                           "players_alone": bool(stalls), "records_drifting": _records_drifting(loaded, found)}
+        # The counts left undecided keep what was tried there: the message names only their verdict.
+        undecided = {p: why for p, (verdict, why) in sorted(verdicts.items()) if verdict == "unknown"}
+        if undecided:
+            bound["undecided"] = undecided
         if stalls:
             lead = f"play can go on forever with {players_phrase(stalls)}"
         else:
