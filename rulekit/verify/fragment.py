@@ -81,6 +81,7 @@ class Builder:
         self.depth = 0
         self._stateless: dict[str, bool] = {}
         self._stateless_values: dict[tuple, tuple] = {}  # (name, *arguments) -> (value, refused)
+        self._attr_values: dict[str, list] = {}  # attribute -> its value per card kind (`attr_values`)
         self._check_declarations()
         self.counts = list(config.component_counts)
         self.slots: list[Slot] = []
@@ -369,7 +370,7 @@ class Builder:
     def attr_values(self, attr: str) -> list:
         """The value of attribute `attr` for each card kind, in kind order (computed once: an attribute
         is read for every kind of every condition about a card)."""
-        memo = self.__dict__.setdefault("_attr_values", {})
+        memo = self._attr_values
         if attr not in memo:
             decl = next((a for a in self.g.attrs if a.name == attr), None)
             default = -1 if decl is not None and decl.type.kind == "enum" else 0
