@@ -21,6 +21,7 @@ properties.
 from __future__ import annotations
 
 from .. import model as m
+from .memo import PerObject
 
 # Expressions whose value, given the values they read, is always defined: reading an inert variable
 # inside them cannot make play fail.
@@ -31,13 +32,10 @@ _PARTIAL_OPS = frozenset({"/", "%"})
 def inert_vars(game: m.Game) -> frozenset[str]:
     """The variables of `game` that nothing in play reads (see the module's docstring); worked out
     once per lowered model."""
-    kept = _INERT.get(id(game))
-    if kept is None or kept[0] is not game:
-        kept = _INERT[id(game)] = (game, _inert(game))
-    return kept[1]
+    return _PER_MODEL.get("inert", game, lambda: _inert(game))
 
 
-_INERT: dict[int, tuple] = {}
+_PER_MODEL = PerObject()
 
 
 def _inert(game: m.Game) -> frozenset[str]:
@@ -82,13 +80,8 @@ def ignored_by_keys(loaded, termination: bool) -> frozenset[str]:
     if termination or not inert:
         return inert
     model = loaded.model
-    kept = _READ_BY_PROPERTIES.get(id(model))
-    if kept is None or kept[0] is not model:
-        kept = _READ_BY_PROPERTIES[id(model)] = (model, property_reads(model.properties, model.defines))
-    return inert - kept[1]
-
-
-_READ_BY_PROPERTIES: dict[int, tuple] = {}
+    return inert - _PER_MODEL.get("read by properties", model,
+                                  lambda: property_reads(model.properties, model.defines))
 
 
 class _Reader:

@@ -38,6 +38,7 @@ from .. import model as m
 from ..lower import Config, core
 from . import Unsupported, budget, kindflow, ranges
 from .fragment import Builder, Store, where
+from .memo import PerObject
 from .terms import TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
 from .terms import size as term_size
 
@@ -535,10 +536,13 @@ def state_system(config: Config) -> System:
     return System(b.n, b.options, b.slots, b.init, [], facts, {}, b.at[("over",)], free=frozenset(b.unknown))
 
 
+_PER_CONFIG = PerObject()  # the static analyses of each configuration: the check asks per option set and proof
+
+
 def derived_ranges(config: Config) -> dict[str, tuple]:
     """Variable name -> (low, high) for the variables declared without a range, where the writes of the
     rules bound a side (`ranges`), the values read as the counts abstraction reads them."""
-    return _per_config("ranges", config, lambda: ranges.derived_ranges(_Abstract(config)))
+    return _PER_CONFIG.get("ranges", config, lambda: ranges.derived_ranges(_Abstract(config)))
 
 
 def kinds_by_zone(config: Config) -> dict[str, frozenset[int]] | None:
@@ -557,25 +561,10 @@ def rule_facts(config: Config) -> tuple:
             tuple(sorted(derived_ranges(config).items())))
 
 
-_PER_CONFIG: dict = {}  # (what, id of a configuration) -> (the configuration, the answer)
-
-
-def _per_config(what: str, config: Config, compute):
-    """`compute()` once per configuration (the check asks for it per option set and per proof)."""
-    hit = _PER_CONFIG.get((what, id(config)))
-    if hit is not None and hit[0] is config:
-        return hit[1]
-    if len(_PER_CONFIG) > 1024:
-        _PER_CONFIG.clear()
-    value = compute()
-    _PER_CONFIG[(what, id(config))] = (config, value)
-    return value
-
-
 def kind_flow(config: Config) -> kindflow.KindFlow | None:
     """Where the kinds can be and what each move can carry (`kindflow.kind_flow`), the moves' conditions
     read as the counts abstraction reads them; worked out once per configuration."""
-    return _per_config("kinds", config, lambda: kindflow.kind_flow(_Abstract(config)))
+    return _PER_CONFIG.get("kinds", config, lambda: kindflow.kind_flow(_Abstract(config)))
 
 
 def _state_facts(b: _Abstract) -> list:
