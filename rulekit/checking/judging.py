@@ -8,7 +8,7 @@ from ..engine import Game
 from ..errors import RuleRuntimeError
 from ..findings import Finding
 from ..report import wording
-from .shared import PlayBounds, described, location_of, property_test, quote_texts
+from .shared import PlayBounds, described, location_of, players_phrase, property_test, quote_texts
 from .variants import changed_options, options_suffix
 from .witnesses import PendingWitness, replayed, rule_at, witness
 from .sampling import Tally
@@ -235,7 +235,7 @@ def explored_text(explored: list) -> str:
     for x in explored:
         how = "complete" if x.complete else f"stopped by the {x.stopped_by} limit at depth {x.depth}"
         sym = ", up to renaming the players" if x.symmetry else ""
-        parts.append(f"{x.players} players: {x.states} states{sym}, {how}")
+        parts.append(f"{players_phrase([x.players])}: {x.states:,} states{sym}, {how}")
     return "; ".join(parts)
 
 

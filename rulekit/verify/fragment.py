@@ -97,10 +97,6 @@ class Builder:
         if self.reverses:
             raise Unsupported("`reverse order` (the direction of play changes during the game)")
 
-    def untracked_zones(self) -> set:
-        """Zones given no slots (a subclass that abstracts them away reads them as unknown counts)."""
-        return set()
-
     def static(self, e: m.Expr, what: str) -> int:
         value = self.ev(e, Store([]), {})
         if value[0] not in ("c", "b"):
@@ -141,8 +137,6 @@ class Builder:
                            0, p)
         initial = next((z.name for z in self.g.zones if z.initial), None)
         for z in self.g.zones:
-            if z.name in self.untracked_zones():
-                continue
             for p in self.instances(z):
                 index_name = "" if p is None else f"[{p}]" if z.per_player else self.position_name(z.per_board, p)
                 for k, c in enumerate(self.g.components):

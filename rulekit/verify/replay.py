@@ -10,6 +10,10 @@ DATA = ("var", "supply", "held", "zone", "over", "winner")  # the slots an engin
 def abstract(system: System, loaded, state) -> list[int]:
     """The slot values of an engine state; a slot of control or an input (which only the relation
     knows) is None."""
+    boards: dict = {}
+    for i, (_, decl, _) in enumerate(loaded.zone_instances()):
+        if decl.per_board is not None:
+            boards.setdefault(decl.name, []).append(i)
     out = []
     for slot in system.slots:
         key = slot.key
@@ -21,6 +25,9 @@ def abstract(system: System, loaded, state) -> list[int]:
             out.append(state.v[loaded.var_index(key[1])])
         elif key[0] == "held":
             out.append(state.v[loaded.var_index(key[1], key[2])])
+        elif key[0] == "zone" and key[2] is None and key[1] in boards:
+            # the counts abstraction pools a family laid out on a board (`segments`): all its positions
+            out.append(sum(state.z[i].count(key[3]) for i in boards[key[1]]))
         elif key[0] == "zone":  # key[2]: the seat or the position, as the engine indexes the zone
             out.append(state.z[loaded.zone_index(key[1], key[2])].count(key[3]))
         elif key[0] == "over":

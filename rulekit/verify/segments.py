@@ -16,10 +16,13 @@ loops, nested decisions, chance, triggers and boards, by giving up the control f
   engine trace is a sequence of abstract steps: what holds in every abstract state holds in every
   engine state (proven stays proven), while an abstract counterexample may be spurious.
 - Zones are counts per card kind per zone (stack order forgotten: the top card is any kind the
-  zone holds); zones laid out on a board get no counts. Whatever a segment reads that the state
-  does not record (the current player, a local bound outside the segment, a chosen or random value,
-  a board position, `the(...)`, a count on a board) is an *unknown*: a free variable, any value of
-  its type, fresh in every step. A set of cards moved (a chosen subset, say) moves, of each kind,
+  zone holds). A family of zones laid out on a board is pooled: one count per kind for the whole
+  board, so that cards are conserved across it; what one position holds is an unknown between 0
+  and the pool (every position holds at most what the board holds), and a move from or to it
+  changes the pool by what it moves. Whatever a segment reads that the state does not record (the
+  current player, a local bound outside the segment, a chosen or random value, a board position,
+  `the(...)`, what one position holds) is an *unknown*: a free variable, any value of its type (or
+  range), fresh in every read. A set of cards moved (a chosen subset, say) moves, of each kind,
   an unknown number of the cards the source holds.
 - For each invariant the state is cut to its cone of influence: the slots it reads, then the slots
   whose value flows into a kept slot's new value (and the integer variables and tokens that a kept
@@ -56,10 +59,14 @@ class _Abstract(Builder):
     def _check_declarations(self) -> None:
         pass
 
-    def untracked_zones(self) -> set:
-        if not hasattr(self, "_untracked"):
-            self._untracked = frozenset(z.name for z in self.g.zones if z.per_board is not None)
-        return self._untracked
+    def pooled_zones(self) -> frozenset:
+        """The families of zones laid out on a board, each counted as one pool per kind."""
+        if not hasattr(self, "_pooled"):
+            self._pooled = frozenset(z.name for z in self.g.zones if z.per_board is not None)
+        return self._pooled
+
+    def instances(self, z: m.ZoneDecl):
+        return [None] if z.per_board is not None else super().instances(z)
 
     # ---- unknowns
     def fresh(self, low: int | None, high: int | None, what: str):
@@ -142,34 +149,22 @@ class _Abstract(Builder):
     def domain(self, it, st, env):
         if isinstance(it, core.Positions):
             raise Unsupported(f"the positions of board {it.board}")
-        if isinstance(it, core.CardsInEvery) and it.family in self.untracked_zones():
-            return [(const(k), self.fresh(0, max(0, c), f"count {it.family}")) for k, c in enumerate(self.counts)]
+        if isinstance(it, core.CardsInEvery) and it.family in self.pooled_zones():
+            return [(const(k), self.pool(st, it.family, k)) for k in range(len(self.counts))]
         if self.reverses and isinstance(it, core.Seats) and it.start is not None:
             raise Unsupported(f"the order of `players from` once the order of play can turn{where(it.start)}")
         return super().domain(it, st, env)
 
-    def e_ZoneRef(self, e, st, env):
-        if e.zone in self.untracked_zones():
-            return ("zone", e.zone, None)
-        return super().e_ZoneRef(e, st, env)
+    def pool(self, st, family: str, k: int):
+        return st.vals[self.at[("zone", family, None, k)]]
 
     def zone_count(self, st, zone, k: int):
-        if zone[1] in self.untracked_zones():
-            return self.fresh(0, max(0, self.counts[k]), f"count {zone[1]}")
-        return super().zone_count(st, zone, k)
-
-    def _move(self, st, src, dst, k, amount) -> None:
-        untracked = self.untracked_zones()
-        if src[1] not in untracked and dst[1] not in untracked:
-            return super()._move(st, src, dst, k, amount)
-        have = self.zone_count(st, src, k)
-        n = amount(have)
-        if n == const(0):
-            return
-        if src[1] not in untracked:
-            self.write(st, self.count_slots(src, k), src[2], lambda old: arith("-", old, n))
-        if dst[1] not in untracked:
-            self.write(st, self.count_slots(dst, k), dst[2], lambda old: arith("+", old, n))
+        if zone[1] not in self.pooled_zones():
+            return super().zone_count(st, zone, k)
+        # One position holds any number of the pool's cards of kind k: a move from it takes at most the pool.
+        pool = self.pool(st, zone[1], k)
+        here = self.fresh(0, max(0, self.counts[k]), f"count {zone[1]}")
+        return ite(compare("<=", here, pool), here, pool)
 
     # ---- statements
     def s_Shuffle(self, s, st, env):
@@ -192,7 +187,7 @@ class _Abstract(Builder):
     def s_Rotate(self, s, st, env):
         # Markers pass between seats: the counts of that family become unknowns (their sum is lost too).
         decl = self.zones.get(s.zone)
-        if decl is None or s.zone in self.untracked_zones():
+        if decl is None or s.zone in self.pooled_zones():
             return
         for k in range(len(self.counts)):
             for slot in self.family(("zone", s.zone, k), decl.per_player):
@@ -344,7 +339,7 @@ class _Abstract(Builder):
             if len(self.unknown) != before:
                 names = sorted({self.slots[i].name.split("#")[0].lstrip("?") for i in self.unknown[before:]})
                 untracked[p.name] = (f"it reads what the counts abstraction does not record ({', '.join(names)}; "
-                                     f"zones laid out on a board get no counts){where(p)}")
+                                     f"of a board only the cards on all of it are counted, not each position's){where(p)}")
             else:
                 invariants[p.name] = value
         commands = [dataclasses.replace(c, guard=and_(c.guard, *self._domain_of(c))) for c in commands]
@@ -571,9 +566,9 @@ def _state_facts(b: _Abstract) -> list:
     """What holds in every reachable state, whatever the dynamics: every slot within its declared range
     (the engine refuses a variable outside it; take/return are clamped), every variable declared
     without a range within the one its writes keep it in (`ranges`), no card of a kind in a zone
-    that no move can carry that kind to (`kindflow`), every card kind conserved across the tracked
-    zones (no statement creates or destroys a card; zones on a board are untracked, so there the
-    tracked ones hold at most the total), and every token conserved."""
+    that no move can carry that kind to (`kindflow`), every card kind conserved across the zones
+    (no statement creates or destroys a card; a board's zones are one pool), and every token
+    conserved."""
     out = []
     for i, slot in enumerate(b.slots):
         low, high = (slot.low, slot.high) if i not in b.unknown else b.domains.get(i, (None, None))
@@ -592,13 +587,12 @@ def _state_facts(b: _Abstract) -> list:
                 out.append(compare(">=", ("s", i), const(low)))
             if high is not None:
                 out.append(compare("<=", ("s", i), const(high)))
-    exact = not b.untracked_zones()
     for k, total in enumerate(b.counts):
         copies = [("s", i) for i, slot in enumerate(b.slots) if slot.key[0] == "zone" and slot.key[3] == k]
         held = const(0)
         for x in copies:
             held = arith("+", held, x)
-        out.append(compare("==" if exact else "<=", held, const(total)))
+        out.append(compare("==", held, const(total)))
     for t in b.g.tokens:
         total = arith("+", ("s", b.at[("supply", t.name)]), const(0))
         for p in range(b.n):
