@@ -501,7 +501,9 @@ class _ToSyntax(Transformer_NonRecursive):  # non-recursive: deep nesting must n
         return self._node("do", meta, name=c[0], args=c[1] if len(c) > 1 else [])
 
     def choose_stmt(self, meta, c):
-        return self._node("choose", meta, by=c[0], actions=c[1:])
+        by, *rest = c
+        return self._node("choose", meta, by=by, actions=[r for r in rest if not isinstance(r, Quote)],
+                          quotes=[r for r in rest if isinstance(r, Quote)])
 
     def action(self, meta, c):
         phrase, _, c = _extras(c)

@@ -220,6 +220,17 @@ def test_a_single_player_count_needs_no_range():
     assert (one.low, one.high) == (2, 2)
 
 
+def test_a_choice_takes_its_quotes_before_its_actions_or_after_them():
+    # as `turns`, `rule` and `action` do, a `choose` may name its quotes before its block
+    body = 'action pass "Pass." { }'
+    before, after = (parse(f"flow {{ {text} }}", "t.rules").items[0].body[0] for text in (
+        f'choose by current quote "On your turn, pass." {{ {body} }}',
+        f'choose by current {{ {body} }} quote "On your turn, pass."'))
+    assert before.kind == after.kind == "choose"
+    assert [q.text for q in before.quotes] == [q.text for q in after.quotes] == ["On your turn, pass."]
+    assert [a.name.text for a in before.actions] == [a.name.text for a in after.actions] == ["pass"]
+
+
 # ---- syntax errors -------------------------------------------------------------------------
 # (text, code, line, column): none of these is one of SYNTAX_EXAMPLES' own samples.
 
