@@ -179,3 +179,15 @@ def test_the_state_space_table_explains_its_estimates_once():
     assert len(notes) == 2 and notes[-1].startswith("*: no two of the 200 samples")  # each said once
     rows, notes = state_space_table(_explored(3))
     assert rows[0][2] == "~4,541" and not any(n.startswith("*") for n in notes)
+    # estimates from different numbers of plays: still one note, which gives the range
+    mixed = _explored(3)
+    first = mixed.stats["explored"][0]
+    mixed.stats["explored"].append({**first, "players": 3, "distinct_states": {**first["distinct_states"], "plays": 303}})
+    _, notes = state_space_table(mixed)
+    (note,) = [n for n in notes if n.startswith("distinct states")]
+    assert "from colliding states of 200 to 303 random plays" in note
+    # a figure below the states explored has no ceiling to explain
+    below = _explored(0)
+    below.stats["explored"][0]["distinct_states"]["states_at_least"] = 50
+    rows, notes = state_space_table(below)
+    assert rows[0][2] == "below explored" and not any(n.startswith("*") for n in notes)

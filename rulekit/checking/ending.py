@@ -71,7 +71,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                          "chance event, without its state coming back")
         if x is not None and x.edges is not None and not long_run:
             if term.acyclic(x):
-                verdicts[players] = ("proven", f"a complete exploration ({x.states} states) has no cycle that avoids "
+                verdicts[players] = ("proven", f"a complete exploration ({x.states:,} states) has no cycle that avoids "
                                                "the ends")
                 continue
             key, exact = state_key(x.loaded, x.symmetry), state_key(x.loaded, False, termination_only=True)

@@ -165,7 +165,7 @@ def state_space_table(r) -> tuple[list[tuple[str, ...]], list[str]]:
     """The state spaces as a table (one row per explored configuration, `STATE_SPACE_HEADER`) and the
     notes that say once what its estimates are, where `state_space` says it on every line."""
     rows, notes = [], []
-    ceiling = None
+    ceiling, plays = None, []
     for x in (r.stats or {}).get("explored", []):
         where = _with_players([x["players"]]) + (f" ({', '.join(f'{k}={v}' for k, v in x['options'].items())})"
                                                  if x.get("options") else "")
@@ -178,13 +178,13 @@ def state_space_table(r) -> tuple[list[tuple[str, ...]], list[str]]:
         if d:
             best = d.get("best_window") or {}
             lower = f"~{_number(d['states_at_least'])}"
-            if best.get("colliding_pairs") == 0 and best.get("samples", 0) > 1:
-                lower += " *"
-                ceiling = best["samples"]
             if d["states_at_least"] <= x["states"]:
                 lower = "below explored"
-            notes.append(f"distinct states: a lower estimate at {percent(d['confidence'])} confidence, from colliding states of "
-                         f"{d['plays']:,} random plays (a Poisson approximation)")
+            elif best.get("colliding_pairs") == 0 and best.get("samples", 0) > 1:
+                lower += " *"
+                ceiling = max(ceiling or 0, best["samples"])
+            plays.append(d["plays"])
+            notes.append(DISTINCT_NOTE.format(confidence=percent(d["confidence"])))
         if e:
             low, high = e["log10_spread"]
             upper = f"~1e{e['log10_tree_nodes']:.0f} (1e{low:.0f}-1e{high:.0f})"
@@ -204,7 +204,14 @@ def state_space_table(r) -> tuple[list[tuple[str, ...]], list[str]]:
     if ceiling:
         notes.append(f"*: no two of the {ceiling:,} samples were the same state, so the figure is as high as so "
                      "few samples can go: --distinct-steps samples more")
+    if plays:  # one note for every configuration: how many random plays each estimate rests on
+        many = f"{min(plays):,}" if min(plays) == max(plays) else f"{min(plays):,} to {max(plays):,}"
+        notes = [n.replace("{plays}", many) for n in notes]
     return rows, list(dict.fromkeys(notes))
+
+
+DISTINCT_NOTE = ("distinct states: a lower estimate at {confidence} confidence, from colliding states of {{plays}} "
+                 "random plays (a Poisson approximation)")
 
 
 def _random_endings(b: dict) -> str:
