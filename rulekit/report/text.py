@@ -276,7 +276,7 @@ def game_summary(r: GameReport) -> str:
         parts.append(f"{sum(1 for f in examples if f.verdict == 'proven')} of {len(examples)} rulebook examples "
                      "play out")
     ambiguities = [f for f in r.findings if f.kind == "ambiguity" and f.id.count("/") == 2]
-    parts.append(f"{len(ambiguities)} ambiguities declared")
+    parts.append(f"{len(ambiguities)} {'ambiguity' if len(ambiguities) == 1 else 'ambiguities'} declared")
     errors = sum(1 for f in r.findings if f.fails)
     warnings = sum(1 for f in r.findings if f.severity == "warning" and f.acknowledged_by is None)
     known = sum(1 for f in r.findings if w.is_problem(f) and f.acknowledged_by is not None)

@@ -188,8 +188,8 @@ def state_space_table(r) -> tuple[list[tuple[str, ...]], list[str]]:
         if e:
             low, high = e["log10_spread"]
             upper = f"~1e{e['log10_tree_nodes']:.0f} (1e{low:.0f}-1e{high:.0f})"
-            notes.append("tree of plays: an upper estimate of the reachable states, by Knuth's estimator (in "
-                         "brackets the 10-90 % spread of its probes)")
+            notes.append("tree of plays: an upper estimate of the reachable states, by Knuth's estimator (the mean "
+                         "of its probes; in brackets their 10-90 % spread: a few long plays can put the mean above it)")
         limit, fits = x.get("exhaustive_limit") or {}, "?"
         if limit:
             fits = {False: "cannot fit", True: "fits"}.get(limit["fits"], "between")
@@ -275,8 +275,10 @@ def rests_on(f: Finding) -> str:
         return (f"a lasso replayed in the engine ({prefix}, then a loop of {lasso['loop']} steps back to the same "
                 f"state{records}){luck}, {lasso['players']} player{'' if lasso['players'] == 1 else 's'}")
     if f.kind == "termination" and f.verdict == "unknown":
+        settle = b.get("exhaustive_may_settle")
         return ("not decided by exploration, a ranking function or a loop search; " + _random_endings(b)
-                + " (-v: what was tried)")
+                + " (-v: what was tried" + (f"; --exhaustive may settle {_with_players(settle)}" if settle else "")
+                + ")")
     if f.kind == "termination" and f.verdict == "proven":
         return f"exhaustive: complete explorations with no cycle that avoids the ends, {players}"
     if f.method == "z3-abstraction":
