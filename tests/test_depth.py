@@ -484,6 +484,50 @@ def test_endless_play_deep_in_a_game_is_found_near_random_games(tmp_path):
     assert f.verdict == "unknown"
 
 
+# Liar's dice with chips: every round a chip leaves the game, so every play ends; with few states
+# explored, nothing decides it, but an exploration to the end could.
+CHIPS = HEAD + """
+payoff win 1 lose 0
+token Chip x 6
+var die per player: int 1..6 = 1, owner
+var bid: int 0..3 = 0
+var bidder: player = none
+var loser: player = seat(0)
+define alive(p: player): bool = Chip(p) > 0
+define living: int = count(p in players where alive(p))
+flow {
+  for p in players { take 2 Chip by p }
+  rounds {
+    for p in players { if alive(p) { random r in 1..6  set die(p) = r } }
+    set bid = 0
+    set bidder = none
+    turns from loser {
+      if not alive(current) { end turn }
+      choose by current {
+        action raise(n in 1..3 where n > bid and n <= living) "Raise." { set bid = n  set bidder = current }
+        action call when bidder != none "Call." {
+          if count(p in players where alive(p) and die(p) == 6) >= bid { set loser = current } else { set loser = bidder }
+          return 1 Chip by loser
+          if not alive(loser) { set loser = the(p in players where alive(p)) }
+          end round
+        }
+      }
+    } then {
+      if living == 1 { win the(p in players where alive(p))  end game }
+    }
+  }
+}
+"""
+
+
+def test_an_undecided_termination_says_where_an_exploration_to_the_end_may_settle_it(tmp_path):
+    spec = spec_of(tmp_path, CHIPS, "chips")
+    f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=300, loop_search=0)))
+    assert f.verdict == "unknown" and f.bound["exhaustive_may_settle"] == [2, 3]
+    assert "--exhaustive may settle it with 2 to 3 players" in f.message
+    assert rests_on(f).endswith("(-v: what was tried; --exhaustive may settle 2 to 3 players)")
+
+
 def test_a_loop_that_needs_luck_is_a_note_and_one_the_players_keep_up_is_a_warning(tmp_path):
     f = termination_of(check_spec(spec_of(tmp_path, DICE, "dice"), PlayBounds(**FAST)))
     assert f.verdict == "refuted" and f.severity == "info" and not f.bound["lasso"]["players_alone"]

@@ -196,8 +196,30 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                        f"every play ends, with {players_phrase(counts)} ({reasons})" + played,
                        bound=bound, options=changed)
     reasons = _grouped(verdicts)
+    settle = [] if bounds.exhaustive else _may_fit(by_players, [p for p, (v, _) in verdicts.items() if v == "unknown"])
+    if settle:
+        bound["exhaustive_may_settle"] = settle
+        reasons += (f"; --exhaustive may settle it with {players_phrase(settle)}: an exploration to the end may fit "
+                    "there")
     return Finding(fid, game.name, "termination", "info", "unknown", "explicit-state" if explored else "random-play",
                    f"not decided whether every play ends ({reasons})" + played, bound=bound, options=changed)
+
+
+def _may_fit(by_players: dict, undecided: list[int]) -> list[int]:
+    """The undecided player counts whose unfinished exploration an exhaustive one may finish: the upper
+    estimate of its states is below the limit, or the limit lies between the estimates and random plays
+    met the same states again (without a collision the lower estimate is only as high as its few samples
+    can go, and says nothing of a fit; see `exploring.fits_limit`)."""
+    from .exploring import fits_limit
+
+    def may(x) -> bool:
+        fits = fits_limit(x)
+        seen = getattr(x, "distinct", None)
+        window = seen.best if seen is not None else None
+        return fits is True or (fits is None and window is not None and window.colliding_pairs > 0)
+
+    return sorted(p for p in undecided if by_players.get(p) is not None and not by_players[p].complete
+                  and may(by_players[p]))
 
 
 RANKING_RLIMIT = 200_000  # per query: a ranking function is a cheap extra in the default run
