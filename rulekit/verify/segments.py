@@ -42,7 +42,7 @@ from ..lower import Config, core
 from . import Unsupported, budget, kindflow, ranges
 from .fragment import Builder, Store, where
 from .memo import PerObject
-from .terms import TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
+from .terms import FALSE, TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
 from .terms import size as term_size
 
 _STOPS = (m.Choose, m.Random, m.Loop, m.Turns, m.Rounds, m.CheckTriggers)
@@ -281,17 +281,23 @@ class _Abstract(Builder):
             return False
         return True
 
-    def segments(self) -> list[tuple[str, list]]:
-        """(where it starts, statements) of every segment of the game."""
-        out: list[tuple[str, list]] = []
-        seen_procs: set[str] = set()
+    def segments(self) -> list[tuple[str, list, bool]]:
+        """(where it starts, statements, whether it is of the set-up) of every segment of the game.
 
-        def visit(stmts, where: str) -> None:
+        The set-up is the run of segments the flow opens with (a `rule` there included), up to the
+        first statement whose body is segmented apart (a loop, `turns`, a `for` with a draw in it, a
+        decision, a procedure with a stop in it): the engine runs each of them once, in order, before
+        anything else, as no trigger fires before the first decision."""
+        out: list[tuple[str, list, bool]] = []
+        seen_procs: set[str] = set()
+        opening = [True]  # the flow's opening run of segments goes on
+
+        def visit(stmts, where: str, setup: bool = False) -> None:
             run: list = []
 
             def flush():
                 if run:
-                    out.append((_span_of(run[0], where), list(run)))
+                    out.append((_span_of(run[0], where), list(run), setup and opening[0]))
                     run.clear()
             for s in stmts:
                 chance = (isinstance(s, (m.Move, m.Random)) or (self.reads_stack_end(s) and not _bodies(s))) and self.stops(s)
@@ -303,6 +309,10 @@ class _Abstract(Builder):
                     run.append(s)
                     continue
                 flush()
+                if setup and opening[0] and isinstance(s, m.Rule):
+                    visit(s.body, _span_of(s, where), setup=True)  # a rule's body runs once, where it stands
+                    continue
+                opening[0] = False
                 if isinstance(s, m.Do):
                     if s.procedure not in seen_procs and s.procedure in self.procs:
                         seen_procs.add(s.procedure)
@@ -312,16 +322,21 @@ class _Abstract(Builder):
                 for body in _bodies(s):
                     visit(body, _span_of(s, where))
             flush()
-        visit(self.g.flow.body, "the flow")
+        visit(self.g.flow.body, "the flow", setup=True)
+        opening[0] = False
         for t in self.g.triggers:
             visit(t.body, f"trigger {t.name}")
         return out
 
     def build_abstract(self) -> System:
         over = self.at[("over",)]
+        found = self.segments()
+        start = self.after_setup([stmt for _, stmts, first in found if first for stmt in stmts])
         symbolic = [("s", i) for i in range(len(self.slots))]
         commands = []
-        for index, (origin, stmts) in enumerate(self.segments()):
+        for index, (origin, stmts, first) in enumerate(found):
+            if first and start is not None:
+                continue  # the set-up is the start: it runs once, before anything else
             self.segment_unknowns = {}
             st = Store(list(symbolic))
             self.run(stmts, st, {})
@@ -338,15 +353,41 @@ class _Abstract(Builder):
             value = self.ev(p.expr, Store(list(symbolic)), {})
             if len(self.unknown) != before:
                 names = sorted({self.slots[i].name.split("#")[0].lstrip("?") for i in self.unknown[before:]})
-                untracked[p.name] = (f"it reads what the counts abstraction does not record ({', '.join(names)}; "
-                                     f"of a board only the cards on all of it are counted, not each position's){where(p)}")
+                boards = "; of a board only the cards on all of it are counted, not each position's" if self.pooled_zones() else ""
+                untracked[p.name] = (f"it reads what the counts abstraction does not record ({', '.join(names)}"
+                                     f"{boards}){where(p)}")
             else:
                 invariants[p.name] = value
         commands = [dataclasses.replace(c, guard=and_(c.guard, *self._domain_of(c))) for c in commands]
-        system = System(self.n, self.options, self.slots, self.init, commands, invariants, {}, over,
+        init = list(self.init) if start is None else start + self.init[len(start):]
+        system = System(self.n, self.options, self.slots, init, commands, invariants, {}, over,
                         free=frozenset(self.unknown))
         system.compiled["untracked"] = untracked
         return system
+
+    def after_setup(self, stmts: list) -> list[int] | None:
+        """The slot values once the set-up has run from the initial state, where they are known before
+        play (no chance, no unknown); else None. The engine shows no state before it: its first is at
+        the first stop, after the set-up."""
+        if not stmts:
+            return None
+        before = len(self.unknown)
+        self.segment_unknowns = {}
+        st = Store([const(v) for v in self.init])
+        try:
+            self.run(stmts, st, {})
+        except budget.TooLarge:
+            raise
+        except Unsupported:
+            return None
+        if len(self.unknown) != before or st.error not in (FALSE, ("b", False)):
+            return None
+        values = []
+        for v in st.vals[:len(self.init)]:
+            if v[0] not in ("c", "b"):
+                return None
+            values.append(int(v[1]))
+        return values
 
     def _domain_of(self, c: Command) -> list:
         used: set = set()
