@@ -21,7 +21,7 @@ class PlayBounds:
     all_options: bool = False  # explore (and prove) under every option, and compare the verdicts
     solver_timeout: float = 5.0  # seconds per Z3 query: only a safety net (times budget.SAFETY_FACTOR)
     solver_rlimit: int | None = None  # Z3 resource units per query (None: verify.budget.DEFAULT_RLIMIT)
-    config_units: int = 2_000_000  # Z3 resource units per configuration for the counts abstraction
+    config_units: int = 20_000_000  # Z3 resource units per configuration for the counts abstraction
     shrink: bool = True  # shrink random-play failures with Hypothesis
     play_budget: int = 8000  # decisions per player count under the default options: long games play fewer
     min_games: int = 30  # but at least this many per player count (at most `games`): a bound below 10 % at 95 %

@@ -492,7 +492,7 @@ def by_cost(system: System) -> list[str]:
 
 # ---- deciding one invariant over the abstraction ---------------------------------------------------
 
-SLICE_LIMIT = 2_500  # distinct term nodes of an invariant's slice (shared nodes once), above which it is not tried
+SLICE_LIMIT = 3_500  # distinct term nodes of an invariant's slice (shared nodes once), above which it is not tried
 
 
 def slice_size(system: System) -> int:
