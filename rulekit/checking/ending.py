@@ -46,7 +46,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     counts = list(range(game.min_players, game.max_players + 1))
     by_players = {x.players: x for x in explored}
     verdicts: dict[int, tuple[str, str]] = {}
-    lassos: dict[int, tuple] = {}  # players -> (loaded game, lasso, whether the players alone keep it going)
+    lassos: dict[int, tuple] = {}  # players -> (loaded game, lasso, whether the players alone keep it going,
+    # the records no rule reads that its loop changes)
     relations: dict[int, str] = {}  # players -> the relation a ranking function was found over
     carried: set[int] = set()  # players whose lasso is the one found under the default options
     default = options == game.default_options()
@@ -81,9 +82,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             found = found or term.lasso(x, key, exact)
             if found is not None:
                 kept = kept or not found.chance
-                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(x.loaded, found),
-                                                             x.loaded) + _trapped_text(x))
-                lassos[players] = (x.loaded, found, kept)
+                probability = endless.loop_probability(x.loaded, found)
+                verdicts[players] = ("refuted", _keep_lasso(lassos, players, x.loaded, found, kept, probability)
+                                     + _trapped_text(x))
                 continue
             tried.append("exploration: " + ("complete" if x.complete else f"stopped by the {x.stopped_by} limit at "
                                              f"depth {x.depth}") + ", no cycle among the states it saw")
@@ -94,9 +95,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             again = _replayed(endless, loaded, from_default, x.symmetry if x is not None else False)
             if again is not None:
                 found, kept = again
-                verdicts[players] = ("refuted", _lasso_text(found, kept, endless.loop_probability(loaded, found), loaded)
+                verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, found, kept,
+                                                            endless.loop_probability(loaded, found))
                                      + ", the loop found under the default options: it replays under these too")
-                lassos[players] = (loaded, found, kept)
                 carried.add(players)
                 continue
             tried.append("the loop found under the default options does not replay under these")
@@ -125,10 +126,10 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 pool -= min(share, search.states)
             if search.found is not None:
                 kept = search.kept or not search.found.chance
-                verdicts[players] = ("refuted", _lasso_text(search.found, kept, search.probability, loaded)
+                verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, search.found, kept,
+                                                            search.probability)
                                      + f", found near random games ({search.text()})"
                                      + ("" if searching else ", where the loop of the default options does not replay"))
-                lassos[players] = (loaded, search.found, kept)
                 continue
             tried.append(f"no loop near random games: {search.text()}")
         elif bounds.loop_search > 0:
@@ -144,7 +145,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
         verdicts[players] = ("unknown", "; ".join(tried) or "no method applies")
     if default and known is not None:
-        known.by_players = {p: (found, kept) for p, (_, found, kept) in lassos.items()}
+        known.by_players = {p: (found, kept) for p, (_, found, kept, _) in lassos.items()}
     fid = f"{game.name}/termination{suffix}"
     played = _played_text(tally, bounds)
     bound = {"players": counts, "per_players": {p: v for p, (v, _) in verdicts.items()}, **_lengths(tally, bounds)}
@@ -168,10 +169,10 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     if refuted:
         stalls = [p for p in refuted if lassos[p][2]]
         players = (stalls or refuted)[0]
-        loaded, found, _ = lassos[players]
+        loaded, found, _, drifting = lassos[players]
         steps = witness(loaded.replay(found.prefix + found.loop))
         bound["lasso"] = {"players": players, "prefix": len(found.prefix), "loop": len(found.loop),
-                          "players_alone": bool(stalls), "records_drifting": _records_drifting(loaded, found)}
+                          "players_alone": bool(stalls), "records_drifting": drifting}
         # The counts left undecided keep what was tried there: the message names only their verdict.
         undecided = {p: why for p, (verdict, why) in sorted(verdicts.items()) if verdict == "unknown"}
         if undecided:
@@ -298,7 +299,14 @@ def _grouped(verdicts: dict) -> str:
                      f"{'' if verdict == 'proven' else verdict + ', '}{why}" for (verdict, why), ps in groups.items())
 
 
-def _lasso_text(found, kept: bool, probability: float, loaded) -> str:
+def _keep_lasso(lassos: dict, players: int, loaded, found, kept: bool, probability: float) -> str:
+    """Keeps a replayed lasso found with `players` in `lassos`; returns what it shows, for the message."""
+    drifting = _records_drifting(loaded, found)
+    lassos[players] = (loaded, found, kept, drifting)
+    return _lasso_text(found, kept, probability, drifting)
+
+
+def _lasso_text(found, kept: bool, probability: float, drifting: list[str]) -> str:
     if not found.chance:
         chance = " (every step of it is a player's decision)"
     elif kept:
@@ -307,7 +315,6 @@ def _lasso_text(found, kept: bool, probability: float, loaded) -> str:
     else:
         chance = (f" (its chance outcomes must repeat too: the loop comes round again with probability "
                   f"{probability:.3g})")
-    drifting = _records_drifting(loaded, found)
     aside = (f" (all but {', '.join(drifting)}, which no rule reads: a record that changes does not keep play "
              "from going round)") if drifting else ""
     return (f"after {_steps(len(found.prefix))} from the start, a loop of {_steps(len(found.loop))} returns to the "
@@ -321,17 +328,15 @@ def _steps(n: int) -> str:
 def _records_drifting(loaded, found) -> list[str]:
     """The variables that no rule reads (`verify.inert`) and that the loop of `found` changes: the
     loop comes back to the same state but for these."""
-    from ..verify.inert import inert_vars
+    from ..verify.inert import inert_vars, var_slots
 
     names = inert_vars(loaded.config.game)
     if not names:
         return []
     before = loaded.replay(found.prefix)
     after = loaded.replay(found.prefix + found.loop)
-    lay = loaded.layout
     return [v.name for v in loaded.model.vars if v.name in names
-            and any(before.v[lay.var_base[v.name] + p] != after.v[lay.var_base[v.name] + p]
-                    for p in range(lay.players if v.per_player else 1))]
+            and any(before.v[i] != after.v[i] for i in var_slots(loaded, {v.name}))]
 
 
 def _replayed(endless, loaded, carried: tuple, symmetric: bool) -> tuple | None:
@@ -363,6 +368,9 @@ def _count_share(pool: int, counts_left: int) -> int:
     return max(1, pool if counts_left <= 1 else pool // 2)
 
 
+RESCUE_PART = 3  # see `_broken_loop_share`
+
+
 def _broken_loop_share(defaults: bool, bounds: PlayBounds, counts: int) -> int:
     """States to spend, under an option set that `_search_pool` gives none, looking for endless play at
     each player count where the loop found under the default options does not replay: a game that goes
@@ -373,9 +381,6 @@ def _broken_loop_share(defaults: bool, bounds: PlayBounds, counts: int) -> int:
     if _search_pool(defaults, bounds) or bounds.loop_search <= 0:
         return 0
     return max(1, bounds.loop_search // (RESCUE_PART * max(1, counts)))
-
-
-RESCUE_PART = 3  # see `_broken_loop_share`
 
 
 def _endless_run(x, tally, players: int) -> tuple | None:

@@ -42,7 +42,7 @@ from .. import model as m
 from ..engine.state import State
 from ..errors import EndlessRun, LongRun, RuleRuntimeError
 from . import budget
-from .inert import ignored_by_keys
+from .inert import ignored_by_keys, var_slots
 from .successors import Successors
 
 
@@ -188,9 +188,7 @@ class _Keyer:
         lay = game.layout
         # Variables play never reads (`inert`) cannot tell apart two states' futures: a turn counter
         # would otherwise make every state new.
-        ignored = ignored_by_keys(game, termination_only)
-        self.blank = [lay.var_base[v.name] + p for v in game.model.vars if v.name in ignored
-                      for p in range(lay.players if v.per_player else 1)]
+        self.blank = var_slots(game, ignored_by_keys(game, termination_only))
         n = game.num_players()
         self.symmetric = symmetric and n > 1
         per_zone = [z.name for z in game.model.zones if z.per_player]

@@ -84,6 +84,13 @@ def ignored_by_keys(loaded, termination: bool) -> frozenset[str]:
                                   lambda: property_reads(model.properties, model.defines))
 
 
+def var_slots(loaded, names) -> list[int]:
+    """Where the variables `names` of a loaded game are in its states' values (every seat's of one per
+    player), in declaration order."""
+    return [loaded.var_index(v.name, p) for v in loaded.model.vars if v.name in names
+            for p in (range(loaded.num_players()) if v.per_player else [None])]
+
+
 class _Reader:
     """What parts of a model read, each shared node worked out once: the lowered model is a graph
     whose nodes many rules share, and walking it as a tree is exponential in its depth."""
@@ -136,4 +143,4 @@ class _Reader:
         return any(self.may_fail(child, inert_read) for child in m.children(expr))
 
 
-__all__ = ["ignored_by_keys", "inert_vars", "property_reads"]
+__all__ = ["ignored_by_keys", "inert_vars", "property_reads", "var_slots"]
