@@ -110,7 +110,7 @@ class Codegen:
         # Where an action's binders can be read: (first and last pc of its procedure, first and last pc
         # of the action's body, the frame indices of its binders). Outside the body they are dead.
         self.action_scopes: list[tuple] = []
-        self.procedure_start = 0
+        self.procedure_scopes: list[tuple] = []  # the procedure being compiled: (first, last pc of the body, slots)
         self.board_sizes = config.board_sizes
         self.lay = config.layout
         self.action_table = config.actions
@@ -841,8 +841,7 @@ class Codegen:
             first = len(self.instrs)
             self.block(action.body)
             if action.binders and action.body:  # a pick (`choose c in ... by p`) has no body: its card is used after it
-                self.action_scopes.append((self.procedure_start, first, len(self.instrs),
-                                           tuple(b.slot + 1 for b in action.binders)))
+                self.procedure_scopes.append((first, len(self.instrs), tuple(b.slot + 1 for b in action.binders)))
             self.jump(end)
         self.place(end)
 
@@ -1070,15 +1069,14 @@ class Codegen:
     def procedure(self, proc: m.Procedure) -> None:
         self.frame_size = proc.nlocals
         self.labels[f"@P_{_py_name(proc.name)}@"] = len(self.instrs)
-        self.procedure_start = len(self.instrs)
-        scopes = len(self.action_scopes)
+        start = len(self.instrs)
+        self.procedure_scopes = []
         self.compiling_stmt(proc)
         self.block(proc.body)
         self.instr("s.fr.pop()", "return FRAMES", goes_on=False, then=None)
         self.compiling.pop()
         last = len(self.instrs) - 1
-        self.action_scopes[scopes:] = [(start, last, first, end, slots)
-                                       for start, first, end, slots in self.action_scopes[scopes:]]
+        self.action_scopes += [(start, last, *scope) for scope in self.procedure_scopes]
         self.consts[f"PAD_{_py_name(proc.name)}"] = [None] * (self.frame_size - len(proc.params))
 
     def module(self) -> tuple[str, dict, int]:
