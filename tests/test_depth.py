@@ -414,8 +414,8 @@ def test_a_step_that_ends_the_round_and_deals_again_is_ranked_branch_by_branch(t
     spec = spec_of(tmp_path, ROUNDS, "rounds")
     f = termination_of(check_spec(spec, PlayBounds(**FAST, max_states=0, loop_search=0)))
     assert f.verdict == "proven" and f.bound["ranking_relations"] == {2: "whole language", 3: "whole language"}
-    assert ("-1*rounds_done (strictly decreased by 1 action(s), on some of its branches); then hand[0]:Ace + "
-            in f.message)
+    assert ("-1*rounds_done (strictly decreased by 1 action(s), on some of its branches); then the cards in every "
+            "hand (strictly decreased by 1 action(s), on some of its branches); the set-up runs at most once" in f.message)
     system = control.build(spec.config(3, spec.model.default_options()))
     ranking, why = term.ranking(system)
     assert not why and ({"rounds_done": -1}, ["play(chosen)"]) in ranking.levels

@@ -224,9 +224,12 @@ def _may_fit(by_players: dict, undecided: list[int]) -> list[int]:
 
 
 RANKING_RLIMIT = 200_000  # per query: a ranking function is a cheap extra in the default run
-# Z3 resource units that the search over the whole-language relation may spend in all, per configuration:
-# that relation is larger, and a game that does not always end would otherwise be tried at length.
-WHOLE_RANKING_UNITS = 1_000_000
+# Per query and in all, per configuration, over the whole-language relation: its steps run the rules
+# from one decision to the next (a card led, then the trick taken), and one query over a sum of cards
+# in every hand takes a few hundred thousand units; the total keeps a game that does not always end
+# from being tried at length.
+WHOLE_RANKING_RLIMIT = 1_000_000
+WHOLE_RANKING_UNITS = 5_000_000
 
 
 def _ranked_exactly(config, bounds: PlayBounds, tried: list) -> tuple[str | None, bool]:
@@ -258,7 +261,7 @@ def _ranked_whole(config, bounds: PlayBounds, tried: list) -> str | None:
     try:
         with budget.time_box(build_limit(bounds), "the whole-language relation"):
             system = control.build(config, work_limit=bounds.whole_size)
-        with budget.resource_limit(min(budget.rlimit(), RANKING_RLIMIT)), \
+        with budget.resource_limit(min(budget.rlimit(), WHOLE_RANKING_RLIMIT)), \
                 budget.spending(budget.Account(WHOLE_RANKING_UNITS)):
             ranking, why = term.ranking(system, int(bounds.solver_timeout * 1000))
     except budget.TooLarge as exc:

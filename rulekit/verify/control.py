@@ -7,7 +7,8 @@ games with turns, rounds, loops, procedures and triggers around their decisions:
 
 - a state is a decision point (or the end): the game's slots, plus `pc` (which decision the rules wait
   at, 0 before the set-up), whose turn it is, each trigger's armed flag, each stack's `mixed` flag, and
-  the locals that the rules still need after the decision (a `for` running around it, a `let` before it);
+  the locals that the rules still need after the decision (a `for` running around it, a `let` before it),
+  each with the range of the values the commands can keep in it (`verify.kept_ranges`);
 - a command is one action at one decision: it runs the action, then the rules onward, symbolically,
   until the next decision or the end. One extra command, at pc 0, runs the set-up to the first decision.
   The action's binders are free slots that the guard holds to the values the engine offers, so that the
@@ -43,6 +44,7 @@ from .. import model as m
 from ..lower import Config, core
 from . import Unsupported, budget
 from .fragment import Builder, where
+from .kept_ranges import kept_ranges
 from .terms import FALSE, TRUE, Command, System, and_, arith, compare, const, interval, ite, not_, or_
 
 WORK_LIMIT = 250_000  # expressions translated and slots written by commands before the relation counts as too large
@@ -499,8 +501,8 @@ class ControlBuilder(Builder):
                 return
             self.stale = True  # commands built while it looked constant read it wrongly: build again
             kept = None
-        if kept is None:  # numbered by the locals kept in slots here, which only grow: each name its own
-            n = sum(1 for how, _ in slots.values() if how == "slot")
+        if kept is None:  # numbered by the locals kept in slots at this location, which only grow: each its own
+            n = sum(1 for level in loc.locals.values() for how, _ in level.values() if how == "slot")
             kept = slots[name] = ("slot", self._add(("local", loc.pc, n), None, None, 0, f"local@{loc.pc}.{n}"))
         self.write_slot(st, kept[1], value)
 
@@ -742,6 +744,9 @@ class ControlBuilder(Builder):
         for s in self.slots:
             if s.key == ("pc",):
                 s.high = len(self.order)
+        kept = [i for i, s in enumerate(self.slots) if s.key[0] == "local"]
+        for i, (low, high) in kept_ranges(self.slots, self.init, commands, kept).items():
+            self.slots[i].low, self.slots[i].high = low, high
         waiting = [compare("!=", ("s", self.pc), const(loc.pc)) for loc in self.order if loc.choose is None]
         started = and_(compare("!=", ("s", self.pc), const(0)), *waiting)  # a state: a decision point or the end
         props = {"invariant": {}, "reachable": {}}

@@ -5,7 +5,10 @@ The system is the exact symbolic relation of `verify.fragment`, or the whole-lan
 the slots that change and have a declared range (variables, tokens, card counts, the control
 location), so it is bounded; every command strictly decreases one level and does not increase the
 levels before it. Hence no infinite run: the first level whose commands run infinitely often would
-decrease forever. A slot with no range (a counter, a value kept for later) and an input (a chance
+decrease forever. Where the system has control locations, only the commands that can come back to
+where they began need a level, and each part of the rules that can repeat (a strongly connected
+component of the locations, `verify.locations`) is ranked on its own: the set-up, which runs once,
+may deal the cards that play then takes down. A slot with no range (a counter, a value kept for later) and an input (a chance
 outcome, a value chosen for an action) are weighed by no level and may hold any value in each
 check, so a ranking holds whatever they hold.
 
@@ -20,9 +23,10 @@ later candidate that the same change would break.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
-from . import budget, paths
+from . import budget, locations, paths
 from . import terms as t
 
 NAMED_QUANTITIES = ("zone", "var", "held", "supply")  # slot kinds whose sums a reader names, in this order
@@ -31,15 +35,37 @@ NAMED_QUANTITIES = ("zone", "var", "held", "supply")  # slot kinds whose sums a 
 @dataclass
 class Ranking:
     levels: list = field(default_factory=list)  # [(weights {slot name: weight}, [command labels])]
+    sums: list = field(default_factory=list)  # each level's weighted sum as a reader says it
+    parts: list = field(default_factory=list)  # the levels of each part of the rules that can repeat, in order
+    once: list = field(default_factory=list)  # the labels of the steps that run at most once in a play
 
     def text(self) -> str:
+        if not self.levels:
+            return ("no step of the rules can come back to where it was: the rules wait at each decision "
+                    "at most once in a play")
+        counts = self.parts or [len(self.levels)]
+        texts, start = [], 0
+        for n in counts:
+            texts.append(self._levels_text(start, start + n))
+            start += n
+        said = texts[0] if len(texts) == 1 else "; ".join(
+            f"part {k} of the rules that can repeat: {x}" for k, x in enumerate(texts, 1))
+        if self.once:
+            steps = ["the set-up" if label == "(set-up)" else label for label in dict.fromkeys(self.once)]
+            one = len(steps) == 1
+            said += (f"; {', '.join(steps)} run{'s' if one else ''} at most once (no path of the rules comes back "
+                     f"to {'it' if one else 'them'})")
+        return said
+
+    def _levels_text(self, start: int, end: int) -> str:
         levels_of: dict = {}  # an action named at several levels was split: each level has some of its branches
-        for _, labels in self.levels:
+        for _, labels in self.levels[start:end]:
             for label in labels:
                 levels_of[label] = levels_of.get(label, 0) + 1
         parts = []
-        for weights, labels in self.levels:
-            sum_ = " + ".join(f"{w}*{name}" if w != 1 else name for name, w in weights.items()) or "0"
+        for k in range(start, end):
+            weights, labels = self.levels[k]
+            sum_ = self.sums[k] if k < len(self.sums) else _listed(weights)
             split = sum(levels_of[label] > 1 for label in labels)
             branches = ("" if not split else ", on some of its branches" if len(labels) == 1 else
                         f", {split} of them on some of their branches")
@@ -47,17 +73,47 @@ class Ranking:
         return "; then ".join(parts)
 
 
+def _listed(weights: dict) -> str:
+    return " + ".join(f"{w}*{name}" if w != 1 else name for name, w in weights.items()) or "0"
+
+
 def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rounds: int = 40) -> tuple[Ranking | None, str]:
-    """(a lexicographic linear ranking function, "") or (None, why none was found)."""
+    """(a lexicographic linear ranking function, "") or (None, why none was found). Where the system
+    has control locations, the steps that can repeat are ranked part by part (`verify.locations`): a
+    play that went on for ever would, from some step on, stay within one part."""
     slots = system.slots
+    live = [c for c in system.commands if c.guard != t.FALSE]
+    grouped = locations.recurring(dataclasses.replace(system, commands=live))
+    groups, once = grouped if grouped is not None else ([live], [])
+    result = Ranking(once=[c.label for c in once])
+    if not groups:
+        return result, ""
+    # A slot that only a step run once changes still changes: the parts must not take its first value.
     changing = sorted({i for c in system.commands for i in c.updates if i != system.over})
     bounded = [i for i in changing if slots[i].low is not None and slots[i].high is not None]
     if not bounded:
         return None, "no slot that changes has a declared range, so no weighted sum of them is bounded"
     steps = _Steps(system, changing, bounded, timeout_ms)
-    remaining = [steps.add(c) for c in system.commands if c.guard != t.FALSE]
-    result = Ranking()
     natural = _natural_sums(slots, bounded)
+    for group in groups:
+        levels = _levels(steps, natural, [steps.add(c) for c in group], weight_bound, rounds)
+        if isinstance(levels, str):
+            return None, levels
+        for weights, strict in levels:
+            labels = list(dict.fromkeys(c.label for c in strict))  # the parts of one command named once
+            result.levels.append(({slots[i].name: w for i, w in weights.items() if w}, labels))
+            result.sums.append(_sum_text({i: w for i, w in weights.items() if w}, slots, bounded))
+        result.parts.append(len(levels))
+    if len(result.parts) == 1:
+        result.parts = []
+    return result, ""
+
+
+def _levels(steps: _Steps, natural: list, remaining: list, weight_bound: int, rounds: int) -> list | str:
+    """The levels [(weights, the commands that strictly decrease them)] of a lexicographic ranking of
+    the commands `remaining`, or why none was found."""
+    bounded = steps.bounded
+    levels = []
     split = False
     while remaining:
         level = _natural_level(steps, natural, remaining)
@@ -77,22 +133,54 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
                 weights = _weights(steps, first, remaining, weight_bound, rounds)
                 if isinstance(weights, str):
                     if weights.startswith("the resource") or weights.startswith("the wall-clock"):
-                        return None, weights
+                        return weights
                     continue
                 if weights is not None:
                     found = weights
                     break
             if found is None:
                 labels = ", ".join(dict.fromkeys(c.label for c in remaining[:3]))
-                return None, (f"no weighted sum of the variables, tokens and card counts decreases on every play "
-                              f"of {labels}{' and others' if len(remaining) > 3 else ''} (weights up to "
-                              f"{weight_bound})")
+                return (f"no weighted sum of the variables, tokens and card counts decreases on every play "
+                        f"of {labels}{' and others' if len(remaining) > 3 else ''} (weights up to "
+                        f"{weight_bound})")
             level = found, [c for c in remaining if steps.holds(c, found, -1) is True]
-        weights, strict = level
-        labels = list(dict.fromkeys(c.label for c in strict))  # the parts of one command named once
-        result.levels.append(({slots[i].name: w for i, w in weights.items() if w}, labels))
-        remaining = [c for c in remaining if c not in strict]
-    return result, ""
+        levels.append(level)
+        remaining = [c for c in remaining if c not in level[1]]
+    return levels
+
+
+def _sum_text(weights: dict, slots, bounded: list) -> str:
+    """A weighted sum as a reader says it: a whole family of slots with one weight (the cards in every
+    hand, a variable over the seats) by its name, any other slot by its own."""
+    families: dict = {}
+    for i in bounded:
+        families.setdefault(_family(slots[i].key), []).append(i)
+    said, listed = [], {}
+    for family, members in families.items():
+        ws = {weights.get(i, 0) for i in members}
+        if family is not None and len(ws) == 1 and 0 not in ws and len(members) > 1:
+            w = ws.pop()
+            phrase = _family_phrase(family, slots[members[0]].key)
+            said.append(phrase if w == 1 else f"{w}*({phrase})")
+        else:
+            listed.update({slots[i].name: weights[i] for i in members if weights.get(i, 0)})
+    return " + ".join(said + ([_listed(listed)] if listed else [])) or "0"
+
+
+def _family(key: tuple):
+    """The quantity a reader names that a slot is part of, or None."""
+    return (key[0], key[1]) if key[0] in NAMED_QUANTITIES else None
+
+
+def _family_phrase(family: tuple, key: tuple) -> str:
+    kind, name = family
+    if kind == "zone":
+        return f"the cards in every {name}" if key[2] is not None else f"the cards in {name}"
+    if kind == "var":
+        return f"{name} summed over the seats" if key[2] is not None else name
+    if kind == "held":
+        return f"the {name} tokens the players hold"
+    return f"the {name} tokens in the supply"
 
 
 class _Steps:

@@ -405,10 +405,11 @@ class System:
 
 # ---- simplification within the declared bounds -------------------------------------------------------
 
-def interval(x, env: dict) -> tuple:
+def interval(x, env: dict, memo: dict | None = None) -> tuple:
     """(low, high) that an integer term can take when each slot `i` lies within `env[i]` = (low, high);
-    None where unbounded."""
-    return _interval(x, env, {})
+    None where unbounded. Terms asked about with the same `env` may share a `memo`: their common nodes
+    are then computed once."""
+    return _interval(x, env, {} if memo is None else memo)
 
 
 def _interval(x, env: dict, memo: dict):
@@ -444,6 +445,10 @@ def _interval(x, env: dict, memo: dict):
             out = (min(a0, b0) if ok(a0, b0) else None, max(a1, b1) if ok(a1, b1) else None)
     elif tag == "*":
         out = _product(_interval(x[1], env, memo), _interval(x[2], env, memo))
+    elif tag == "mod" and x[2][0] == "c" and x[2][1] > 0:  # Python's and SMT-LIB's mod agree here
+        a0, a1 = _interval(x[1], env, memo)
+        inside = a0 is not None and a1 is not None and 0 <= a0 and a1 < x[2][1]
+        out = (a0, a1) if inside else (0, x[2][1] - 1)
     memo[key] = (x, out)
     return out
 
