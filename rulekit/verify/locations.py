@@ -23,7 +23,7 @@ def recurring(system: System) -> tuple[list[list[Command]], list[Command]] | Non
     everywhere = set(range((system.slots[pc].high or 0) + 1))
     moves = []  # per command: [(from, to)]
     for c in system.commands:
-        sources = _sources(c.guard, pc)
+        sources = source_of(c.guard, pc)
         update = c.updates.get(pc)
         moves.append([(a, b) for a in (everywhere if sources is None else sources)
                       for b in (_targets(update, pc, everywhere) if update is not None else ())])
@@ -51,8 +51,9 @@ def recurring(system: System) -> tuple[list[list[Command]], list[Command]] | Non
     return [groups[k] for k in sorted(groups)], once
 
 
-def _sources(guard, pc: int) -> set[int] | None:
-    """The location a guard allows (a conjunct `pc == v`), or None when it does not pin one."""
+def source_of(guard, pc: int) -> set[int] | None:
+    """The location a command's guard allows (a conjunct `pc == v`), as a set of one, or None when it
+    does not pin one."""
     stack = [guard]
     while stack:
         x = stack.pop()

@@ -26,10 +26,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from . import budget, locations, paths
+from . import budget, houdini, locations, paths
 from . import terms as t
 
 NAMED_QUANTITIES = ("zone", "var", "held", "supply")  # slot kinds whose sums a reader names, in this order
+NOT_FOUND = "no weighted sum"  # how the search says that no level fits (not that Z3 ran out)
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Ranking:
     sums: list = field(default_factory=list)  # each level's weighted sum as a reader says it
     parts: list = field(default_factory=list)  # the levels of each part of the rules that can repeat, in order
     once: list = field(default_factory=list)  # the labels of the steps that run at most once in a play
+    assumed: list = field(default_factory=list)  # the invariants (texts) the levels hold under, proven by Houdini
 
     def text(self) -> str:
         if not self.levels:
@@ -55,6 +57,11 @@ class Ranking:
             one = len(steps) == 1
             said += (f"; {', '.join(steps)} run{'s' if one else ''} at most once (no path of the rules comes back "
                      f"to {'it' if one else 'them'})")
+        if self.assumed:
+            shown = sorted(self.assumed, key=lambda x: x.startswith("where"))[:3]
+            more = len(self.assumed) - len(shown)
+            said += (f"; in every state that play reaches, as Z3 proves by induction: {'; '.join(shown)}"
+                     + (f" (and {more} more such facts)" if more else ""))
         return said
 
     def _levels_text(self, start: int, end: int) -> str:
@@ -93,12 +100,21 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
     bounded = [i for i in changing if slots[i].low is not None and slots[i].high is not None]
     if not bounded:
         return None, "no slot that changes has a declared range, so no weighted sum of them is bounded"
-    steps = _Steps(system, changing, bounded, timeout_ms)
-    natural = _natural_sums(slots, bounded)
-    for group in groups:
-        levels = _levels(steps, natural, [steps.add(c) for c in group], weight_bound, rounds)
-        if isinstance(levels, str):
-            return None, levels
+    ranked = _ranked_groups(system, groups, changing, bounded, timeout_ms, weight_bound, rounds)
+    if isinstance(ranked, str) and ranked.startswith(NOT_FOUND) and grouped is not None and not budget.spent():
+        # Over every state within the ranges, a player who is out may still be named to lose a chip, and
+        # nobody may be left to take a turn: what play keeps true may be what the ranking needs.
+        found, _ = houdini.invariants(system, timeout_ms)
+        if found:
+            again = _ranked_groups(system, groups, changing, bounded, timeout_ms, weight_bound, rounds,
+                                   [c.term for c in found])
+            if isinstance(again, str):
+                ranked = f"{again}, even in the states that meet {len(found)} invariants Z3 proves play keeps"
+            else:
+                ranked, result.assumed = again, [c.text for c in found]
+    if isinstance(ranked, str):
+        return None, ranked
+    for levels in ranked:
         for weights, strict in levels:
             labels = list(dict.fromkeys(c.label for c in strict))  # the parts of one command named once
             result.levels.append(({slots[i].name: w for i, w in weights.items() if w}, labels))
@@ -107,6 +123,24 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
     if len(result.parts) == 1:
         result.parts = []
     return result, ""
+
+
+def _ranked_groups(system: t.System, groups: list, changing: list, bounded: list, timeout_ms: int,
+                   weight_bound: int, rounds: int, assumed: list = ()) -> list | str:
+    """The levels of each group of commands, in order, or why one group has none; the steps are taken
+    from states that meet the invariants `assumed`."""
+    steps = _Steps(system, changing, bounded, timeout_ms, assumed)
+    natural = _natural_sums(system.slots, bounded)
+    out = []
+    for group in groups:
+        commands = [steps.add(c) for c in group]
+        if assumed:  # a step that no state meeting them allows is on no play: it needs no level
+            commands = [c for c in commands if steps.possible(c)]
+        levels = _levels(steps, natural, commands, weight_bound, rounds)
+        if isinstance(levels, str):
+            return levels
+        out.append(levels)
+    return out
 
 
 def _levels(steps: _Steps, natural: list, remaining: list, weight_bound: int, rounds: int) -> list | str:
@@ -140,7 +174,7 @@ def _levels(steps: _Steps, natural: list, remaining: list, weight_bound: int, ro
                     break
             if found is None:
                 labels = ", ".join(dict.fromkeys(c.label for c in remaining[:3]))
-                return (f"no weighted sum of the variables, tokens and card counts decreases on every play "
+                return (f"{NOT_FOUND} of the variables, tokens and card counts decreases on every play "
                         f"of {labels}{' and others' if len(remaining) > 3 else ''} (weights up to "
                         f"{weight_bound})")
             level = found, [c for c in remaining if steps.holds(c, found, -1) is True]
@@ -187,10 +221,10 @@ class _Steps:
     """The commands of a system as Z3 formulas over the slots before (x!i) and after (y!i) a step, and
     the changes {slot: change} of the steps that queries have shown, kept per command."""
 
-    def __init__(self, system: t.System, changing: list, bounded: list, timeout_ms: int):
+    def __init__(self, system: t.System, changing: list, bounded: list, timeout_ms: int, assumed=()):
         import z3
 
-        self.system, self.bounded, self.timeout_ms = system, bounded, timeout_ms
+        self.system, self.bounded, self.timeout_ms, self.assumed = system, bounded, timeout_ms, list(assumed)
         slots, n = system.slots, len(system.slots)
         # A slot that never changes keeps its first value; the others and the inputs may hold anything
         # within their declared ranges (the bounded ones) or at all.
@@ -217,7 +251,8 @@ class _Steps:
         from . import smtlib
 
         system, n, pre = self.system, len(self.system.slots), self._pre
-        parts = [pre(c.guard), pre(c.assume), t.compare("==", ("s", system.over), t.const(0))]
+        parts = [pre(c.guard), pre(c.assume), t.compare("==", ("s", system.over), t.const(0)),
+                 *map(pre, self.assumed)]
         if system.over in c.updates:  # a step that ends the game is on no infinite run
             parts.append(t.compare("==", pre(c.updates[system.over]), t.const(0)))
         if c.error != t.FALSE:

@@ -145,6 +145,12 @@ def assuming(xs: list, condition, holds: bool, shapes: Shapes | None = None) -> 
     return _rebuild(xs, lambda y: value if y[0] == tag and shapes.of(y) == target else None)
 
 
+def replace_slots(xs: list, by_slot: dict) -> list:
+    """The terms `xs` with each slot `i` in `by_slot` replaced by the term `by_slot[i]` (a state's
+    property read after a step: the step's updates for the slots it moves), folded again."""
+    return _rebuild(xs, lambda y: by_slot.get(y[1]) if y[0] == "s" else None)
+
+
 def _rebuild(roots: list, leaf) -> list:
     """The terms `roots` with each node for which `leaf(node)` gives a term replaced by it, folded
     again bottom-up; shared nodes are rebuilt once for all the roots."""

@@ -1,0 +1,213 @@
+"""Invariants of a guarded-command system that its steps keep, found among candidates (Houdini).
+
+A ranking function is checked over every state within the declared ranges, reachable or not. In a game
+where players drop out that is too much: "the loser of a call gives back a chip" holds only because the
+loser is still in, and "the rules go on to the next player still in" only because someone is. Those
+facts hold in every state that play reaches, and here Z3 proves them by induction, so that the ranking
+may assume them.
+
+The candidates are what elimination games rely on, for each quantity a player has (tokens held, a
+per-player variable, the cards of a per-player zone) and each variable that names a player (whose turn
+it is included):
+
+- the player it names (if any) has some of it, or has none;
+- some player has some of it;
+
+each in every state, and at each location of the rules on its own (a decision, or a silent location
+where the rules go on). Houdini keeps those that hold in the initial state and drops, step by step, each
+that some step from a state meeting all those kept so far breaks (Z3 gives the step), until no step
+breaks any: what is left holds in every reachable state where play goes on. A query that Z3 cannot
+decide ends the search with no invariant at all.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import budget, locations, smtlib
+from . import terms as t
+
+MAX_CANDIDATES = 240  # a relation with more player variables, quantities and locations keeps the first
+
+
+@dataclass
+class Candidate:
+    term: tuple  # over the slots of a state where play goes on
+    text: str
+
+
+def invariants(system: t.System, timeout_ms: int = 1000) -> tuple[list[Candidate], str]:
+    """(the candidates that every step keeps, ""), or ([], why none is known)."""
+    kept = [c for c in candidates(system) if t.evaluate(c.term, system.init)]
+    steps = _Steps(system, timeout_ms)
+    while kept:
+        for command in system.commands:
+            if command.guard == t.FALSE:
+                continue
+            broken = steps.broken(command, kept)
+            if isinstance(broken, str):
+                return [], f"Houdini over the candidate invariants: {broken}"
+            if broken:  # the steps checked before may need what is dropped now: check them all again
+                kept = [c for k, c in enumerate(kept) if k not in broken]
+                break
+        else:
+            return kept, ""
+    return [], "no candidate invariant holds at the start and is kept by every step"
+
+
+class _Steps:
+    """The steps of a system for Z3, from a state where play goes on to one where it still goes on."""
+
+    def __init__(self, system: t.System, timeout_ms: int):
+        import z3
+
+        self.system, self.timeout_ms = system, timeout_ms
+        changing = {i for c in system.commands for i in c.updates}
+        variable = sorted(changing | {system.over} | set(system.free))
+        self.fixed = {i: v for i, v in enumerate(system.init) if i not in set(variable)}
+        self.names = {i: f"x!{i}" for i in variable}
+        self.xs = {i: z3.Int(self.names[i], ctx=budget.context()) for i in variable}
+        self.domain = [z3.And(self.xs[i] >= s.low, self.xs[i] <= s.high) for i, s in enumerate(system.slots)
+                       if i in self.xs and s.low is not None and s.high is not None]
+
+    def _pre(self, x):
+        return t.substitute(x, self.fixed) if self.fixed else x
+
+    def broken(self, command: t.Command, kept: list[Candidate]) -> set[int] | str:
+        """The indexes of the candidates that some step of `command` breaks from a state meeting all of
+        `kept` (one query per step Z3 finds, until it finds none), or why Z3 could not tell."""
+        import z3
+
+        system = self.system
+        over = ("s", system.over)
+        step = t.and_(command.guard, command.assume, t.not_(command.error), t.compare("==", over, t.const(0)),
+                      t.compare("==", command.updates.get(system.over, over), t.const(0)))
+        posts = t.replace_slots([c.term for c in kept], command.updates)
+        encoded = smtlib.conditions([self._pre(step), *(self._pre(c.term) for c in kept),
+                                     *map(self._pre, posts)], self.names)
+        enabled, before, after = encoded[0], encoded[1:1 + len(kept)], encoded[1 + len(kept):]
+        solver = budget.solver(self.timeout_ms, simplify=True)
+        solver.add(*self.domain, enabled, *before)
+        broken: set[int] = set()
+        while len(broken) < len(kept):
+            standing = [k for k in range(len(kept)) if k not in broken]
+            solver.push()
+            solver.add(z3.Or(*(z3.Not(after[k]) for k in standing)))
+            answer = budget.check(solver)
+            model = solver.model() if answer == z3.sat else None
+            why = budget.unknown_reason(solver) if answer == z3.unknown else ""
+            solver.pop()
+            if answer == z3.unsat:
+                break
+            if model is None:
+                return why
+            values = [self.fixed.get(i, 0) for i in range(len(system.slots))]
+            for i, x in self.xs.items():
+                values[i] = model.eval(x, model_completion=True).as_long()
+            memo: dict = {}
+            now = {k for k in standing if not t.evaluate(posts[k], values, memo)}
+            if not now:  # the model and the terms disagree: trust neither
+                return "a step that Z3 gives breaks none of them"
+            broken |= now
+        return broken
+
+
+def candidates(system: t.System) -> list[Candidate]:
+    """The candidate invariants of the module docstring, for the system's quantities and players."""
+    n = system.players
+    families = _per_player_quantities(system)
+    players = _player_slots(system)
+    pc = next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
+    places = [(None, "")]
+    if pc is not None:
+        said = _location_names(system, pc)
+        places += [(loc, said.get(loc, f"at location {loc}: ")) for loc in range(1, (system.slots[pc].high or 0) + 1)]
+    out = []
+    for name, terms_of, low in families:
+        facts = []
+        for slot, player in players:
+            v = ("s", slot)
+            has = _at(v, terms_of, n)
+            none = t.compare("==", v, t.const(-1)) if system.slots[slot].low is not None and \
+                system.slots[slot].low < 0 else t.FALSE
+            if low is None or low < 1:  # a quantity that cannot be below 1 always "has some"
+                facts.append((t.or_(none, t.compare(">=", has, t.const(1))),
+                              f"{player} has some {name}" + (" (or is none)" if none != t.FALSE else "")))
+                facts.append((t.or_(none, t.compare("<=", has, t.const(0))),
+                              f"{player} has no {name}" + (" (or is none)" if none != t.FALSE else "")))
+        if low is None or low < 1:
+            facts.append((t.or_(*(t.compare(">=", x, t.const(1)) for x in terms_of)), f"some player has some {name}"))
+        for loc, where in places:
+            for term, text in facts:
+                if loc is None:
+                    out.append(Candidate(term, text))
+                else:
+                    out.append(Candidate(t.or_(t.compare("!=", ("s", pc), t.const(loc)), term), where + text))
+    return out[:MAX_CANDIDATES]
+
+
+def _at(v, terms_of: list, n: int):
+    """The quantity of the player slot `v` names (the last seat's where it names none: the candidate
+    says what it says of `none` on its own)."""
+    out = terms_of[n - 1]
+    for p in range(n - 2, -1, -1):
+        out = t.ite(t.compare("==", v, t.const(p)), terms_of[p], out)
+    return out
+
+
+def _per_player_quantities(system: t.System) -> list[tuple[str, list, int | None]]:
+    """(name, the term of each seat's, the lowest value it can have) of each quantity every seat has."""
+    n = system.players
+    held: dict = {}
+    for i, s in enumerate(system.slots):
+        key = s.key
+        if key[0] == "held" and isinstance(key[2], int):
+            held.setdefault((f"{key[1]}", "held"), {}).setdefault(key[2], []).append(i)
+        elif key[0] == "var" and key[2] is not None and s.seat is not None:
+            held.setdefault((key[1], "var"), {}).setdefault(key[2], []).append(i)
+        elif key[0] == "zone" and s.seat is not None and key[2] == s.seat:
+            held.setdefault((f"cards in {key[1]}", "zone"), {}).setdefault(key[2], []).append(i)
+    out = []
+    for (name, kind), seats in held.items():
+        if sorted(seats) != list(range(n)):
+            continue
+        terms_of = []
+        for p in range(n):
+            total = ("s", seats[p][0])
+            for i in seats[p][1:]:
+                total = t.arith("+", total, ("s", i))
+            terms_of.append(total)
+        lows = [system.slots[i].low for p in range(n) for i in seats[p]]
+        low = None if kind == "var" and any(x is None for x in lows) else (
+            min(x for x in lows if x is not None) if kind == "var" else 0)
+        out.append((name, terms_of, low))
+    return out
+
+
+def _player_slots(system: t.System) -> list[tuple[int, str]]:
+    """(slot, how a reader names it) of whose turn it is and of each shared variable that names a seat."""
+    n = system.players
+    out = []
+    for i, s in enumerate(system.slots):
+        if s.key == ("cur",):
+            out.append((i, "the current player"))
+        elif s.key[0] == "var" and s.key[2] is None and s.low in (-1, 0) and s.high == n - 1 and n > 1:
+            out.append((i, s.key[1]))
+    return out
+
+
+def _location_names(system: t.System, pc: int) -> dict[int, str]:
+    """Location -> where it is, as a reader knows it: by the actions offered there."""
+    labels: dict = {}
+    for c in system.commands:
+        source = locations.source_of(c.guard, pc)
+        if source and c.label[0] != "(":
+            labels.setdefault(next(iter(source)), []).append(c.label.split("(")[0])
+    out = {loc: f"where the rules offer {' or '.join(dict.fromkeys(ls))}: " for loc, ls in labels.items()}
+    for c in system.commands:  # a location with no action: the rules go on from there by themselves
+        source = locations.source_of(c.guard, pc)
+        if source and next(iter(source)) not in out:
+            out[next(iter(source))] = "where the rules go on by themselves: "
+    return out
+
+
+__all__ = ["Candidate", "candidates", "invariants"]
