@@ -128,3 +128,39 @@ def test_houdini_drops_what_a_step_breaks_and_keeps_what_every_step_keeps():
     assert not why and "holder has some Coin" in texts and "some player has some Coin" in texts
     assert "holder has no Coin" not in texts  # false at the start
     assert all(terms.evaluate(c.term, [2, 0, 0, 0]) for c in found)
+
+
+DUEL = """
+game {name} "{name}"
+rulebook "rulebook.txt" source "{name}.txt"
+players 2 to 4
+unmodelled "Duel." because "Title."
+zone box: set, public, initial
+var lives per player: int 0..30 = 30
+var out per player: bool = false
+define standing: int = count(p in players where not out(p))
+flow {
+  turns from seat(0) {
+    if out(current) { end turn }
+    choose by current {
+      action hit(p in players where p != current and not out(p)) "Hit a player." {
+        subtract 1 from lives(p)
+        if lives(p) == 0 { set out(p) = true }
+      }
+    }
+  } then {
+    if standing == 1 {
+      win the(p in players where not out(p))
+      end game
+    }
+  }
+}
+"""
+
+
+def test_a_player_who_is_out_by_a_flag_is_skipped_and_the_game_ends(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, DUEL.replace("{name}", "duel"), name="duel")))
+    f = termination_of(check_spec(spec, PlayBounds(**FAST)))
+    assert f.verdict == "proven" and f.method == "z3-ranking"
+    assert "lives summed over the seats (strictly decreased by 1 action(s))" in f.message
+    assert "out is false for the current player" in f.message

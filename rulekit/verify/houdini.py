@@ -112,37 +112,43 @@ class _Steps:
 
 
 def candidates(system: t.System) -> list[Candidate]:
-    """The candidate invariants of the module docstring, for the system's quantities and players."""
+    """The candidate invariants of the module docstring, for the system's quantities and players: each
+    fact everywhere first, then at each location (the first MAX_CANDIDATES of them)."""
     n = system.players
-    families = _per_player_quantities(system)
     players = _player_slots(system)
-    pc = next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
-    places = [(None, "")]
-    if pc is not None:
-        said = _location_names(system, pc)
-        places += [(loc, said.get(loc, f"at location {loc}: ")) for loc in range(1, (system.slots[pc].high or 0) + 1)]
-    out = []
-    for name, terms_of, low in families:
-        facts = []
+    facts = []
+    for kind, name, terms_of, low in _per_player_quantities(system):
+        if low is not None and low >= 1:  # a quantity that cannot be below 1: every player always has some
+            continue
+        some, none_of = _phrases(kind, name)
         for slot, player in players:
             v = ("s", slot)
             has = _at(v, terms_of, n)
-            none = t.compare("==", v, t.const(-1)) if system.slots[slot].low is not None and \
-                system.slots[slot].low < 0 else t.FALSE
-            if low is None or low < 1:  # a quantity that cannot be below 1 always "has some"
-                facts.append((t.or_(none, t.compare(">=", has, t.const(1))),
-                              f"{player} has some {name}" + (" (or is none)" if none != t.FALSE else "")))
-                facts.append((t.or_(none, t.compare("<=", has, t.const(0))),
-                              f"{player} has no {name}" + (" (or is none)" if none != t.FALSE else "")))
-        if low is None or low < 1:
-            facts.append((t.or_(*(t.compare(">=", x, t.const(1)) for x in terms_of)), f"some player has some {name}"))
-        for loc, where in places:
-            for term, text in facts:
-                if loc is None:
-                    out.append(Candidate(term, text))
-                else:
-                    out.append(Candidate(t.or_(t.compare("!=", ("s", pc), t.const(loc)), term), where + text))
+            can_be_none = system.slots[slot].low is not None and system.slots[slot].low < 0
+            none = t.compare("==", v, t.const(-1)) if can_be_none else t.FALSE
+            also = " (or is none)" if can_be_none else ""
+            facts.append((t.or_(none, t.compare(">=", has, t.const(1))), some(player) + also))
+            facts.append((t.or_(none, t.compare("<=", has, t.const(0))), none_of(player) + also))
+        facts.append((t.or_(*(t.compare(">=", x, t.const(1)) for x in terms_of)), some("some player")))
+    out = [Candidate(term, text) for term, text in facts]
+    pc = next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
+    if pc is not None:
+        said = _location_names(system, pc)
+        for loc in range(1, (system.slots[pc].high or 0) + 1):
+            where = said.get(loc, f"at location {loc}: ")
+            out += [Candidate(t.or_(t.compare("!=", ("s", pc), t.const(loc)), term), where + text) for term, text in facts]
     return out[:MAX_CANDIDATES]
+
+
+def _phrases(kind: str, name: str):
+    """How a reader says that a player has some of a quantity, and that they have none."""
+    if kind == "held":
+        return (lambda who: f"{who} has some {name}"), (lambda who: f"{who} has no {name}")
+    if kind == "zone":
+        return (lambda who: f"{who} has cards in {name}"), (lambda who: f"{who} has no card in {name}")
+    if kind == "flag":
+        return (lambda who: f"{name} is true for {who}"), (lambda who: f"{name} is false for {who}")
+    return (lambda who: f"{name} is at least 1 for {who}"), (lambda who: f"{name} is at most 0 for {who}")
 
 
 def _at(v, terms_of: list, n: int):
@@ -154,20 +160,21 @@ def _at(v, terms_of: list, n: int):
     return out
 
 
-def _per_player_quantities(system: t.System) -> list[tuple[str, list, int | None]]:
-    """(name, the term of each seat's, the lowest value it can have) of each quantity every seat has."""
+def _per_player_quantities(system: t.System) -> list[tuple[str, str, list, int | None]]:
+    """(kind: held, zone, flag or number; name; the term of each seat's; the lowest value it can have) of
+    each quantity every seat has."""
     n = system.players
     held: dict = {}
     for i, s in enumerate(system.slots):
         key = s.key
         if key[0] == "held" and isinstance(key[2], int):
-            held.setdefault((f"{key[1]}", "held"), {}).setdefault(key[2], []).append(i)
+            held.setdefault(("held", key[1]), {}).setdefault(key[2], []).append(i)
         elif key[0] == "var" and key[2] is not None and s.seat is not None:
-            held.setdefault((key[1], "var"), {}).setdefault(key[2], []).append(i)
+            held.setdefault(("var", key[1]), {}).setdefault(key[2], []).append(i)
         elif key[0] == "zone" and s.seat is not None and key[2] == s.seat:
-            held.setdefault((f"cards in {key[1]}", "zone"), {}).setdefault(key[2], []).append(i)
+            held.setdefault(("zone", key[1]), {}).setdefault(key[2], []).append(i)
     out = []
-    for (name, kind), seats in held.items():
+    for (kind, name), seats in held.items():
         if sorted(seats) != list(range(n)):
             continue
         terms_of = []
@@ -176,10 +183,16 @@ def _per_player_quantities(system: t.System) -> list[tuple[str, list, int | None
             for i in seats[p][1:]:
                 total = t.arith("+", total, ("s", i))
             terms_of.append(total)
-        lows = [system.slots[i].low for p in range(n) for i in seats[p]]
-        low = None if kind == "var" and any(x is None for x in lows) else (
-            min(x for x in lows if x is not None) if kind == "var" else 0)
-        out.append((name, terms_of, low))
+        members = [system.slots[i] for p in range(n) for i in seats[p]]
+        low = 0
+        if kind == "var":
+            lows = [m.low for m in members]
+            low = None if any(x is None for x in lows) else min(lows)
+            if all((m.low, m.high) == (0, 1) for m in members):
+                kind = "flag"
+            else:
+                kind = "number"
+        out.append((kind, name, terms_of, low))
     return out
 
 
