@@ -74,6 +74,12 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     depth = min(v.depth for _, v in results.values())
     bound = {"players": counts, "bmc_depth": depth, "max_k": bounds.max_k,
              "relation": "whole language" if whole else "fragment"}
+    elsewhere: dict = {}
+    if whole:  # induction at the first count: tried at every other count too, for what it proved
+        everywhere = list(range(game.min_players, game.max_players + 1))
+        first = {name for _, v in results.values() for name in v.proven}
+        elsewhere = inductive_elsewhere(spec, options, bounds, [p for p in everywhere if p not in results],
+                                        sorted(first))
     spurious: dict = {}
     tag = "z3-bmc" if whole else "z3"
     for prop in (p for p in game.properties if p.applies(options)):
@@ -85,6 +91,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             fid = f"{game.name}/invariant/{prop.name}/{tag}{suffix}"
             bad = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "refuted")
             ks = {p: v.proven.get(prop.name) for p, (_, v) in results.items()}
+            ks.update({p: proofs.get(prop.name) for p, proofs in elsewhere.items()})
             steps = None
             while bad and steps is None:
                 d, p = bad.pop(0)
@@ -98,10 +105,11 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             elif all(ks.values()):
                 k = max(k for k, _ in ks.values())
                 lemmas = max(n for _, n in ks.values())
+                over = " over the whole-language relation" if whole else ""
                 found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction",
-                                     f"{prop.name} holds in every reachable state with {where}: Z3 proves it "
-                                     f"{k}-inductive (with {lemmas} lemma(s) proven alongside){described(prop)}",
-                                     bound={**bound, "k": k}, **common))
+                                     f"{prop.name} holds in every reachable state with {players_phrase(sorted(ks))}: "
+                                     f"Z3 proves it {k}-inductive{over} (with {lemmas} lemma(s) proven alongside)"
+                                     f"{described(prop)}", bound={**bound, "players": sorted(ks), "k": k}, **common))
             else:
                 unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
                 proven = sorted(p for p, k in ks.items() if k)
@@ -178,11 +186,16 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     return found
 
 
+# Z3 resource units per player count for induction over the whole-language relation: a game small
+# enough is proven in a few queries, and a large one stops here and is left to the counts abstraction.
+WHOLE_INDUCTION_UNITS = 3_000_000
+
+
 def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, counts: list) -> tuple[dict, str]:
     """BMC over the whole-language relation (`verify.control`) to `whole_bmc_depth` steps, at the
     smallest player count (the cheapest to unroll); ({players: (system, verdicts)}, why not) where it
-    does not cover the game. Induction is left to the counts abstraction: over this relation a step
-    case would need invariants of the control as well."""
+    does not cover the game. The invariants that are 1-inductive there (with those proven alongside)
+    are `verdicts.proven`; each is then tried at the other player counts (`inductive_elsewhere`)."""
     from ..verify import Unsupported, budget, control, symbolic
 
     timeout = int(bounds.solver_timeout * 1000)
@@ -203,8 +216,52 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
         with budget.fresh_context():
             verdicts.answers = symbolic.bmc(system, bounds.whole_bmc_depth, timeout, deadline)
         verdicts.depth = min((a.depth for a in verdicts.answers.values()), default=bounds.whole_bmc_depth)
+        verdicts.proven = inductive(system, list(system.invariants), timeout)
         results[players] = (system, verdicts)
     return results, ""
+
+
+def inductive(system, names: list, timeout: int) -> dict:
+    """{invariant: (1, lemmas proven alongside)} for each of `names` that Z3 proves 1-inductive over a
+    relation, together with the others (Houdini) or relative to them, within WHOLE_INDUCTION_UNITS."""
+    from ..verify import budget, symbolic
+
+    with budget.fresh_context(), budget.spending(budget.Account(WHOLE_INDUCTION_UNITS)):
+        kept = symbolic.houdini(system, {name: system.invariants[name] for name in names}, timeout)
+        out = {name: (1, len(kept) - 1) for name in kept}
+        for name in names:
+            if name in kept or budget.spent():
+                continue
+            status, k, _ = symbolic.k_induction(system, system.invariants[name], 1, timeout,
+                                                assume=list(kept.values()))
+            if status == "proven":
+                out[name] = (k, len(kept))
+    return out
+
+
+def inductive_elsewhere(spec: Spec, options: dict, bounds: PlayBounds, counts: list, names: list) -> dict:
+    """{players: {invariant: (k, lemmas)}} over the whole-language relation at each of `counts`, for the
+    invariants `names` (proven at another count); a count where one is not proven drops it from the
+    counts after it, and a relation that cannot be built proves nothing."""
+    from ..verify import Unsupported, budget, control
+
+    out: dict = {}
+    timeout = int(bounds.solver_timeout * 1000)
+    for players in counts:
+        config = config_of(spec, players, options)
+        if config is None or not names:
+            out[players] = {}
+            continue
+        try:
+            with budget.time_box(build_limit(bounds), "the whole-language relation"):
+                system = control.build(config, work_limit=bounds.whole_size)
+        except (budget.TooLarge, Unsupported):
+            out[players] = {}
+            names = []
+            continue
+        out[players] = inductive(system, names, timeout)
+        names = [name for name in names if name in out[players]]
+    return out
 
 
 def segment_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:

@@ -260,7 +260,8 @@ def rests_on(f: Finding) -> str:
                     f"{percent(high, up=True)})"
         return text
     if f.method == "z3-k-induction" and f.verdict in ("proven", "refuted"):
-        how = "over the counts abstraction" if b.get("abstraction") else "over the exact transition relation"
+        how = ("over the counts abstraction" if b.get("abstraction") else "over the whole-language relation"
+               if b.get("relation") == "whole language" else "over the exact transition relation")
         return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players}" if players else "")
     if f.method == "z3-ranking":
         whole = "whole language" in (b.get("ranking_relations") or {}).values()
