@@ -293,3 +293,46 @@ def test_a_procedure_that_calls_itself_last_adds_no_locations_however_deep(tmp_p
     with pytest.raises(budget.TooLarge):
         builder.build()
     assert len(builder.slots) < 20_000
+
+
+# Counterclockwise, yet `players` counts from seat 0 upwards (only `players from P` follows the order
+# of play): the relation once asked seat 2 before seat 1, and its states left the engine's at once.
+COUNTERCLOCKWISE = """
+game ccw "Ccw"
+rulebook "rulebook.txt" source "ccw.txt"
+players 3 to 4
+order counterclockwise
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+zone box: set, public, initial
+var marks per player: int 0..9 = 0
+var last: player = none
+flow {
+  for p in players {
+    choose by p {
+      action a "A." { set last = p  add 1 to marks(p) }
+      action b "B." { set last = p }
+    }
+  }
+  for p in players from seat(0) {
+    choose by p { action c "C." { set last = p } }
+  }
+  end game
+}
+"""
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_players_count_from_seat_zero_in_the_relation_as_in_the_engine(tmp_path, players):
+    spec = Spec.find(str(write_spec(tmp_path, COUNTERCLOCKWISE, name="ccw")))
+    loaded = spec.engine(players, spec.model.default_options())
+    system = control.build(spec.config(players, spec.model.default_options()))
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = loaded.new_initial_state(seed)
+        asked = []
+        while not state.is_terminal():
+            asked.append(state.current_player())
+            state.apply_action(rng.choice(state.legal_actions()))
+        assert asked == list(range(players)) + [0] + list(range(players - 1, 0, -1))
+        problems, followed = replay.follow(system, loaded, state.history)
+        assert not problems and followed == len(asked)

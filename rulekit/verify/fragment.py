@@ -460,13 +460,12 @@ class Builder:
     # ---- finite domains: (value, present) pairs, `present` a condition (a card kind in the zone)
     def domain(self, it: core.Domain, st, env) -> list[tuple]:
         if isinstance(it, core.Seats):
-            start = 0
-            if it.start is not None:
-                s = self.ev(it.start, st, env)
-                if s[0] != "c":
-                    raise Unsupported(f"players from a seat not known before play{where(it.start)}")
-                start = s[1]
-            return [(const((start + self.direction * i) % self.n), TRUE) for i in range(self.n)]
+            if it.start is None:  # every player from seat 0 upwards, as the engine counts them
+                return [(const(p), TRUE) for p in range(self.n)]
+            s = self.ev(it.start, st, env)
+            if s[0] != "c":
+                raise Unsupported(f"players from a seat not known before play{where(it.start)}")
+            return [(const((s[1] + self.direction * i) % self.n), TRUE) for i in range(self.n)]
         if isinstance(it, core.Members):
             return [(const(i), TRUE) for i in range(len(self.enums[it.enum].members))]
         if isinstance(it, core.Numbers):
