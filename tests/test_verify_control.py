@@ -336,3 +336,42 @@ def test_players_count_from_seat_zero_in_the_relation_as_in_the_engine(tmp_path,
         assert asked == list(range(players)) + [0] + list(range(players - 1, 0, -1))
         problems, followed = replay.follow(system, loaded, state.history)
         assert not problems and followed == len(asked)
+
+
+# A decision whose guard reads the top of a stack, and whose action draws: the guard's chance input
+# and the draw's were once the same slot (when the command before used none), so every draw was
+# taken to show the card the guard read, and BMC missed the Blue drawn at once.
+GUARDED_DRAW = """
+game pick "Pick"
+rulebook "rulebook.txt" source "pick.txt"
+players 2 to 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+card Red x 2
+card Blue x 2
+zone box: set, public, initial
+zone deck: stack, hidden
+zone pile: stack, public
+zone hand per player: set, owner
+flow {
+  move all from box to deck
+  shuffle deck
+  move top from deck to pile
+  turns from seat(0) {
+    choose by current {
+      action stop "Stop." { end game }
+      action draw when size(deck) > 0 and top(pile) == Red "Draw." { move top from deck to hand(current) }
+    }
+  }
+}
+"""
+
+
+def test_a_guard_that_reads_a_stack_gets_chance_inputs_of_its_own(tmp_path):
+    checks = 'checks pick\ninvariant no_blue "No Blue is drawn." : count(c in every hand where c == Blue) == 0\n'
+    spec = Spec.find(str(write_spec(tmp_path, GUARDED_DRAW, name="pick", checks=checks)))
+    system = control.build(spec.config(2, spec.model.default_options()))
+    draw = next(c for c in system.commands if c.label == "draw")
+    assert len(draw.events) == 2 and len({e.slot for e in draw.events}) == 2  # the guard's, then the draw's
+    with budget.fresh_context():
+        answers = symbolic.bmc(system, 3, 60000)
+    assert answers[("invariant", "no_blue")].status == "refuted" and answers[("invariant", "no_blue")].depth == 2

@@ -675,6 +675,7 @@ class ControlBuilder(Builder):
                         commands.append(command)
                         continue
                 for values, env in combos:
+                    self._begin_command()
                     guard = and_(waiting, self._allowed(action, values, env))
                     if guard == FALSE:
                         continue
@@ -682,7 +683,8 @@ class ControlBuilder(Builder):
                     shown = ", ".join(str(v[1]) for v, _, _ in values)
                     label = f"{action.name}({shown})" if values else action.name
                     commands.append(self._command(label, loc.choose.point, ai, combo, guard,
-                                                  lambda st, l=loc, a=action, en=env: self.resume(l, a, st, en)))
+                                                  lambda st, l=loc, a=action, en=env: self.resume(l, a, st, en),
+                                                  begun=True))
         return commands
 
     def _allowed(self, action: m.Action, values: list, env: dict):
@@ -712,6 +714,7 @@ class ControlBuilder(Builder):
             base[b.slot] = compare("!=", ("s", slots[-1]), const(0)) if flags else ("s", slots[-1])
         chosen = {}
         member = some = FALSE
+        self._begin_command()
         for values, env in combos:
             chosen[tuple(int(v[1]) for v, _, _ in values)] = tuple(index for _, _, index in values)
             allowed = self._allowed(action, values, env)
@@ -723,7 +726,7 @@ class ControlBuilder(Builder):
         order = len(self.order)
         try:
             command = self._command(f"{action.name}(chosen)", loc.choose.point, ai, (), and_(waiting, member),
-                                    lambda st: self.resume(loc, action, st, base))
+                                    lambda st: self.resume(loc, action, st, base), begun=True)
         except budget.TooLarge:
             raise
         except Unsupported:  # the locations only this attempt reached are no part of the relation
@@ -762,10 +765,19 @@ class ControlBuilder(Builder):
         """A store in which every slot holds itself: the state a guard or a property reads, whatever it is."""
         return Flow([("s", i) for i in range(len(self.slots))])
 
-    def _command(self, label, point, action, combo, guard, body, start: bool = False) -> Command:
-        """One command: `body` run on a store of the slots (of their initial values, at the start)."""
-        self.spend(len(self.slots))
+    def _begin_command(self) -> None:
+        """A new command's chance events start here: those its guard reads (the end of a stack whose
+        order the relation forgot, say) come first, each an input of its own, held by the command's
+        assumptions like those of its rules."""
         self.used_inputs, self.events, self.assumes = 0, [], []
+
+    def _command(self, label, point, action, combo, guard, body, start: bool = False,
+                 begun: bool = False) -> Command:
+        """One command: `body` run on a store of the slots (of their initial values, at the start).
+        `begun`: its guard was computed after `_begin_command`, and its chance events are kept."""
+        self.spend(len(self.slots))
+        if not begun:
+            self._begin_command()
         initial = {self.pc} | {i for i, s in enumerate(self.slots) if s.key[0] in ("local", "input", "binder")}
         st = Flow([const(v) if start and i not in initial else ("s", i) for i, v in enumerate(self.init)])
         self.frames, self.envs = [], []

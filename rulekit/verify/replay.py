@@ -2,7 +2,7 @@
 action id of each command, and one command or property evaluated on one state (numpy reading)."""
 from __future__ import annotations
 
-from .terms import System, evaluate, to_python
+from .terms import System, evaluate, slots_of, to_python
 
 DATA = ("var", "supply", "held", "zone", "over", "winner")  # the slots an engine state determines by itself
 
@@ -88,6 +88,7 @@ def follow(system: System, loaded, engine_history: list[int]) -> tuple[list[str]
     disagreement, where the relation over-approximates (the top of a stack whose order it forgot)."""
     ids = action_ids(system, loaded)
     silent = [c for c, i in enumerate(ids) if i is None]
+    inputs = {i for i, s in enumerate(system.slots) if s.key[0] == "input"}
     state = loaded.new_initial_state(None)
     values = list(system.init)
     pending = list(engine_history)
@@ -109,6 +110,8 @@ def follow(system: System, loaded, engine_history: list[int]) -> tuple[list[str]
                 if isinstance(ids[c], dict):  # the binders take the values of the engine's action
                     for slot, v in zip(system.commands[c].chosen[0], ids[c][action]):
                         values[slot] = v
+            if any(slots_of(system.commands[c].guard) & inputs for c in pool):
+                return [], followed  # a guard that reads the end of a stack whose order the relation forgot
             enabled = [c for c in pool if holds(system, system.commands[c].guard, values)]
             if not enabled:
                 if first:
