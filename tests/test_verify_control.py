@@ -375,3 +375,32 @@ def test_a_guard_that_reads_a_stack_gets_chance_inputs_of_its_own(tmp_path):
     with budget.fresh_context():
         answers = symbolic.bmc(system, 3, 60000)
     assert answers[("invariant", "no_blue")].status == "refuted" and answers[("invariant", "no_blue")].depth == 2
+
+
+def test_a_game_that_ends_in_its_set_up_takes_no_step_after_the_end(tmp_path):
+    text = """
+game deal "Deal"
+rulebook "rulebook.txt" source "deal.txt"
+players 2 to 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+card Ace x 2
+card Two x 4
+zone box: set, public, initial
+zone deck: stack, hidden
+zone hand per player: set, owner
+flow {
+  move all from box to deck
+  shuffle deck
+  for p in players { move top from deck to hand(p) }
+}
+"""
+    spec = Spec.find(str(write_spec(tmp_path, text, name="deal")))
+    loaded = spec.engine(2, spec.model.default_options())
+    system = control.build(spec.config(2, spec.model.default_options()))
+    for seed in range(4):
+        rng = random.Random(seed)
+        state = loaded.new_initial_state(seed)
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        problems, _ = replay.follow(system, loaded, state.history)
+        assert not problems, problems

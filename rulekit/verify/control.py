@@ -656,7 +656,9 @@ class ControlBuilder(Builder):
     # ---- the system
     def _commands(self) -> list[Command]:
         over = self.at[("over",)]
-        commands = [self._command("(set-up)", -1, -1, (), compare("==", ("s", self.pc), const(0)),
+        # Over after the set-up (a game with no decision), the state still waits at 0: no step follows the end.
+        commands = [self._command("(set-up)", -1, -1, (), and_(compare("==", ("s", self.pc), const(0)),
+                                                               compare("==", ("s", over), const(0))),
                                   lambda st: self._finish(self.g.flow.body, st, {}), start=True)]
         done = 0
         while done < len(self.order):
