@@ -106,10 +106,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 k = max(k for k, _ in ks.values())
                 lemmas = max(n for _, n in ks.values())
                 over = " over the whole-language relation" if whole else ""
-                found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction",
-                                     f"{prop.name} holds in every reachable state with {players_phrase(sorted(ks))}: "
-                                     f"Z3 proves it {k}-inductive{over} (with {lemmas} lemma(s) proven alongside)"
-                                     f"{described(prop)}", bound={**bound, "players": sorted(ks), "k": k}, **common))
+                text = (f"{prop.name} holds in every reachable state with {players_phrase(sorted(ks))}: Z3 proves "
+                        f"it {k}-inductive{over} (with {lemmas} lemma(s) proven alongside){described(prop)}")
+                found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction", text,
+                                     bound={**bound, "players": sorted(ks), "k": k}, **common))
             else:
                 unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
                 proven = sorted(p for p, k in ks.items() if k)

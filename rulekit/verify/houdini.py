@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from . import budget, locations, smtlib
 from . import terms as t
+from .stepvars import StepVars
 
 MAX_CANDIDATES = 240  # a relation with more player variables, quantities and locations keeps the first
 
@@ -58,19 +59,9 @@ class _Steps:
     """The steps of a system for Z3, from a state where play goes on to one where it still goes on."""
 
     def __init__(self, system: t.System, timeout_ms: int):
-        import z3
-
         self.system, self.timeout_ms = system, timeout_ms
-        changing = {i for c in system.commands for i in c.updates}
-        variable = sorted(changing | {system.over} | set(system.free))
-        self.fixed = {i: v for i, v in enumerate(system.init) if i not in set(variable)}
-        self.names = {i: f"x!{i}" for i in variable}
-        self.xs = {i: z3.Int(self.names[i], ctx=budget.context()) for i in variable}
-        self.domain = [z3.And(self.xs[i] >= s.low, self.xs[i] <= s.high) for i, s in enumerate(system.slots)
-                       if i in self.xs and s.low is not None and s.high is not None]
-
-    def _pre(self, x):
-        return t.substitute(x, self.fixed) if self.fixed else x
+        self.state = StepVars(system, {i for c in system.commands for i in c.updates})
+        self.domain = self.state.within(range(len(system.slots)))
 
     def broken(self, command: t.Command, kept: list[Candidate]) -> set[int] | str:
         """The indexes of the candidates that some step of `command` breaks from a state meeting all of
@@ -82,8 +73,9 @@ class _Steps:
         step = t.and_(command.guard, command.assume, t.not_(command.error), t.compare("==", over, t.const(0)),
                       t.compare("==", command.updates.get(system.over, over), t.const(0)))
         posts = t.replace_slots([c.term for c in kept], command.updates)
-        encoded = smtlib.conditions([self._pre(step), *(self._pre(c.term) for c in kept),
-                                     *map(self._pre, posts)], self.names)
+        pre = self.state.pre
+        encoded = smtlib.conditions([pre(step), *(pre(c.term) for c in kept), *map(pre, posts)],
+                                    self.state.names)
         enabled, before, after = encoded[0], encoded[1:1 + len(kept)], encoded[1 + len(kept):]
         solver = budget.solver(self.timeout_ms, simplify=True)
         solver.add(*self.domain, enabled, *before)
@@ -100,9 +92,7 @@ class _Steps:
                 break
             if model is None:
                 return why
-            values = [self.fixed.get(i, 0) for i in range(len(system.slots))]
-            for i, x in self.xs.items():
-                values[i] = model.eval(x, model_completion=True).as_long()
+            values = self.state.values(model)
             memo: dict = {}
             now = {k for k in standing if not t.evaluate(posts[k], values, memo)}
             if not now:  # the model and the terms disagree: trust neither
@@ -136,7 +126,8 @@ def candidates(system: t.System) -> list[Candidate]:
         said = _location_names(system, pc)
         for loc in range(1, (system.slots[pc].high or 0) + 1):
             where = said.get(loc, f"at location {loc}: ")
-            out += [Candidate(t.or_(t.compare("!=", ("s", pc), t.const(loc)), term), where + text) for term, text in facts]
+            out += [Candidate(t.or_(t.compare("!=", ("s", pc), t.const(loc)), term), where + text)
+                    for term, text in facts]
     return out[:MAX_CANDIDATES]
 
 

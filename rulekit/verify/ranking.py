@@ -8,9 +8,9 @@ levels before it. Hence no infinite run: the first level whose commands run infi
 decrease forever. Where the system has control locations, only the commands that can come back to
 where they began need a level, and each part of the rules that can repeat (a strongly connected
 component of the locations, `verify.locations`) is ranked on its own: the set-up, which runs once,
-may deal the cards that play then takes down. A slot with no range (a counter, a value kept for later) and an input (a chance
-outcome, a value chosen for an action) are weighed by no level and may hold any value in each
-check, so a ranking holds whatever they hold.
+may deal the cards that play then takes down. A slot with no range (a counter, a value kept for
+later) and an input (a chance outcome, a value chosen for an action) are weighed by no level and may
+hold any value in each check, so a ranking holds whatever they hold.
 
 How a level is found: the sums a reader names first are tried first (the cards in one zone, one
 variable, one token, taken down or built up), then counterexample-guided search (candidate weights
@@ -27,6 +27,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from . import budget, houdini, locations, paths
+from .stepvars import StepVars
 from . import terms as t
 
 NAMED_QUANTITIES = ("zone", "var", "held", "supply")  # slot kinds whose sums a reader names, in this order
@@ -222,26 +223,21 @@ class _Steps:
     the changes {slot: change} of the steps that queries have shown, kept per command."""
 
     def __init__(self, system: t.System, changing: list, bounded: list, timeout_ms: int, assumed=()):
-        import z3
-
         self.system, self.bounded, self.timeout_ms, self.assumed = system, bounded, timeout_ms, list(assumed)
-        slots, n = system.slots, len(system.slots)
+        n = len(system.slots)
         # A slot that never changes keeps its first value; the others and the inputs may hold anything
         # within their declared ranges (the bounded ones) or at all.
-        variable = sorted({*changing, system.over, *system.free})
-        kept = set(variable)
-        self.fixed = {i: v for i, v in enumerate(system.init) if i not in kept}
-        self.names = {i: f"x!{i}" for i in variable}
-        self.names.update({n + i: f"y!{i}" for i in bounded})
-        self.xs = {i: z3.Int(self.names[i], ctx=budget.context()) for i in variable}
-        self.domain = [z3.And(self.xs[i] >= slots[i].low, self.xs[i] <= slots[i].high) for i in bounded]
+        self.state = StepVars(system, changing)
+        self.fixed, self.xs = self.state.fixed, self.state.xs
+        self.names = {**self.state.names, **{n + i: f"y!{i}" for i in bounded}}
+        self.domain = self.state.within(bounded)
         self.enabled: dict = {}
         self.after: dict = {}  # the new value of each slot a command moves, as a Z3 equation
         self.delta: dict = {}
         self.seen: dict = {}
 
     def _pre(self, x):
-        return t.substitute(x, self.fixed) if self.fixed else x
+        return self.state.pre(x)
 
     def add(self, c: t.Command) -> t.Command:
         """Encodes command c for Z3 (see `smtlib`): when it can step, and each slot's value after it;
@@ -311,9 +307,7 @@ class _Steps:
     def _changes(self, c: t.Command, model) -> dict:
         """What the step of command c from the model's state and inputs changes, slot by slot (the
         model need not give the new values of slots that its query did not weigh)."""
-        values = [self.fixed.get(i, 0) for i in range(len(self.system.slots))]
-        for i, x in self.xs.items():
-            values[i] = model.eval(x, model_completion=True).as_long()
+        values = self.state.values(model)
         memo: dict = {}
         return {i: int(t.evaluate(c.updates[i], values, memo)) - values[i] for i in self.delta[id(c)]}
 
