@@ -6,6 +6,7 @@ from pathlib import Path
 
 import rulekit
 from rulekit.pipeline import Spec
+from rulekit.verify import control, replay
 
 TINY_RULEBOOK = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
 
@@ -147,3 +148,30 @@ def one_state_proofs(path, options: dict | None = None) -> dict:
                for p in range(game.min_players, game.max_players + 1)]
     with budget.fresh_context():
         return segments.state_proofs(configs)
+
+
+def follow_random_games(spec: Spec, players: int, seeds: range, decisions: int,
+                         command_limit: int | None = None) -> tuple[int, int]:
+    """(decisions followed, games followed to the end or to the step limit) over random engine games, each
+    walked through the whole-language relation (`replay.follow`), which must agree with it at every step."""
+    system = control.build(spec.config(players), command_limit=command_limit)
+    loaded = spec.engine(players)
+    followed = whole = 0
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = loaded.new_initial_state(seed)
+        steps = 0
+        while not state.is_terminal() and steps < decisions:
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, weights)[0])
+            elif state.legal_actions():
+                state.apply_action(rng.choice(state.legal_actions()))
+                steps += 1
+            else:
+                break
+        problems, n = replay.follow(system, loaded, state.history)
+        assert not problems, (seed, problems)
+        followed += n
+        whole += n == steps
+    return followed, whole

@@ -6,7 +6,8 @@ builder with the control of the whole language, so that BMC and k-induction (`ve
 games with turns, rounds, loops, procedures and triggers around their decisions:
 
 - a state is a decision point (or the end): the game's slots, plus `pc` (which decision the rules wait
-  at, 0 before the set-up), whose turn it is, each trigger's armed flag, each stack's `mixed` flag, and
+  at, 0 before the set-up), whose turn it is, whether `reverse order` has turned the direction of play,
+  each trigger's armed flag, each stack's `mixed` flag, and
   the locals that the rules still need after the decision (a `for` running around it, a `let` before it),
   each with the range of the values the commands can keep in it (`verify.kept_ranges`);
 - a command is one action at one decision: it runs the action, then the rules onward, symbolically,
@@ -45,11 +46,13 @@ from ..lower import Config, core
 from . import Unsupported, budget
 from .fragment import Builder, where
 from .kept_ranges import kept_ranges
-from .terms import FALSE, TRUE, Command, System, and_, arith, compare, const, interval, ite, not_, or_
+from .terms import (FALSE, STACK_END_REREAD, TRUE, Command, System, and_, arith, compare, const, interval, ite, not_,
+                    or_, where_holds)
 
 WORK_LIMIT = 250_000  # expressions translated and slots written by commands before the relation counts as too large
 SHARED_PER_KEY = 16  # stores remembered per shared expression and arguments (the latest kept)
 UNROLL = 3  # rounds of a loop (or of `rounds`) run in one stretch before the rest waits at a silent location
+FUNCTION_ROUNDS = 64  # rounds of a loop inside a function (which cannot wait anywhere) before it is refused
 
 
 class _Reads(list):
@@ -69,6 +72,13 @@ def _arg_key(a):
     if a[0] in ("c", "b", "s") or (a[0] == "zone" and (a[2] is None or a[2][0] in ("c", "s"))):
         return a
     return ("id", id(a))
+
+
+@dataclass
+class Call:
+    """A function being run: the value its `return`s gave so far, each on the paths that reached it."""
+
+    value: tuple
 
 
 class Flow:
@@ -157,6 +167,7 @@ class ControlBuilder(Builder):
         self._sharable: dict = {}
         self.symbolic_binders = True
         self.binders: list[int] = []  # free slots: the values chosen for actions' binders (see `_chosen_command`)
+        self.calls: list[Call] = []  # the functions being run, innermost last
         self.pc = self._add("pc", 0, None, 0)
         self.cur = self._add("cur", 0, self.n - 1, 0)
         self.armed = [self._add(("armed", i), 0, 1, 1, f"armed[{t.name}]") for i, t in enumerate(self.g.triggers)]
@@ -166,11 +177,23 @@ class ControlBuilder(Builder):
                 for p in (range(self.n) if z.per_player else [None]):
                     self.mixed[(z.name, p)] = self._add(("mixed", z.name, p), 0, 1, 0,
                                                         f"mixed[{z.name}{'' if p is None else f'[{p}]'}]")
+        # 1 once `reverse order` has turned the direction of play (an odd number of times), else 0
+        self.turned = self._add("turned", 0, 1, 0, "order turned") if self.reverses else None
         self.fed = self._fed_stacks()
 
     def _check_declarations(self) -> None:
-        if self.reverses:  # triggers, which the fragment refuses, are this builder's to model
-            raise Unsupported("`reverse order` (the direction of play changes during the game)")
+        pass  # triggers and `reverse order`, which the fragment refuses, are this builder's to model
+
+    def seats_on(self, st, seat, places: int):
+        """The seat `places` seats on from `seat` in the direction of play, as `reverse order` left it."""
+        ahead = super().seats_on(st, seat, places)
+        if self.turned is None:
+            return ahead
+        back = super().seats_on(st, seat, -places)
+        return ite(compare("==", st.vals[self.turned], const(1)), back, ahead)
+
+    def s_Reverse(self, s, st, env):
+        self.write_slot(st, self.turned, arith("-", const(1), st.vals[self.turned]))
 
     def _add(self, key, low, high, init, name=None) -> int:
         key = key if isinstance(key, tuple) else (key,)
@@ -290,9 +313,11 @@ class ControlBuilder(Builder):
 
     def loop_from(self, s: m.Loop, st: Flow, env: dict) -> None:
         key = ("break", id(s))
-        for _ in range(UNROLL):
+        for _ in range(FUNCTION_ROUNDS if self.calls else UNROLL):
             if s.cond is not None:
                 cond = self.ev(s.cond, st, env)
+                if self.calls:  # its own values, set on the running paths only, decide it there
+                    cond = where_holds(cond, st.running)
                 if cond != TRUE:
                     then, other = self.split(st, cond)
                     other.leave(key)
@@ -302,6 +327,8 @@ class ControlBuilder(Builder):
             with self.inside(Frame("loop", s, None, self._level(env))):
                 self.run(s.body, st, env)
         else:
+            if self.calls:  # a function cannot wait at a silent location
+                raise Unsupported(f"a loop in a function that may go round more than {FUNCTION_ROUNDS} times{where(s)}")
             self.residue(st, Frame("loop", s, None, self._level(env)))
         st.regain(key)
 
@@ -352,6 +379,43 @@ class ControlBuilder(Builder):
         finally:
             self.frames = enclosing
 
+    # ---- functions: procedures with a result type, called in expressions
+    def e_ProcedureCall(self, e, st, env):
+        """A function's value: its body run on the store, which it leaves as it was (a function changes
+        only its own values); each `return` ends the paths that reach it, with its value, and a path that
+        reaches the end of the body is a rule error, as in the engine."""
+        proc = self.procs.get(e.procedure)
+        if proc is None or proc.result is None:
+            raise Unsupported(f"function {e.procedure}{where(e)}")
+        inner = {p.slot: self.ev(a, st, env) for p, a in zip(proc.params, e.args)}
+        body = Flow(st.vals, st.running, {}, FALSE)
+        call = Call(FALSE if proc.result == m.BOOL else const(0))
+        self.calls.append(call)
+        try:
+            with self._nested(30, f"function {e.procedure} calling itself{where(e)}"):
+                with self.inside(Frame("call", e, None, self._level(inner))):
+                    self.run(proc.body, body, inner)
+        finally:
+            self.calls.pop()
+        self.fail_if(body, body.running)
+        st.error = or_(st.error, body.error)
+        return call.value
+
+    def s_Return(self, s, st, env):
+        call = self.calls[-1]
+        call.value = ite(st.running, self.ev(s.value, st, env), call.value)
+        st.running = FALSE
+
+    def s_Let(self, s, st, env):
+        """A local's value; in a function, where a branch or a loop may set one of its own values again, the
+        new value holds on the running paths only (the branches of an `if` share its locals)."""
+        value = self.ev(s.value, st, env)
+        old = env.get(s.slot) if self.calls else None
+        env[s.slot] = value if old is None or st.running == TRUE else ite(st.running, value, old)
+
+    def branch_env(self, env: dict) -> dict:
+        return env if self.calls else dict(env)
+
     def _tail_call(self, procedure: str) -> int | None:
         """The index of the frame of the call of `procedure` that a call of it made here would be the
         tail of: nothing of that call's body runs after it (each block around it at its last
@@ -394,12 +458,10 @@ class ControlBuilder(Builder):
             for name, stmts in (("body", s.body), ("then", s.then)):
                 if part == "after" or (part == "then" and name == "body"):
                     continue
-                    continue
                 with self.inside(Frame("turns", s, name, level)):
                     self.run(stmts, st, env)
                 st.regain(key)
-            cur = st.vals[self.cur]
-            self.write_slot(st, self.cur, arith("mod", arith("+", cur, const(self.direction)), const(self.n)))
+            self.write_slot(st, self.cur, self.seats_on(st, st.vals[self.cur], 1))
             part = "body"
         else:
             self.residue(st, Frame("turns", s, "head", level))
@@ -422,11 +484,19 @@ class ControlBuilder(Builder):
         known = self._sharable.get(id(e))
         if known is None:
             self._sharable[id(e)] = (False, e)  # a recursive definition is not shared; `e` kept for its id
-            known = (all(not isinstance(x, core.StackEnd) and (not isinstance(x, m.DefineCall)
-                                                            or self.sharable(self.defines[x.define].body))
-                         for x in m.nodes(e)), e)
+            known = (all(self._sharable_node(x) for x in m.nodes(e)), e)
             self._sharable[id(e)] = known
         return known[0]
+
+    def _sharable_node(self, x) -> bool:
+        if isinstance(x, core.StackEnd):
+            return False
+        if isinstance(x, m.DefineCall):
+            return self.sharable(self.defines[x.define].body)
+        if isinstance(x, m.ProcedureCall):
+            proc = self.procs.get(x.procedure)
+            return proc is not None and all(self.sharable(st) for st in proc.body)
+        return True
 
     def shared(self, key, keep, st: Flow, compute):
         """The value of an expression that reads slots only through `st.vals`: worked out once for the
@@ -597,7 +667,7 @@ class ControlBuilder(Builder):
 
     def e_StackEnd(self, e, st, env):
         # The engine decides the end once and reads it again; here each reading is an event of its own.
-        self.inexact.add("a stack's end read as a value")
+        self.inexact.add(STACK_END_REREAD)
         zone = self.ev(e.zone, st, env)
         return self.stack_end(zone, st, e.top)
 
@@ -636,16 +706,14 @@ class ControlBuilder(Builder):
     def s_Rotate(self, s, st, env):
         # Zone p's cards go to seat p + step in the direction of play, a stack with its order known or not.
         shift = s.step * self.direction
-        for k in range(len(self.counts)):
-            family = self.count_slots(("zone", s.zone, None), k)
-            old = [st.vals[i] for i in family]
-            for p, i in enumerate(family):
-                self.write_slot(st, i, old[(p - shift) % self.n])
+        turned = compare("==", st.vals[self.turned], const(1)) if self.turned is not None else FALSE
+        families = [self.count_slots(("zone", s.zone, None), k) for k in range(len(self.counts))]
         if self.zones[s.zone].shape == "stack":
-            family = self._mixed_slots(s.zone)
+            families.append(self._mixed_slots(s.zone))
+        for family in families:
             old = [st.vals[i] for i in family]
             for p, i in enumerate(family):
-                self.write_slot(st, i, old[(p - shift) % self.n])
+                self.write_slot(st, i, ite(turned, old[(p + shift) % self.n], old[(p - shift) % self.n]))
 
     def _size(self, st, zone):
         out = const(0)
@@ -823,9 +891,8 @@ class ControlBuilder(Builder):
             return [(const(p), TRUE) for p in range(self.n)]  # a choice's players, numbered by seat
         if isinstance(it, core.Seats) and it.start is not None:
             s = self.ev(it.start, st, env)
-            if s[0] != "c":
-                return [(arith("mod", arith("+", s, const((self.direction * i) % self.n)), const(self.n)), TRUE)
-                        for i in range(self.n)]
+            if s[0] != "c" or self.turned is not None:
+                return [(self.seats_on(st, s, i), TRUE) for i in range(self.n)]
         return super().domain(it, st, env)
 
     def _restored(self, loc: Location) -> list[dict]:

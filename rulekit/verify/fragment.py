@@ -193,8 +193,9 @@ class Builder:
         if self.by_seat(slots):
             self.fail_if_no_seat(st, seat)
         if seat[0] == "c":
-            if not 0 <= seat[1] < len(slots):
-                raise Unsupported(f"seat {seat[1]} out of range")
+            if not 0 <= seat[1] < len(slots):  # `none` (or no seat of the table): the engine's rule error
+                self.fail_if(st, TRUE)
+                return const(0)
             return st.vals[slots[seat[1]]]
         out = st.vals[slots[-1]]
         for p in range(len(slots) - 2, -1, -1):
@@ -207,7 +208,8 @@ class Builder:
             if self.by_seat(slots):
                 self.fail_if_no_seat(st, seat)
             if seat[0] == "c" and not 0 <= seat[1] < len(slots):
-                raise Unsupported(f"seat {seat[1]} out of range")
+                self.fail_if(st, TRUE)
+                return
         targets = [(TRUE, slots[0])] if len(slots) == 1 else (
             [(TRUE, slots[seat[1]])] if seat[0] == "c" else [(compare("==", seat, const(p)), s) for p, s in enumerate(slots)])
         for cond, slot in targets:
@@ -302,10 +304,13 @@ class Builder:
         return ite(compare(">=", a, const(0)), a, neg(a))
 
     def e_Neighbour(self, e, st, env):
-        step = self.direction * e.step
         player = self.ev(e.player, st, env)
         self.fail_if_no_seat(st, player)
-        return arith("mod", arith("+", player, const(step)), const(self.n))
+        return self.seats_on(st, player, e.step)
+
+    def seats_on(self, st, seat, places: int):
+        """The seat `places` seats on from `seat` in the direction of play (here fixed)."""
+        return arith("mod", arith("+", seat, const(self.direction * places)), const(self.n))
 
     def e_Seat(self, e, st, env):
         a = self.ev(e.number, st, env)
@@ -670,12 +675,16 @@ class Builder:
             return
         (cond, body), rest = branches[0], branches[1:]
         if cond[0] == "b":
-            self.run(body, st, dict(env)) if cond[1] else self._if(rest, orelse, st, env)
+            self.run(body, st, self.branch_env(env)) if cond[1] else self._if(rest, orelse, st, env)
             return
         then, other = self.split(st, cond)
-        self.run(body, then, dict(env))
-        self._if(rest, orelse, other, dict(env))
+        self.run(body, then, self.branch_env(env))
+        self._if(rest, orelse, other, self.branch_env(env))
         self.merge(st, cond, then, other)
+
+    def branch_env(self, env: dict) -> dict:
+        """The locals a branch starts from: a copy, since its own `let`s end with it."""
+        return dict(env)
 
     def split(self, st: Store, cond) -> tuple[Store, Store]:
         """The stores of the two sides of a branch on `cond`."""

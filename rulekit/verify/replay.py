@@ -2,7 +2,7 @@
 action id of each command, and one command or property evaluated on one state (numpy reading)."""
 from __future__ import annotations
 
-from .terms import System, evaluate, slots_of, to_python
+from .terms import STACK_END_REREAD, System, evaluate, slots_of, to_python
 
 DATA = ("var", "supply", "held", "zone", "over", "winner")  # the slots an engine state determines by itself
 
@@ -125,6 +125,8 @@ def follow(system: System, loaded, engine_history: list[int]) -> tuple[list[str]
                 if len(live) > 1 and not holds(system, event.shown, values):
                     return [], followed  # the engine knows this card; the relation does not
                 if len(live) > 1:
+                    if not feed and STACK_END_REREAD in system.inexact:
+                        return [], followed  # a card the engine decided at an earlier reading, drawn again here
                     if not feed:
                         return [f"decision {followed}: {cmd.label} meets a chance event the engine did not"], followed
                     values[event.slot] = feed.pop(0)

@@ -151,6 +151,22 @@ def replace_slots(xs: list, by_slot: dict) -> list:
     return _rebuild(xs, lambda y: by_slot.get(y[1]) if y[0] == "s" else None)
 
 
+def where_holds(x, fact):
+    """`x` where only the states that meet `fact` matter: each conjunct of `fact` (the very term, shared
+    by identity) taken as true inside `x`, folded again; the loop of a function decides its condition
+    this way on the paths still running, whose values are held as `ite(running, new, old)`."""
+    known, todo = set(), [fact]
+    while todo:
+        y = todo.pop()
+        if y[0] == "and":
+            todo.extend(y[1:])
+        elif y != TRUE:
+            known.add(id(y))
+    if not known:
+        return x
+    return _rebuild([x], lambda y: TRUE if id(y) in known else None)[0]
+
+
 def _rebuild(roots: list, leaf) -> list:
     """The terms `roots` with each node for which `leaf(node)` gives a term replaced by it, folded
     again bottom-up; shared nodes are rebuilt once for all the roots."""
@@ -384,6 +400,11 @@ class Command:
     # `enabled`: the condition that some assignment is allowed, whatever the free slots hold (None: `guard`).
     chosen: tuple = ()
     enabled: tuple | None = None
+
+
+# What `System.inexact` says where the relation reads the end of a stack as a value: the engine decides that
+# card once and reads it again, the relation draws it at each reading (and at the move that takes it).
+STACK_END_REREAD = "a stack's end read as a value"
 
 
 @dataclass
