@@ -8,6 +8,7 @@ import random
 import pytest
 
 from rulekit.checking import PlayBounds, check_spec
+from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
 from rulekit.verify import Unsupported, budget, control, fragment, replay, symbolic, terms
 
@@ -430,3 +431,77 @@ def test_a_card_read_then_moved_is_drawn_twice_by_the_relation_and_the_follow_st
         assert not problems, problems
         stopped += followed < decisions
     assert stopped
+
+
+WINDFALL = """
+game windfall "Windfall"
+rulebook "rulebook.txt" source "windfall.txt"
+players 2 to 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+token Coin x 9
+var steps: int 0..12 = 0
+var level: int 0..5 = 1
+var flag: bool = false
+trigger bonus when level >= 4 and not flag {
+  set flag = true
+  take 1 Coin by current
+}
+trigger windfall once when Coin(current) >= 3 {
+  choose by current {
+    action cash "Cash in." { return 2 Coin by current }
+    action hold "Hold." { }
+  }
+}
+flow {
+  turns from seat(0) {
+    choose by current {
+      action take "Take a coin." { take 1 Coin by current }
+      action climb "Climb." { if level < 5 { add 1 to level } }
+    }
+  } then {
+    if steps >= 12 { end game }
+    add 1 to steps
+  }
+}
+"""
+
+
+def test_a_once_trigger_that_asks_a_decision_does_not_fire_inside_its_own_rules(tmp_path):
+    """A location inside a `once` trigger's rules is resumed from any state, in which the trigger may
+    look armed: were it let fire there, each firing would nest another, location after location."""
+    spec = Spec.find(str(write_spec(tmp_path, WINDFALL, name="windfall")))
+    builder = control.ControlBuilder(spec.config(2))
+    builder.build()
+    assert len(builder.order) <= 6
+    followed, whole = follow_random_games(spec, 2, range(6), 30)
+    assert whole == 6 and followed > 60
+
+
+def test_end_turn_outside_any_turn_is_the_engine_s_rule_error_in_the_relation(tmp_path):
+    text = """
+game stray "Stray"
+rulebook "rulebook.txt" source "stray.txt"
+players 2 to 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+var steps: int 0..5 = 0
+flow {
+  rounds {
+    if steps >= 5 { end game }
+    add 1 to steps
+    choose by seat(0) {
+      action go "Go." { }
+      action stop "Stop." { end turn }
+    }
+  }
+}
+"""
+    spec = Spec.find(str(write_spec(tmp_path, text, name="stray")))
+    system = control.build(spec.config(2))
+    loaded = spec.engine(2)
+    state = loaded.new_initial_state(0)
+    values = replay.step(system, list(system.init), 0)[2]  # the set-up
+    refused = {c.label: replay.step(system, values, i)[1] for i, c in enumerate(system.commands) if c.point >= 0}
+    assert refused == {"go": False, "stop": True}
+    stop = next(a for a in state.legal_actions() if state.action_to_string(a) == "stop")
+    with pytest.raises(RuleRuntimeError, match="end turn"):
+        state.apply_action(stop)

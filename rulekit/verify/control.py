@@ -295,8 +295,10 @@ class ControlBuilder(Builder):
             return
         kind = {"turn": "turns", "round": "rounds"}.get(s.what)
         target = next((f for f in reversed(self.frames) if f.kind == kind), None)
-        if target is None:
-            raise Unsupported(f"`end {s.what}` outside any {s.what}{where(s)}")
+        if target is None:  # the engine's rule error, where play gets here
+            self.fail_if(st, TRUE)
+            st.running = FALSE
+            return
         st.leave(("end", id(target.node)))
 
     def s_Break(self, s, st, env):
@@ -585,11 +587,17 @@ class ControlBuilder(Builder):
         if not self.g.triggers:
             return
         pending = st.running
+        # A `once` trigger whose rules are running fired already: it never fires again, though a location
+        # inside its rules, resumed from any state, would not know it was disarmed.
+        spent = {f.extra for f in self.frames if f.kind == "trigger" and isinstance(f.extra, int)
+                 and self.g.triggers[f.extra].once}
         for _ in range(2 * len(self.g.triggers) + 1):
             if pending == FALSE:
                 return
             fired = FALSE
             for i, t in enumerate(self.g.triggers):
+                if i in spent:
+                    continue
                 armed = compare("!=", st.vals[self.armed[i]], const(0))
                 with self._nested(30, f"trigger {t.name}{where(t)}"):
                     holds = (self.shared(("trigger", i), None, st, lambda probe, c=t.cond: self.ev(c, probe, {}))
@@ -624,6 +632,13 @@ class ControlBuilder(Builder):
         self.used_inputs += 1
         x = ("s", slot)
         live = [(v, w) for v, w in outcomes if w != const(0)]
+        # The inputs are shared by the commands: each one's range covers the outcomes of every event it
+        # stands for, so that a term that reads it has an interval (a range bounded by a die roll).
+        values = [v[1] for v, _ in live if v[0] == "c"]
+        if values and len(values) == len(live):
+            held = self.slots[slot]
+            held.low = min(values) if held.low is None else min(held.low, *values)
+            held.high = max(values) if held.high is None else max(held.high, *values)
         self.fail_if(st, and_(*(compare("<=", w, const(0)) for _, w in live)) if live else TRUE)
         self.assumes.append(or_(not_(st.running), *(and_(compare("==", x, v), compare(">", w, const(0))) for v, w in live)))
         self.events.append(Event(slot, st.running, [(v[1], w) for v, w in live], shown))
