@@ -505,3 +505,36 @@ flow {
     stop = next(a for a in state.legal_actions() if state.action_to_string(a) == "stop")
     with pytest.raises(RuleRuntimeError, match="end turn"):
         state.apply_action(stop)
+
+
+def test_a_range_bounded_by_a_die_roll_gets_the_values_the_roll_allows(tmp_path):
+    """The inputs carry the range of the outcomes they stand for, so that a `for` up to a value the die
+    moved has an interval; without it the relation refused the game."""
+    text = """
+game climb "Climb"
+rulebook "rulebook.txt" source "climb.txt"
+players 2 to 2
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+var steps: int 0..8 = 0
+var level: int 0..5 = 0
+var score per player: int 0..9 = 0
+flow {
+  turns from seat(0) {
+    random d in 1..3
+    if level + d <= 5 { add d to level }
+    for i in 1..level { if score(current) < 9 { add 1 to score(current) } }
+    choose by current {
+      action rest "Rest." { }
+      action drop when level > 0 "Drop." { subtract 1 from level }
+    }
+  } then {
+    if steps >= 8 { end game }
+    add 1 to steps
+  }
+}
+"""
+    spec = Spec.find(str(write_spec(tmp_path, text, name="climb")))
+    system = control.build(spec.config(2))
+    assert all((s.low, s.high) == (1, 3) for s in system.slots if s.key[0] == "input")
+    followed, whole = follow_random_games(spec, 2, range(6), 20)
+    assert whole == 6 and followed > 40
