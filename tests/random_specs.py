@@ -21,6 +21,8 @@ zone box: set, public, initial
 zone deck: stack, hidden
 zone pile: set, public
 zone hand per player: set, owner
+board grid: 2 by 2
+zone spot per grid: set, public
 token Coin x {coins}{cap}
 var steps: int 0..{turns} = 0
 var score per player: int 0..9 = 0
@@ -112,9 +114,20 @@ STATEMENTS = [
     'loop {\n choose by current {\n action more "More." { if level < 5 { add 1 to level } }\n'
     ' action done "Done." { break }\n }\n if level >= 5 { break }\n }',
     "if size(hand(current)) > 1 { win current  win next(current)  end game }",
+    "if exists(x in grid where size(spot(x)) == 0) and size(hand(current)) > 0 {\n"
+    " let x = the(y in grid where size(spot(y)) == 0)\n move one c where true from hand(current) to spot(x)\n }",
+    "if count(x in grid where size(spot(x)) > 0) >= 3 and score(current) < 9 { add 1 to score(current) }",
+    "set level = max(0, min(5, level + (if flag then 1 else -1)))",
+    "set level = (level + 2) % 6",
+    "set mark = argmin(p in players: Coin(p))",
+    "if exists(x in grid where exists(y in grid where adjacent(x, y) and size(spot(x)) > 0 and size(spot(y)) > 0))"
+    " and level < 5 { add 1 to level }",
+    "for x in grid { if size(spot(x)) > 1 { move all from spot(x) to pile } }",
 ]
 
 ACTIONS = [
+    'action place(x in grid) when size(spot(x)) == 0 and size(hand(current)) > 0 "Place." '
+    '{{ move one c where true from hand(current) to spot(x) {body} }}',
     'action bid(n in 1..3 where n <= level) "Bid." {{ if score(current) + n <= 9 {{ add n to score(current) }} {body} }}',
     'action shift(d in {{-1, 1}}) "Shift." {{ if level + d >= 0 and level + d <= 5 {{ add d to level }} {body} }}',
     'action paint(k in Colour) "Paint." {{ set flag = k == red {body} }}',
