@@ -207,3 +207,26 @@ flow {{
 }}
 """
     return head + "".join(triggers) + flow
+
+
+CLAIMS = [
+    "level <= {k}",
+    "size(pile) <= {k}",
+    "steps <= {k}",
+    "Coin(current) <= {k}",
+    "score(current) <= {k}",
+    "count(p in players where score(p) > 0) <= {k}",
+    "mark == none or score(mark) <= {k}",
+    "count(c in every hand where c.colour == blue) <= {k}",
+    "supply(Coin) + sum(p in players: Coin(p)) >= {k}",
+    "not flag or level >= {k}",
+]
+
+
+@st.composite
+def claimed_specs(draw) -> tuple[str, list[str]]:
+    """A random game with a few invariants it may or may not keep, and their names."""
+    text = draw(random_specs())
+    claims = draw(st.lists(st.sampled_from(CLAIMS), min_size=1, max_size=4, unique=True))
+    lines = [f"invariant claim{i}: " + c.format(k=draw(st.integers(0, 6))) for i, c in enumerate(claims)]
+    return text + "\n".join(lines) + "\n", [f"claim{i}" for i in range(len(claims))]

@@ -1,5 +1,6 @@
 """Random small games (`random_specs`): the whole-language relation must model every one of them,
-and every game the engine plays must follow it (`replay.follow`), step by step and state by state."""
+and every game the engine plays must follow it (`replay.follow`), step by step and state by state;
+and what induction proves over it must hold along the engine's games."""
 from __future__ import annotations
 
 import random
@@ -7,12 +8,13 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from rulekit.checking.solving import inductive
 from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
 from rulekit.verify import budget, control, replay
 
 from helpers import TINY_RULEBOOK, write_spec
-from random_specs import random_specs
+from random_specs import claimed_specs, random_specs
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
 
@@ -60,7 +62,39 @@ def test_engine_games_of_random_specs_follow_the_whole_relation(text, tmp_path_f
 
 
 @pytest.mark.slow
-@settings(max_examples=50, suppress_health_check=SUPPRESSED)
+@settings(max_examples=40, suppress_health_check=SUPPRESSED)
 @given(text=random_specs())
 def test_many_random_specs_follow_the_whole_relation(text, tmp_path_factory):
     follows(text, tmp_path_factory.mktemp("fz"))
+
+
+def proofs_hold(text: str, names: list[str], folder) -> int:
+    """The invariants that induction proves over the whole-language relation are never broken at a
+    decision or an end of a random engine game; the proofs checked, at each count."""
+    spec = Spec.find(str(write_spec(folder, text, name="fz", rulebook=TINY_RULEBOOK)))
+    checked = 0
+    for players in range(spec.model.min_players, spec.model.max_players + 1):
+        try:
+            system = control.build(spec.config(players))
+        except budget.TooLarge:
+            continue
+        proven = set(inductive(system, names, 2000))
+        loaded = spec.engine(players)
+        for seed in range(4):
+            state = loaded.new_initial_state(seed)
+            for action in [*engine_game(loaded, seed), None]:
+                if not state.is_chance_node():
+                    broken = proven & {p.name for p in loaded.violated_invariants(state)}
+                    assert not broken, (players, seed, broken, text)
+                if action is not None:
+                    state.apply_action(action)
+        checked += len(proven)
+    return checked
+
+
+@pytest.mark.slow
+@settings(max_examples=15, suppress_health_check=SUPPRESSED)
+@given(claimed=claimed_specs())
+def test_invariants_proven_over_the_whole_relation_hold_along_engine_games(claimed, tmp_path_factory):
+    text, names = claimed
+    proofs_hold(text, names, tmp_path_factory.mktemp("fz"))
