@@ -5,6 +5,7 @@ import random
 from pathlib import Path
 
 import rulekit
+from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
 from rulekit.verify import control, replay
 
@@ -150,6 +151,30 @@ def one_state_proofs(path, options: dict | None = None) -> dict:
         return segments.state_proofs(configs)
 
 
+def random_game(loaded, seed: int, decisions: int, stop_at_rule_error: bool = False) -> tuple[list[int], int]:
+    """(history, decisions made) of a game played at random from `seed`: each chance outcome by its
+    weight, each decision uniform, until the end, a deadlock, `decisions` decisions or, with
+    `stop_at_rule_error`, a rule error (which is raised otherwise)."""
+    rng = random.Random(seed)
+    state = loaded.new_initial_state(seed)
+    made = 0
+    while not state.is_terminal() and made < decisions and state.legal_actions():
+        decision = not state.is_chance_node()
+        if decision:
+            action = rng.choice(state.legal_actions())
+        else:
+            outcomes, weights = zip(*state.chance_outcomes())
+            action = rng.choices(outcomes, weights)[0]
+        try:
+            state.apply_action(action)
+        except RuleRuntimeError:
+            if not stop_at_rule_error:
+                raise
+            break
+        made += decision
+    return list(state.history), made
+
+
 def follow_random_games(spec: Spec, players: int, seeds: range, decisions: int,
                          command_limit: int | None = None) -> tuple[int, int]:
     """(decisions followed, games followed to the end or to the step limit) over random engine games, each
@@ -158,19 +183,8 @@ def follow_random_games(spec: Spec, players: int, seeds: range, decisions: int,
     loaded = spec.engine(players)
     followed = whole = 0
     for seed in seeds:
-        rng = random.Random(seed)
-        state = loaded.new_initial_state(seed)
-        steps = 0
-        while not state.is_terminal() and steps < decisions:
-            if state.is_chance_node():
-                outcomes, weights = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(outcomes, weights)[0])
-            elif state.legal_actions():
-                state.apply_action(rng.choice(state.legal_actions()))
-                steps += 1
-            else:
-                break
-        problems, n = replay.follow(system, loaded, state.history)
+        history, steps = random_game(loaded, seed, decisions)
+        problems, n = replay.follow(system, loaded, history)
         assert not problems, (seed, problems)
         followed += n
         whole += n == steps
