@@ -66,15 +66,24 @@ def source_of(guard, pc: int) -> set[int] | None:
     return None
 
 
-def _targets(update, pc: int, everywhere: set) -> set[int]:
+def targets(update, pc: int) -> set[int] | None:
+    """The locations an update of `pc` can lead to, or None where it computes `pc` otherwise than by
+    choosing among constants (see `_targets`)."""
+    return _targets(update, pc, None)
+
+
+def _targets(update, pc: int, everywhere: set | None) -> set[int] | None:
     """The locations an update of `pc` can lead to: the constants it chooses among, or every location
     where it computes `pc` otherwise. A path that keeps `pc` as it was leads nowhere: in the
     whole-language relation every path of a command either stops at a location, which writes `pc`, or
     ends the game (or fails)."""
     out: set = set()
-    stack = [update]
+    stack, seen = [update], set()
     while stack:
         x = stack.pop()
+        if id(x) in seen:  # the branches of a command share their subterms
+            continue
+        seen.add(id(x))
         if x[0] == "ite":
             stack += [x[2], x[3]]
         elif x[0] == "c":

@@ -19,12 +19,12 @@ SPLIT_CONDITIONS = 2
 SPLIT_SIZE_LIMIT = 20_000
 
 
-def split(command: t.Command, slots: list[int], shapes: t.Shapes | None = None) -> list[t.Command]:
+def split(command: t.Command, slots: list[int], shapes: t.Shapes | None = None, least: int = 2) -> list[t.Command]:
     """The parts of `command` along the (at most SPLIT_CONDITIONS) conditions that decide the updates
-    of the most of `slots`, each deciding at least two of them; `[command]` where none does. Parts
+    of the most of `slots`, each deciding at least `least` of them; `[command]` where none does. Parts
     whose guard folds to false are left out."""
     shapes = t.Shapes() if shapes is None else shapes
-    deciding = _deciding(command, slots, shapes)
+    deciding = deciding_conditions(command, slots, shapes, least)
     parts = [command]
     for condition in deciding:
         shape, halves = shapes.of(condition), []
@@ -45,8 +45,9 @@ def _branches_on(command: t.Command, slots: list[int], shape: int, shapes: t.Sha
                for c in _branch_conditions(command.updates[i]))
 
 
-def _deciding(command: t.Command, slots: list[int], shapes: t.Shapes) -> list:
-    """The conditions that most of the updates of `slots` branch on, the most deciding first."""
+def deciding_conditions(command: t.Command, slots: list[int], shapes: t.Shapes, least: int = 2) -> list:
+    """The (at most SPLIT_CONDITIONS) conditions that the updates of most of `slots` branch on, each
+    deciding at least `least` of them, the most deciding first."""
     terms = [command.updates[i] for i in slots if i in command.updates]
     if not terms or t.size(*terms) > SPLIT_SIZE_LIMIT:
         return []
@@ -59,7 +60,7 @@ def _deciding(command: t.Command, slots: list[int], shapes: t.Shapes) -> list:
             shape = shapes.of(condition)
             decides.setdefault(shape, set()).add(i)
             first.setdefault(shape, condition)
-    ranked = sorted((shape for shape, which in decides.items() if len(which) >= 2),
+    ranked = sorted((shape for shape, which in decides.items() if len(which) >= least),
                     key=lambda shape: (-len(decides[shape]), shape))
     return [first[shape] for shape in ranked[:SPLIT_CONDITIONS]]
 
@@ -93,4 +94,4 @@ def _assuming(command: t.Command, condition, holds: bool, shapes: t.Shapes) -> t
                                updates=dict(zip(keys, updates)), enabled=None)
 
 
-__all__ = ["SPLIT_CONDITIONS", "split"]
+__all__ = ["SPLIT_CONDITIONS", "deciding_conditions", "split"]

@@ -27,7 +27,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from . import budget, houdini, locations, paths
-from .stepvars import StepVars
+from .stepqueries import StepQueries
 from . import terms as t
 
 NAMED_QUANTITIES = ("zone", "var", "held", "supply")  # slot kinds whose sums a reader names, in this order
@@ -35,10 +35,20 @@ NOT_FOUND = "no weighted sum"  # how the search says that no level fits (not tha
 
 
 @dataclass
+class Part:
+    """The levels `levels[start:end]` of a `Ranking` that rank one part of the rules that can repeat, and
+    the parts within it that can still repeat without the steps those levels strictly decrease."""
+
+    start: int
+    end: int
+    inner: list = field(default_factory=list)  # of Part
+
+
+@dataclass
 class Ranking:
     levels: list = field(default_factory=list)  # [(weights {slot name: weight}, [command labels])]
     sums: list = field(default_factory=list)  # each level's weighted sum as a reader says it
-    parts: list = field(default_factory=list)  # the levels of each part of the rules that can repeat, in order
+    parts: list = field(default_factory=list)  # of Part: each part of the rules that can repeat, in order
     once: list = field(default_factory=list)  # the labels of the steps that run at most once in a play
     assumed: list = field(default_factory=list)  # the invariants (texts) the levels hold under, proven by Houdini
 
@@ -46,13 +56,11 @@ class Ranking:
         if not self.levels:
             return ("no step of the rules can come back to where it was: the rules wait at each decision "
                     "at most once in a play")
-        counts = self.parts or [len(self.levels)]
-        texts, start = [], 0
-        for n in counts:
-            texts.append(self._levels_text(start, start + n))
-            start += n
-        said = texts[0] if len(texts) == 1 else "; ".join(
-            f"part {k} of the rules that can repeat: {x}" for k, x in enumerate(texts, 1))
+        parts = self.parts or [Part(0, len(self.levels))]
+        if len(parts) == 1:
+            said = self._levels_text(parts[0].start, parts[0].end) + self._inner_text(parts[0])
+        else:
+            said = "; ".join(self._part_text(part, str(k)) for k, part in enumerate(parts, 1))
         if self.once:
             steps = ["the set-up" if label == "(set-up)" else label for label in dict.fromkeys(self.once)]
             one = len(steps) == 1
@@ -63,6 +71,32 @@ class Ranking:
             more = len(self.assumed) - len(shown)
             said += (f"; in every state that play reaches, as Z3 proves by induction: {'; '.join(shown)}"
                      + (f" (and {more} more such facts)" if more else ""))
+        return said
+
+    def _part_text(self, part: Part, number: str) -> str:
+        said = f"part {number} of the rules that can repeat: {self._levels_text(part.start, part.end)}"
+        return said + self._inner_text(part)
+
+    def _inner_text(self, part: Part) -> str:
+        """The parts that can still repeat between two steps that decrease `part`'s levels, each said by
+        its own levels in short (the same levels said once, with how many parts have them)."""
+        if not part.inner:
+            return ""
+        shorts: dict = {}
+        for inner in part.inner:
+            short = self._short_text(inner)
+            shorts[short] = shorts.get(short, 0) + 1
+        listed = "; ".join(short if n == 1 else f"{short} ({n} parts)" for short, n in shorts.items())
+        n = len(part.inner)
+        return (f"; between two steps that decrease {'it' if part.end - part.start == 1 else 'them'}, play can "
+                f"repeat only within {'a smaller part' if n == 1 else f'{n} smaller parts'}, ranked on "
+                f"{'its' if n == 1 else 'their'} own: {listed}")
+
+    def _short_text(self, part: Part) -> str:
+        said = ", then ".join(self.sums[k] if k < len(self.sums) else _listed(self.levels[k][0])
+                              for k in range(part.start, part.end))
+        if part.inner:
+            said += f" (then {len(part.inner)} smaller part{'s' if len(part.inner) > 1 else ''})"
         return said
 
     def _levels_text(self, start: int, end: int) -> str:
@@ -115,43 +149,60 @@ def ranking(system: t.System, timeout_ms: int = 1000, weight_bound: int = 4, rou
                 ranked, result.assumed = again, [c.text for c in found]
     if isinstance(ranked, str):
         return None, ranked
-    for levels in ranked:
-        for weights, strict in levels:
-            labels = list(dict.fromkeys(c.label for c in strict))  # the parts of one command named once
-            result.levels.append(({slots[i].name: w for i, w in weights.items() if w}, labels))
-            result.sums.append(_sum_text({i: w for i, w in weights.items() if w}, slots, bounded))
-        result.parts.append(len(levels))
-    if len(result.parts) == 1:
-        result.parts = []
+    result.parts = [part for tree in ranked for part in _add_parts(result, tree, slots, bounded)]
     return result, ""
+
+
+def _add_parts(result: Ranking, tree: tuple, slots, bounded: list) -> list[Part]:
+    """The levels of `tree` (levels, inner trees) added to `result`, then those of its inner parts; the
+    parts they make (a tree with no levels of its own is only its inner parts)."""
+    levels, inner = tree
+    start = len(result.levels)
+    for weights, strict in levels:
+        labels = list(dict.fromkeys(c.label for c in strict))  # the parts of one command named once
+        result.levels.append(({slots[i].name: w for i, w in weights.items() if w}, labels))
+        result.sums.append(_sum_text({i: w for i, w in weights.items() if w}, slots, bounded))
+    end = len(result.levels)
+    inner_parts = [part for sub in inner for part in _add_parts(result, sub, slots, bounded)]
+    return [Part(start, end, inner_parts)] if levels else inner_parts
 
 
 def _ranked_groups(system: t.System, groups: list, changing: list, bounded: list, timeout_ms: int,
                    weight_bound: int, rounds: int, assumed: list = ()) -> list | str:
-    """The levels of each group of commands, in order, or why one group has none; the steps are taken
-    from states that meet the invariants `assumed`."""
-    steps = _Steps(system, changing, bounded, timeout_ms, assumed)
+    """The levels of each group of commands, as a tree (levels, the trees of the groups that can still
+    repeat without the steps they strictly decrease), in order, or why one group has none; the steps
+    are taken from states that meet the invariants `assumed`."""
+    steps = StepQueries(system, changing, bounded, timeout_ms, assumed)
     natural = _natural_sums(system.slots, bounded)
     out = []
     for group in groups:
         commands = [steps.add(c) for c in group]
         if assumed:  # a step that no state meeting them allows is on no play: it needs no level
             commands = [c for c in commands if steps.possible(c)]
-        levels = _levels(steps, natural, commands, weight_bound, rounds)
-        if isinstance(levels, str):
-            return levels
-        out.append(levels)
+        tree = _levels(steps, natural, commands, weight_bound, rounds)
+        if isinstance(tree, str):
+            return tree
+        out.append(tree)
     return out
 
 
-def _levels(steps: _Steps, natural: list, remaining: list, weight_bound: int, rounds: int) -> list | str:
+def _levels(steps: StepQueries, natural: list, remaining: list, weight_bound: int, rounds: int) -> tuple | str:
     """The levels [(weights, the commands that strictly decrease them)] of a lexicographic ranking of
-    the commands `remaining`, or why none was found."""
+    the commands `remaining`, with the trees of the smaller groups that can still repeat once the
+    commands the levels strictly decrease are left out; or why none was found.
+
+    Each level is non-increasing over all of `remaining` and bounded, so a play that went on for ever
+    within them would, from some step on, take none of the steps that strictly decrease it; it would
+    then stay within one cycle of the locations of the other steps (`locations.recurring`), which is
+    ranked on its own: a step that can no longer come back needs no level."""
     bounded = steps.bounded
     levels = []
     split = False
+    remaining = _within_control(steps, remaining)
     while remaining:
         level = _natural_level(steps, natural, remaining)
+        if level is not None:
+            level, remaining = level[:2], level[2]
         if level is None and not split and not budget.spent():
             # A step that plays a card and sometimes also ends the round and deals again decreases one
             # level on one branch and another on the other: where no level fits the steps whole, their
@@ -179,9 +230,30 @@ def _levels(steps: _Steps, natural: list, remaining: list, weight_bound: int, ro
                         f"of {labels}{' and others' if len(remaining) > 3 else ''} (weights up to "
                         f"{weight_bound})")
             level = found, [c for c in remaining if steps.holds(c, found, -1) is True]
-        levels.append(level)
+        if levels and levels[-1][0] == level[0]:  # the same sum again, decreased by more branches: one level
+            levels[-1] = (level[0], levels[-1][1] + level[1])
+        else:
+            levels.append(level)
         remaining = [c for c in remaining if c not in level[1]]
-    return levels
+        inner = _smaller_groups(steps, _within_control(steps, remaining), natural, weight_bound, rounds)
+        if inner is not None:
+            return inner if isinstance(inner, str) else (levels, inner)
+    return levels, []
+
+
+def _smaller_groups(steps: StepQueries, commands: list, natural: list, weight_bound: int, rounds: int) -> list | str | None:
+    """The trees of the groups that `commands` can recur within, when they are not all one group; None
+    when they are."""
+    regrouped = locations.recurring(dataclasses.replace(steps.system, commands=commands))
+    if regrouped is None or [len(g) for g in regrouped[0]] == [len(commands)]:
+        return None
+    inner = []
+    for group in regrouped[0]:
+        tree = _levels(steps, natural, group, weight_bound, rounds)
+        if isinstance(tree, str):
+            return tree
+        inner.append(tree)
+    return inner
 
 
 def _sum_text(weights: dict, slots, bounded: list) -> str:
@@ -218,100 +290,6 @@ def _family_phrase(family: tuple, key: tuple) -> str:
     return f"the {name} tokens in the supply"
 
 
-class _Steps:
-    """The commands of a system as Z3 formulas over the slots before (x!i) and after (y!i) a step, and
-    the changes {slot: change} of the steps that queries have shown, kept per command."""
-
-    def __init__(self, system: t.System, changing: list, bounded: list, timeout_ms: int, assumed=()):
-        self.system, self.bounded, self.timeout_ms, self.assumed = system, bounded, timeout_ms, list(assumed)
-        n = len(system.slots)
-        # A slot that never changes keeps its first value; the others and the inputs may hold anything
-        # within their declared ranges (the bounded ones) or at all.
-        self.state = StepVars(system, changing)
-        self.fixed, self.xs = self.state.fixed, self.state.xs
-        self.names = {**self.state.names, **{n + i: f"y!{i}" for i in bounded}}
-        self.domain = self.state.within(bounded)
-        self.enabled: dict = {}
-        self.after: dict = {}  # the new value of each slot a command moves, as a Z3 equation
-        self.delta: dict = {}
-        self.seen: dict = {}
-
-    def _pre(self, x):
-        return self.state.pre(x)
-
-    def add(self, c: t.Command) -> t.Command:
-        """Encodes command c for Z3 (see `smtlib`): when it can step, and each slot's value after it;
-        returns c."""
-        import z3
-
-        from . import smtlib
-
-        system, n, pre = self.system, len(self.system.slots), self._pre
-        parts = [pre(c.guard), pre(c.assume), t.compare("==", ("s", system.over), t.const(0)),
-                 *map(pre, self.assumed)]
-        if system.over in c.updates:  # a step that ends the game is on no infinite run
-            parts.append(t.compare("==", pre(c.updates[system.over]), t.const(0)))
-        if c.error != t.FALSE:
-            parts.append(t.not_(pre(c.error)))
-        moved = [i for i in self.bounded if i in c.updates]
-        # Translated together, so that what the step and its slots' new values share is one Z3 node; a
-        # query then states only the new values of the slots it weighs.
-        enabled, *after = smtlib.conditions(
-            [t.and_(*parts), *(t.compare("==", ("s", n + i), pre(c.updates[i])) for i in moved)], self.names)
-        self.enabled[id(c)], self.after[id(c)] = enabled, dict(zip(moved, after))
-        self.delta[id(c)] = {i: z3.Int(self.names[n + i], ctx=budget.context()) - self.xs[i] for i in moved}
-        self.seen[id(c)] = []
-        return c
-
-    def possible(self, c: t.Command) -> bool:
-        """Whether command c can step at all within the declared bounds (unknown counts as possible);
-        a step found is kept in `seen`."""
-        import z3
-
-        solver = budget.solver(self.timeout_ms, simplify=True)
-        solver.add(*self.domain, self.enabled[id(c)])
-        r = budget.check(solver)
-        if r == z3.sat:
-            self.seen[id(c)].append(self._changes(c, solver.model()))
-        return r != z3.unsat
-
-    def refuted(self, c: t.Command, weights: dict, bound: int) -> dict | None:
-        """The changes of a step of command c seen so far whose weighted change exceeds bound, if any."""
-        for changes in self.seen[id(c)]:
-            if sum(weights.get(i, 0) * d for i, d in changes.items()) > bound:
-                return changes
-        return None
-
-    def holds(self, c: t.Command, weights: dict, bound: int):
-        """True when the weighted change of command c is <= bound in every state where it is enabled;
-        else the changes of a step where it is not {slot: change}, or a string saying why unknown."""
-        import z3
-
-        seen = self.refuted(c, weights, bound)
-        if seen is not None:
-            return seen
-        delta, after = self.delta[id(c)], self.after[id(c)]
-        weighed = [i for i in delta if weights.get(i, 0)]
-        change = z3.Sum([weights[i] * delta[i] for i in weighed] or [z3.IntVal(0, ctx=budget.context())])
-        solver = budget.solver(self.timeout_ms, simplify=True)
-        solver.add(*self.domain, self.enabled[id(c)], *(after[i] for i in weighed), change > bound)
-        r = budget.check(solver)
-        if r == z3.unsat:
-            return True
-        if r == z3.unknown:
-            return budget.unknown_reason(solver)
-        changes = self._changes(c, solver.model())
-        self.seen[id(c)].append(changes)
-        return changes
-
-    def _changes(self, c: t.Command, model) -> dict:
-        """What the step of command c from the model's state and inputs changes, slot by slot (the
-        model need not give the new values of slots that its query did not weigh)."""
-        values = self.state.values(model)
-        memo: dict = {}
-        return {i: int(t.evaluate(c.updates[i], values, memo)) - values[i] for i in self.delta[id(c)]}
-
-
 def _natural_sums(slots, bounded: list) -> list[dict]:
     """Weights of the quantities a reader names first, taken down or built up: the cards in one zone
     (every seat's or place's of a zone laid out per player or per position), then one variable (every
@@ -324,20 +302,54 @@ def _natural_sums(slots, bounded: list) -> list[dict]:
     return [{i: sign for i in groups[name]} for name in sorted(groups, key=lambda g: g[0]) for sign in (1, -1)]
 
 
-def _natural_level(steps: _Steps, natural: list, remaining: list) -> tuple | None:
-    """The first of the `natural` weights that no command of `remaining` increases and some decrease:
-    (the weights, the commands that strictly decrease them), or None."""
-    for weights in natural:
-        if any(steps.refuted(c, weights, 0) for c in remaining):
+def _natural_level(steps: StepQueries, natural: list, remaining: list) -> tuple | None:
+    """A level among the `natural` weights: (the weights, the commands that strictly decrease them, the
+    commands to rank, which may be `remaining` with some split into their branches), or None. First
+    the sums whose levels the updates' shapes show, no query asked; then the first that no command of
+    `remaining` increases and some decrease, as Z3 finds."""
+    # Only a step that moves one of the sum's slots can decrease it (the others leave it as it was): a
+    # sum that none moves is no level.
+    moving = {}
+    for k, weights in enumerate(natural):
+        moving[k] = [c for c in remaining if any(weights.get(i, 0) for i in steps.moved[id(c)])]
+        if moving[k] and all(steps.surely(c, weights, 0) for c in moving[k]):
+            shown = _shown_level(steps, weights, moving[k], remaining)
+            if shown is not None:
+                return (weights, *shown)
+    for k, weights in enumerate(natural):
+        if not moving[k] or any(steps.refuted(c, weights, 0) for c in moving[k]):
             continue
-        if all(steps.holds(c, weights, 0) is True for c in remaining):
-            strict = [c for c in remaining if steps.holds(c, weights, -1) is True]
+        if all(steps.never_down(c, weights) for c in moving[k]):  # no step can decrease it: no level
+            continue
+        if all(steps.holds(c, weights, 0) is True for c in moving[k]):
+            strict = [c for c in moving[k] if not steps.never_down(c, weights) and steps.holds(c, weights, -1) is True]
             if strict:
-                return weights, strict
+                return weights, strict, remaining
     return None
 
 
-def _weights(steps: _Steps, first, remaining: list, weight_bound: int, rounds: int):
+def _shown_level(steps: StepQueries, weights: dict, moving: list, remaining: list) -> tuple | None:
+    """For a sum that no step of `moving` can increase, by the shapes of their updates: (the steps that
+    the shapes show decrease it, the commands to rank), or None. A step that decreases it on one branch
+    only (a turn that begins the next round on its last branch) is split along the branches of the
+    sum's slots, and counts where the shapes show that a branch decreases it."""
+    strict = [c for c in moving if steps.surely(c, weights, -1)]
+    if strict:
+        return strict, remaining
+    slots = [i for i, w in weights.items() if w]
+    parts = {}
+    for c in moving:
+        if steps.may_decrease_on_a_branch(c, weights):
+            halves = steps.branches(c, slots)
+            if len(halves) > 1 and any(steps.surely(p, weights, -1) for p in halves):
+                parts[id(c)] = halves
+    if not parts:
+        return None
+    remaining = [p for c in remaining for p in parts.get(id(c), [c])]
+    return [p for c in moving if id(c) in parts for p in parts[id(c)] if steps.surely(p, weights, -1)], remaining
+
+
+def _weights(steps: StepQueries, first, remaining: list, weight_bound: int, rounds: int):
     """Weights making `first` strictly decrease and no command of `remaining` increase, or None."""
     import z3
 
@@ -373,6 +385,53 @@ def _weights(steps: _Steps, first, remaining: list, weight_bound: int, rounds: i
         if not failed:
             return weights
     return None
+
+
+def _within_control(steps: StepQueries, commands: list) -> list:
+    """`commands` with each split by where it leads (`pc`), where some branch cannot come back (it leads
+    out of the cycles of the others): only the branches that can recur are kept. A loop that goes round
+    at a silent location, drawing a card each time, and on another branch goes on to the next decision,
+    recurs on the first branch only."""
+    system = steps.system
+    pc = next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
+    if pc is None:
+        return commands
+    parts = {id(c): _by_target(steps, c, pc) for c in commands}
+    if all(len(ps) == 1 for ps in parts.values()):
+        return commands
+    flat = [p for c in commands for p in parts[id(c)]]
+    grouped = locations.recurring(dataclasses.replace(system, commands=flat))
+    recurring = {id(p) for group in grouped[0] for p in group}
+    out = []
+    for c in commands:
+        kept = [p for p in parts[id(c)] if id(p) in recurring]
+        if len(kept) == len(parts[id(c)]):  # every branch can recur: the command stays whole
+            out.append(c)
+        else:
+            out.extend(kept)
+    return out
+
+
+def _by_target(steps: StepQueries, c: t.Command, pc: int) -> list:
+    """Command c as one command per location its step can lead to (the paths that end the game lead
+    to none, and are on no endless play), or [c] where that is one location or not known."""
+    update = c.updates.get(pc)
+    found = locations.targets(update, pc) if update is not None else None
+    if found is None or len(found) < 2:
+        return [c]
+    return [steps.restricted(dataclasses.replace(c, guard=t.and_(c.guard, t.compare("==", update, t.const(v))),
+                                                 updates={**c.updates, pc: t.const(v)}, enabled=None),
+                             c, _leads_to(pc, v))
+            for v in sorted(found)]
+
+
+def _leads_to(pc: int, v: int):
+    """The Z3 condition that a command's step leads to location v, made from its encoding."""
+    def condition(steps: StepQueries, whole: t.Command):
+        import z3
+
+        return steps.new_value(whole, pc) == z3.IntVal(v, ctx=budget.context())
+    return condition
 
 
 __all__ = ["NAMED_QUANTITIES", "Ranking", "ranking"]
