@@ -416,7 +416,7 @@ def _by_target(steps: StepQueries, c: t.Command, pc: int) -> list:
     """Command c as one command per location its step can lead to (the paths that end the game lead
     to none, and are on no endless play), or [c] where that is one location or not known."""
     update = c.updates.get(pc)
-    found = locations.targets(update, pc) if update is not None else None
+    found = locations.targets(update, pc) if update is not None and pc in steps.moved[id(c)] else None
     if found is None or len(found) < 2:
         return [c]
     return [steps.restricted(dataclasses.replace(c, guard=t.and_(c.guard, t.compare("==", update, t.const(v))),
