@@ -57,8 +57,8 @@ class ChangeBounds:
             return _tighter(max, _add(a0, b0), _add(e0, c0)), _tighter(min, _add(a1, b1), _add(e1, c1))
         if tag == "-":
             (a0, a1), (b0, b1) = self.of(x[1], i), self._range(x[2])
-            return _tighter(max, _add(a0, _neg(b1)), self._loose(x, i)[0]), \
-                _tighter(min, _add(a1, _neg(b0)), self._loose(x, i)[1])
+            loose = self._loose(x, i)
+            return _tighter(max, _add(a0, _neg(b1)), loose[0]), _tighter(min, _add(a1, _neg(b0)), loose[1])
         if tag in ("min", "max"):
             (a0, a1), (b0, b1) = self.of(x[1], i), self.of(x[2], i)
             if tag == "min":  # below both arguments' highs; not below the lesser of their lows

@@ -234,8 +234,8 @@ def _levels(steps: StepQueries, natural: list, remaining: list, weight_bound: in
             levels[-1] = (level[0], levels[-1][1] + level[1])
         else:
             levels.append(level)
-        remaining = [c for c in remaining if c not in level[1]]
-        inner = _smaller_groups(steps, _within_control(steps, remaining), natural, weight_bound, rounds)
+        remaining = _within_control(steps, [c for c in remaining if c not in level[1]])
+        inner = _smaller_groups(steps, remaining, natural, weight_bound, rounds)
         if inner is not None:
             return inner if isinstance(inner, str) else (levels, inner)
     return levels, []
@@ -434,4 +434,4 @@ def _leads_to(pc: int, v: int):
     return condition
 
 
-__all__ = ["NAMED_QUANTITIES", "Ranking", "ranking"]
+__all__ = ["NAMED_QUANTITIES", "Part", "Ranking", "ranking"]
