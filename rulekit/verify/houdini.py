@@ -121,7 +121,7 @@ def candidates(system: t.System) -> list[Candidate]:
             facts.append((t.or_(none, t.compare("<=", has, t.const(0))), none_of(player) + also))
         facts.append((t.or_(*(t.compare(">=", x, t.const(1)) for x in terms_of)), some("some player")))
     out = [Candidate(term, text) for term, text in facts]
-    pc = next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
+    pc = locations.pc_slot(system)
     if pc is not None:
         said = _location_names(system, pc)
         for loc in range(1, (system.slots[pc].high or 0) + 1):

@@ -17,7 +17,7 @@ def recurring(system: System) -> tuple[list[list[Command]], list[Command]] | Non
     commands that run at most once in a play), or None when the system has no control location."""
     import networkx as nx
 
-    pc = next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
+    pc = pc_slot(system)
     if pc is None:
         return None
     everywhere = set(range((system.slots[pc].high or 0) + 1))
@@ -49,6 +49,11 @@ def recurring(system: System) -> tuple[list[list[Command]], list[Command]] | Non
         else:
             once.append(c)
     return [groups[k] for k in sorted(groups)], once
+
+
+def pc_slot(system: System) -> int | None:
+    """The slot of the control location (`pc`), or None when the system has none."""
+    return next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
 
 
 def source_of(guard, pc: int) -> set[int] | None:

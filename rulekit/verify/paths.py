@@ -19,12 +19,12 @@ SPLIT_CONDITIONS = 2
 SPLIT_SIZE_LIMIT = 20_000
 
 
-def split(command: t.Command, slots: list[int], shapes: t.Shapes | None = None, least: int = 2) -> list[t.Command]:
+def split(command: t.Command, slots: list[int], shapes: t.Shapes | None = None) -> list[t.Command]:
     """The parts of `command` along the (at most SPLIT_CONDITIONS) conditions that decide the updates
-    of the most of `slots`, each deciding at least `least` of them; `[command]` where none does. Parts
+    of the most of `slots`, each deciding at least two of them; `[command]` where none does. Parts
     whose guard folds to false are left out."""
     shapes = t.Shapes() if shapes is None else shapes
-    deciding = deciding_conditions(command, slots, shapes, least)
+    deciding = deciding_conditions(command, slots, shapes)
     parts = [command]
     for condition in deciding:
         shape, halves = shapes.of(condition), []

@@ -393,7 +393,7 @@ def _within_control(steps: StepQueries, commands: list) -> list:
     at a silent location, drawing a card each time, and on another branch goes on to the next decision,
     recurs on the first branch only."""
     system = steps.system
-    pc = next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
+    pc = locations.pc_slot(system)
     if pc is None:
         return commands
     parts = {id(c): _by_target(steps, c, pc) for c in commands}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import budget, paths
+from . import budget, locations, paths
 from . import terms as t
 from .changes import ChangeBounds, may_decrease_on_a_branch, weighted_high, weighted_low
 from .stepvars import StepVars
@@ -75,7 +75,7 @@ class StepQueries:
         condition; a branch that surely ends the game is left out (it is on no endless play). Each is
         encoded with all its updates simplified: Z3 finds such a step far easier than c's with the
         condition added."""
-        over, pc = self.system.over, _pc(self.system)
+        over, pc = self.system.over, locations.pc_slot(self.system)
         folded_slots = [*slots, over, *(() if pc is None else (pc,))]
         parts = [c]
         for condition in paths.deciding_conditions(c, slots, self.shapes, least=1):
@@ -229,10 +229,6 @@ class StepQueries:
         values = self.state.values(model)
         memo: dict = {}
         return {i: int(t.evaluate(c.updates[i], values, memo)) - values[i] for i in self.moved[id(c)]}
-
-
-def _pc(system: t.System) -> int | None:
-    return next((i for i, s in enumerate(system.slots) if s.key == ("pc",)), None)
 
 
 __all__ = ["StepQueries"]
