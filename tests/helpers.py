@@ -7,7 +7,7 @@ from pathlib import Path
 import rulekit
 from rulekit.errors import RuleRuntimeError
 from rulekit.pipeline import Spec
-from rulekit.verify import control, replay
+from rulekit.verify import budget, control, replay
 
 TINY_RULEBOOK = "Tiny Game.\nEach player draws one card.\nThe player with the Ace wins.\n"
 
@@ -149,6 +149,18 @@ def one_state_proofs(path, options: dict | None = None) -> dict:
                for p in range(game.min_players, game.max_players + 1)]
     with budget.fresh_context():
         return segments.state_proofs(configs)
+
+
+def whole_relations(text: str, folder):
+    """(players, whole-language relation, spec) of a random game's `text` (`random_specs`), written to
+    `folder`, at each player count its relation fits."""
+    spec = Spec.find(str(write_spec(folder, text, name="fz", rulebook=TINY_RULEBOOK)))
+    for players in range(spec.model.min_players, spec.model.max_players + 1):
+        try:
+            system = control.build(spec.config(players))
+        except budget.TooLarge:
+            continue
+        yield players, system, spec
 
 
 def random_game(loaded, seed: int, decisions: int, stop_at_rule_error: bool = False) -> tuple[list[int], int]:

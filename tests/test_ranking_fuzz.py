@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from rulekit.pipeline import Spec
-from rulekit.verify import budget, control
+from rulekit.verify import budget
 from rulekit.verify import termination as term
 
-from helpers import TINY_RULEBOOK, write_spec
+from helpers import whole_relations
 from random_specs import random_specs
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
@@ -32,12 +31,7 @@ def endless(text: str) -> str:
 
 
 def rankings(text: str, folder):
-    spec = Spec.find(str(write_spec(folder, text, name="fz", rulebook=TINY_RULEBOOK)))
-    for players in range(spec.model.min_players, spec.model.max_players + 1):
-        try:
-            system = control.build(spec.config(players))
-        except budget.TooLarge:
-            continue
+    for players, system, _ in whole_relations(text, folder):
         with budget.fresh_context(), budget.spending(budget.Account(UNITS)):
             yield players, term.ranking(system, 5000)
 

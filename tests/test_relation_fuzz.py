@@ -7,10 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from rulekit.checking.solving import inductive
-from rulekit.pipeline import Spec
-from rulekit.verify import budget, control, replay
+from rulekit.verify import replay
 
-from helpers import TINY_RULEBOOK, random_game, write_spec
+from helpers import random_game, whole_relations
 from random_specs import claimed_specs, random_specs
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
@@ -18,12 +17,7 @@ SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthC
 
 def relations(text: str, folder):
     """(players, whole-language relation, engine) of the game `text` at each count its relation fits."""
-    spec = Spec.find(str(write_spec(folder, text, name="fz", rulebook=TINY_RULEBOOK)))
-    for players in range(spec.model.min_players, spec.model.max_players + 1):
-        try:
-            system = control.build(spec.config(players))
-        except budget.TooLarge:
-            continue
+    for players, system, spec in whole_relations(text, folder):
         yield players, system, spec.engine(players)
 
 
