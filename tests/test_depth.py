@@ -726,6 +726,24 @@ flow {
 """
 
 
+def test_after_a_loop_at_one_player_count_each_later_count_may_spend_three_quarters_of_the_budget(
+        tmp_path, monkeypatch):
+    asked = []
+
+    def search(loaded, symmetric, states, **kwargs):
+        asked.append(states)
+        return endless.Search(games=1, states=10)
+
+    monkeypatch.setattr(endless, "search", search)
+    # Two players pass for ever (the exploration finds it); three and four count their turns to an end.
+    text = (PASS_AT_TWO.replace("players 2 to 3", "players 2 to 4").replace("player_count == 3", "player_count >= 3"))
+    spec = spec_of(tmp_path, text, "passfour")
+    f = termination_of(check_spec(spec, PlayBounds(**{**FAST, "max_states": 50}, loop_search=1000, solver_timeout=0)))
+    assert f.bound["per_players"] == {2: "refuted", 3: "unknown", 4: "unknown"}
+    # Without the loop at two players, three would get half of the pool: 500.
+    assert asked == [750, 990]
+
+
 def test_a_refuted_finding_keeps_what_was_tried_at_the_counts_it_leaves_undecided(tmp_path):
     spec = spec_of(tmp_path, PASS_AT_TWO, "passtwo")
     bounds = PlayBounds(**{**FAST, "max_states": 50}, loop_search=0, solver_timeout=0)
@@ -779,6 +797,9 @@ def test_a_loop_found_under_the_default_options_is_replayed_under_the_others(tmp
     assert untouched.details == {"same_as": "bluffs/termination"} and not found["default"].details
     broken = found["once"]
     assert broken.verdict == "unknown" and "does not replay under these" in broken.message
+    # The search for another loop found none at two players: three, with longer rounds, are not searched.
+    assert "no loop near random games" in broken.message
+    assert "no search for another loop: none was found near random games at 2 players" in broken.message
 
 
 # BLUFF with a reading under which the bluff is another action: the default options' loop does not

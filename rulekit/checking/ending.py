@@ -57,6 +57,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     # by another one near it: a search looks there too (see `_broken_loop_share`).
     rescue = _broken_loop_share(default, bounds, len(counts))
     runs: dict[int, tuple] = {}  # players -> (loaded game, history, method): a play after which the rules go round for ever
+    # The first count where that search found nothing: an option that breaks the loop at one count,
+    # with no other loop near it, breaks it at the larger counts too, whose rounds are longer.
+    missed: int | None = None
     for done, players in enumerate(counts):
         x = by_players.get(players)
         tried = []
@@ -113,9 +116,13 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 verdicts[players], relations[players] = ("proven", ranked), "fragment"
                 continue
             whole = not covered
-        if searching or (broken and rescue > 0):
+        if broken and rescue > 0 and missed is not None:
+            tried.append(f"no search for another loop: none was found near random games at {missed} players, where "
+                         "the default options' loop does not replay either")
+        elif searching or (broken and rescue > 0):
             loaded = x.loaded if x is not None else spec.engine(players, options)
-            share = _count_share(pool, len(counts) - done) if searching else rescue
+            share = (max(_count_share(pool, len(counts) - done), _share_after_loop(bounds) if lassos else 0)
+                     if searching else rescue)
             try:
                 search = endless.search(loaded, x.symmetry if x is not None else False, share,
                                         seed=bounds.seed, max_steps=bounds.max_steps)
@@ -123,7 +130,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 verdicts[players] = ("unknown", "; ".join([*tried, "no loop search: the rules fail where play starts"]))
                 continue
             if searching:
-                pool -= min(share, search.states)
+                pool = max(0, pool - min(share, search.states))
             if search.found is not None:
                 kept = search.kept or not search.found.chance
                 verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, search.found, kept,
@@ -132,6 +139,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                                      + ("" if searching else ", where the loop of the default options does not replay"))
                 continue
             tried.append(f"no loop near random games: {search.text()}")
+            if not searching:
+                missed = players
         elif bounds.loop_search > 0:
             tried.append("loop search near random games: under the default options, and under others only where "
                          "the loop found under the default options does not replay (--all-options searches every "
@@ -369,6 +378,19 @@ def _count_share(pool: int, counts_left: int) -> int:
     count. One loop at any count refutes termination, and the smaller counts, searched first, have the
     shorter rounds: their loops are the nearest, and the longest watched games find them."""
     return max(1, pool if counts_left <= 1 else pool // 2)
+
+
+AFTER_LOOP_PART = 0.75  # see `_share_after_loop`
+
+
+def _share_after_loop(bounds: PlayBounds) -> int:
+    """What a player count may spend, whatever is left of the pool, once a loop was found at a count
+    before it: three quarters of the spec's budget. Rules that loop at one count usually loop at the
+    others too, where a round has more seats to go round, so the watched games need more states before
+    one comes back; a game where no loop was found keeps the halving shares. The cost stays a count of
+    states: on the bundled games a loop at each of 5 to 8 players took 12,000 to 30,000 states
+    (a share of 14,000 found one at one of those counts, 30,000 at all four)."""
+    return int(bounds.loop_search * AFTER_LOOP_PART)
 
 
 RESCUE_PART = 3  # see `_broken_loop_share`
