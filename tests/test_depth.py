@@ -606,6 +606,21 @@ def test_a_long_game_is_reported_as_cut_not_as_endless(tmp_path):
     f = termination_of(check_spec(spec_of(tmp_path, LONG, "long"), PlayBounds(**FAST, max_states=0)))
     assert f.severity == "info" and f.verdict == "proven"  # the ranking function: n goes up to 100
     assert f.bound["cut"] == f.bound["games"] > 0 and "cut at the step limit of 50" in f.message
+    # Every game cut: all a sample can say is that a game may well run past the limit.
+    long = f.bound["long_games"]
+    assert long["cut"] == long["games"] == f.bound["games"] and long["rate_below"] == 1.0
+
+
+def test_the_random_games_bound_the_chance_that_a_game_runs_past_the_step_limit(tmp_path):
+    from rulekit.statistics import upper_bound
+
+    f = termination_of(check_spec(spec_of(tmp_path, BINARY, "binary"), PlayBounds(**FAST, max_states=0, loop_search=0)))
+    long = f.bound["long_games"]
+    assert long["cut"] == 0 and long["games"] == f.bound["games"] == sum(long["games_by_players"].values())
+    # Exact and one-sided, for each player count: the bound of the count with the fewest games.
+    fewest = min(long["games_by_players"].values())
+    assert long["rate_below"] == pytest.approx(upper_bound(0, fewest, 0.95)) and long["confidence"] == 0.95
+    assert f"at 95 % confidence the chance that a game runs past {FAST['max_steps']:,} decisions is below" in f.message
 
 
 def test_knuth_estimate_is_exact_on_a_uniform_tree(tmp_path):

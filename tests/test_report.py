@@ -208,6 +208,9 @@ def test_an_undecided_termination_says_how_the_random_games_ended():
     cut = undecided({"games": 30, "cut": 2, "finished_lengths": {"min": 90, "median": 500, "max": 900}})
     assert "28 of 30 random games ended, after 90 to 900 decisions, 2 cut at the step limit" in cut
     assert "no random game played" in undecided({})
+    bounded = undecided({"games": 500, "cut": 0, "max_steps": 5000, "finished_lengths": {"min": 4, "median": 27, "max": 80},
+                         "long_games": {"games": 500, "cut": 0, "confidence": 0.95, "rate_below": 0.0296}})
+    assert "a game runs past 5,000 decisions with a chance below 3.0 % (95 % confidence)" in bounded
 
 
 def test_a_single_player_count_reads_in_the_singular(tmp_path, capsys):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from .. import model as m
 from ..errors import RuleRuntimeError
 from ..findings import Finding
+from ..statistics import Sample, percent
 from .shared import PlayBounds, build_limit, config_of, players_phrase
 from .variants import changed_options, options_suffix
 from .witnesses import witness
@@ -433,7 +434,24 @@ def _lengths(tally, bounds: PlayBounds) -> dict:
         out["rule_errors"] = failed
     if lengths:
         out["finished_lengths"] = {"min": lengths[0], "median": statistics.median(lengths), "max": lengths[-1]}
+    long = _long_games(tally, bounds)
+    if long is not None:
+        out["long_games"] = {"games": long.total, "cut": long.total_hits, "confidence": long.confidence,
+                             "rate_below": long.worst_upper_bound(), "games_by_players": dict(long.games)}
     return out
+
+
+def _long_games(tally, bounds: PlayBounds):
+    """The random games played to an end, a deadlock or the step limit, per player count, and those cut
+    at the limit (a game stopped sooner by a broken invariant or a rule error says nothing of its
+    length): what bounds the chance that a game runs past the limit, as a statistical model checker
+    bounds the chance of not reaching a target within a number of steps. None without such games."""
+    outcomes = getattr(tally, "outcomes", {}) or {}
+    games = {p: o.finished + o.ends.get("deadlock", 0) + o.ends.get("cut off", 0) for p, o in outcomes.items()}
+    games = {p: n for p, n in games.items() if n}
+    if not games:
+        return None
+    return Sample(games, {p: outcomes[p].ends.get("cut off", 0) for p in games}, bounds.confidence)
 
 
 def _played_text(tally, bounds: PlayBounds) -> str:
@@ -449,6 +467,11 @@ def _played_text(tally, bounds: PlayBounds) -> str:
     failed = _failed(tally)
     if failed:
         text += f"; {failed} stopped on a rule error"
+    long = _long_games(tally, bounds)
+    if long is not None:
+        text += (f"; at {percent(long.confidence)} confidence the chance that a game runs past {bounds.max_steps:,} "
+                 f"decisions is below {percent(long.worst_upper_bound(), up=True)}"
+                 + (" (for each player count)" if len(long.games) > 1 else ""))
     return text
 
 

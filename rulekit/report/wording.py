@@ -223,8 +223,13 @@ def _random_endings(b: dict) -> str:
     ended = f"{games - cut - failed:,} of {games:,} random games ended"
     if lengths:
         ended += f", after {lengths['min']:,} to {lengths['max']:,} decisions"
-    return ended + (f", {cut:,} cut at the step limit" if cut else "") + (
+    ended += (f", {cut:,} cut at the step limit" if cut else "") + (
         f", {failed:,} stopped on a rule error" if failed else "")
+    long = b.get("long_games")
+    if long:
+        ended += (f": a game runs past {b.get('max_steps', 0):,} decisions with a chance below "
+                  f"{percent(long['rate_below'], up=True)} ({percent(long['confidence'])} confidence)")
+    return ended
 
 
 def _count(x) -> str:
