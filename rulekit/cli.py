@@ -227,8 +227,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="termination: states per game spent looking for endless play deep in the game, near "
                    "random games, shared by its player counts, under the default options (with --all-options, "
                    "under every option set; under the others, at each player count where the default options' loop "
-                   "does not replay, that count's share of it); once a loop is found at one player count, each "
-                   "later count may spend three quarters of it "
+                   "does not replay, that count's share of it); once a loop is found at one player count, the "
+                   "search gets one and a half times as much again, each later count at least three quarters "
+                   "of it "
                    f"(default: {PlayBounds.loop_search}; 0 turns the search off)")
     c.add_argument("--deep-information", action="store_true",
                    help="information-flow check: ten times the games and re-deals of hidden cards, followed "

@@ -741,22 +741,23 @@ flow {
 """
 
 
-def test_after_a_loop_at_one_player_count_each_later_count_may_spend_three_quarters_of_the_budget(
-        tmp_path, monkeypatch):
+def test_a_loop_at_one_player_count_earns_the_later_counts_a_larger_search(tmp_path, monkeypatch):
     asked = []
 
     def search(loaded, symmetric, states, **kwargs):
         asked.append(states)
-        return endless.Search(games=1, states=10)
+        return endless.Search(games=1, states=states)  # nothing found, the whole share spent
 
     monkeypatch.setattr(endless, "search", search)
-    # Two players pass for ever (the exploration finds it); three and four count their turns to an end.
-    text = (PASS_AT_TWO.replace("players 2 to 3", "players 2 to 4").replace("player_count == 3", "player_count >= 3"))
-    spec = spec_of(tmp_path, text, "passfour")
+    # Two players pass for ever (the exploration finds it); three to five count their turns to an end.
+    text = (PASS_AT_TWO.replace("players 2 to 3", "players 2 to 5").replace("player_count == 3", "player_count >= 3"))
+    spec = spec_of(tmp_path, text, "passfive")
     f = termination_of(check_spec(spec, PlayBounds(**{**FAST, "max_states": 50}, loop_search=1000, solver_timeout=0)))
-    assert f.bound["per_players"] == {2: "refuted", 3: "unknown", 4: "unknown"}
-    # Without the loop at two players, three would get half of the pool: 500.
-    assert asked == [750, 990]
+    assert f.bound["per_players"] == {2: "refuted", 3: "unknown", 4: "unknown", 5: "unknown"}
+    # The loop at two players adds 1,500 states to the pool of 1,000: three take half of it, four three
+    # quarters of the budget (more than half of what is left), five the rest. In all, two and a half
+    # times the budget; without the loop, three would get half of the 1,000.
+    assert asked == [1250, 750, 500] and sum(asked) == 2500
 
 
 def test_a_refuted_finding_keeps_what_was_tried_at_the_counts_it_leaves_undecided(tmp_path):

@@ -53,6 +53,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     carried: set[int] = set()  # players whose lasso is the one found under the default options
     default = options == game.default_options()
     pool = _search_pool(default, bounds)
+    topped_up = False  # whether a loop found at a count has earned the search its extra budget
     searching = pool > 0
     # Where an option breaks the loop found under the default options, play can often still go round
     # by another one near it: a search looks there too (see `_broken_loop_share`).
@@ -122,7 +123,10 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                          "the default options' loop does not replay either")
         elif searching or (broken and rescue > 0):
             loaded = x.loaded if x is not None else spec.engine(players, options)
-            share = (max(_count_share(pool, len(counts) - done), _share_after_loop(bounds) if lassos else 0)
+            if searching and lassos and not topped_up:
+                pool, topped_up = pool + _extra_after_loop(bounds), True
+            share = (max(1, min(pool, max(_count_share(pool, len(counts) - done),
+                                          _share_after_loop(bounds) if lassos else 0)))
                      if searching else rescue)
             try:
                 search = endless.search(loaded, x.symmetry if x is not None else False, share,
@@ -382,16 +386,24 @@ def _count_share(pool: int, counts_left: int) -> int:
 
 
 AFTER_LOOP_PART = 0.75  # see `_share_after_loop`
+AFTER_LOOP_EXTRA = 1.5  # see `_extra_after_loop`
 
 
 def _share_after_loop(bounds: PlayBounds) -> int:
-    """What a player count may spend, whatever is left of the pool, once a loop was found at a count
+    """What a player count may spend, within what is left of the pool, once a loop was found at a count
     before it: three quarters of the spec's budget. Rules that loop at one count usually loop at the
     others too, where a round has more seats to go round, so the watched games need more states before
-    one comes back; a game where no loop was found keeps the halving shares. The cost stays a count of
-    states: on the bundled games a loop at each of 5 to 8 players took 12,000 to 30,000 states
-    (a share of 14,000 found one at one of those counts, 30,000 at all four)."""
+    one comes back; a game where no loop was found keeps the halving shares. On the bundled games a
+    loop at each of 5 to 8 players took 12,000 to 30,000 states (a share of 14,000 found one at one of
+    those counts, 30,000 at all four)."""
     return int(bounds.loop_search * AFTER_LOOP_PART)
+
+
+def _extra_after_loop(bounds: PlayBounds) -> int:
+    """The states added to the pool, once, when the first loop is found: the search spends at most two
+    and a half times its budget on a spec, however many player counts it has, and a spec where no loop
+    is found spends no more than before."""
+    return int(bounds.loop_search * AFTER_LOOP_EXTRA)
 
 
 RESCUE_PART = 3  # see `_broken_loop_share`
