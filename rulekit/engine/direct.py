@@ -25,6 +25,7 @@ from .codegen import Codegen
 from .fixedloops import fixed_filter_lines, narrowed_domain, remember
 from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
 from .picks import ascending_domain
+from .statelists import localized
 from .stream import DrawCounts, Stream
 from .subsets import from_index
 
@@ -553,7 +554,7 @@ class DirectCodegen(Codegen):
         rest = [self.local_ref(slot) for slot in range(nlocals) if slot not in {p.slot for p in params}]
         self.env = {}
         start = [f"{' = '.join(rest)} = None"] if rest else []  # as the engine's frame starts
-        return [f"def {name}(s{args}):", *self.indent([*head, *start, *self.block_lines(body)])]
+        return localized([f"def {name}(s{args}):", *self.indent([*head, *start, *self.block_lines(body)])])
 
     @staticmethod
     def local_ref(slot: int) -> str:
