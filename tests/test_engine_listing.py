@@ -9,7 +9,7 @@ import pytest
 import rulekit
 from rulekit.engine import Game
 from rulekit.engine.direct import DirectCodegen
-from rulekit.engine.listing import hoist, id_list_lines
+from rulekit.engine.listing import hoist, id_list_lines, nonempty_ids
 from rulekit.engine.state import State
 from rulekit.engine.stepping import SteppedState
 from tests.helpers import play_in_lockstep, write_spec
@@ -144,14 +144,19 @@ def test_a_wrong_reading_of_an_id_or_listing_shows(picks, monkeypatch, mutation)
     assert diverges(Game(picks.config))
 
 
-def test_a_comprehension_keeps_the_order_of_the_loops_and_lists_only_loops_that_read_no_outer_one():
+def test_a_listing_keeps_the_order_of_the_loops_and_lists_only_loops_that_read_no_outer_one():
     lines = ["if a:", "    for _L1 in xs:", "        if f(_L1):", "            for _L2 in g(_L1):",
              "                for _L3, _L3_z0 in enumerate(s.z[0:3]):", "                    if _L3_z0:",
              "                        if _L3 > _L1:", "                            _o[7 + _L1] = @ID@"]
     out = id_list_lines(lines)
     # the list made once keeps only the names read after it: the zone itself is not
     assert out == ["if a:", "    _ol0 = [_L3 for _L3, _L3_z0 in enumerate(s.z[0:3]) if _L3_z0]",
-                   "    _o += [7 + _L1 for _L1 in xs if f(_L1) for _L2 in g(_L1) for _L3 in _ol0 if _L3 > _L1]"]
+                   "    for _L1 in xs:", "        if f(_L1):", "            for _L2 in g(_L1):",
+                   "                for _L3 in _ol0:", "                    if _L3 > _L1:",
+                   "                        _o.append(7 + _L1)"]
+    # the ids of the zones of a family that hold cards stay one comprehension, for `nonempty_ids`
+    nonempty = ["for _L1, _L1_z0 in enumerate(s.z[4:24]):", "    if ((not not _L1_z0)):", "        _o[126 + _L1] = @ID@"]
+    assert [nonempty_ids(line) for line in id_list_lines(nonempty)] == ["_o += compress(range(126, 146), s.z[4:24])"]
     # a name that a later test or the entry reads is kept
     kept = hoist(["for x in a", "for y, yz in enumerate(b)", "if yz", "if x > yz"], "", iter(range(9)), "x + y")
     assert kept == (["_ol0 = [(y, yz) for y, yz in enumerate(b) if yz]"], ["for x in a", "for y, yz in _ol0", "if x > yz"])
@@ -215,3 +220,22 @@ def test_triggers_that_decide_fire_in_stepped_states_as_in_the_engine(tmp_path, 
             reference.apply_action(action)
         assert (state.is_terminal(), state.returns(), state.history) == (True, reference.returns(), reference.history)
         assert type(state) is SteppedState
+
+
+def test_a_source_that_python_refuses_is_made_again_with_the_listings_as_comprehensions():
+    """Loops nest blocks, of which Python allows 20: a source refused with them is made without them."""
+    from rulekit.engine.direct import Unsupported, compiled
+
+    class Refused:
+        loop_listings = True
+
+        def __init__(self, fails_without: bool = False):
+            self.fails_without = fails_without
+
+        def source(self) -> str:
+            return "def f(:\n" if self.loop_listings or self.fails_without else "x = 1\n"
+
+    codegen, source, _code = compiled(Refused, "<test>")
+    assert not codegen.loop_listings and source == "x = 1\n"
+    with pytest.raises(Unsupported):
+        compiled(lambda: Refused(fails_without=True), "<test>")

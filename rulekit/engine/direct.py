@@ -224,6 +224,7 @@ class DirectCodegen(Codegen):
     this code shares (its own are numbered after them)."""
 
     inline_picks = True  # `decision_lines`; off, a decision calls `decide` (for tests that watch it)
+    loop_listings = True  # a decision's options listed by loops (see `listing.id_list_lines`)
 
     def __init__(self, config, consts: dict):
         super().__init__(config)
@@ -366,7 +367,8 @@ class DirectCodegen(Codegen):
         saved, self.memo = self.memo, {}
         self.kinds_only = set()
         try:
-            lines = id_list_lines(self.option_lines(st, lambda ai, slots, values: ID_MARK), frozenset(self.kinds_only))
+            lines = id_list_lines(self.option_lines(st, lambda ai, slots, values: ID_MARK), frozenset(self.kinds_only),
+                                  self.loop_listings)
         finally:
             memo, self.memo = self.memo, saved
             self.kinds_only = None
@@ -600,16 +602,12 @@ class DirectProgram:
     """The whole-game code of one loaded game."""
 
     def __init__(self, game):
-        codegen = DirectCodegen(game.config, game.program.ns)
-        self.source = codegen.source()
+        codegen, self.source, code = compiled(lambda: DirectCodegen(game.config, game.program.ns),
+                                              f"<rulekit:{game.model.name}:{game.num_players()}:games>")
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
         namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, **HELPERS, endless=endless,
                          GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
-        try:
-            code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
-        except (SyntaxError, RecursionError) as exc:  # Python's own limits, such as 20 nested blocks
-            raise Unsupported(str(exc)) from None
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.game = game
@@ -635,6 +633,21 @@ class DirectProgram:
         if s.over:
             s.end = WON if s.winners else NO_WINNER
         return s
+
+
+def compiled(make_codegen, filename: str):
+    """(the codegen, its source, the compiled code) of the codegen that `make_codegen` makes; where
+    Python's own limits refuse the source (20 nested blocks, say), made again with the options of
+    a decision listed by comprehensions, which nest no block; Unsupported where that fails too."""
+    for loops in (True, False):
+        codegen = make_codegen()
+        codegen.loop_listings = loops
+        source = codegen.source()
+        try:
+            return codegen, source, compile(source, filename, "exec")
+        except (SyntaxError, RecursionError) as exc:
+            error = exc
+    raise Unsupported(str(error)) from None
 
 
 def direct_program(game) -> DirectProgram | None:

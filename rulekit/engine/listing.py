@@ -20,10 +20,11 @@ _FOR = re.compile(r"for (\w+(?:, \w+)*) in (.+)")
 _NAMES = re.compile(r"\w+")
 
 
-def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset()) -> list[str]:
+def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset(), loops: bool = True) -> list[str]:
     """The lines of a listing that fill the dict `_o` with `ID_MARK` entries, turned into lines that
     extend the list `_o` with the ids, in the same order, each nest of loops and tests one list
-    comprehension (the tests before its first loop stay statements: each is evaluated once).
+    comprehension (the tests before its first loop stay statements: each is evaluated once), or
+    with `loops` the same loops as statements that append each id (see `_comprehended`).
     `implied`: tests that the loop just before them already makes (`if ...:` heads), left out."""
     out: list[str] = []
     chain: list[str] = []
@@ -33,12 +34,12 @@ def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset()) -> li
         if found is None:
             chain.append(line)
             continue
-        out += _comprehended(chain, found.group(1), found.group(2), implied, hoisted)
+        out += _comprehended(chain, found.group(1), found.group(2), implied, hoisted, loops)
         chain = []
     return out + chain
 
 
-def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted) -> list[str]:
+def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted, loops: bool = True) -> list[str]:
     """One action's nest of `for` and `if` heads (`chain`), each one level inside the last, then its
     entry at `pad`: as statements down to the first loop, then one comprehension."""
     depth = len(pad) // 4
@@ -51,7 +52,13 @@ def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted) -> lis
         return chain + [f"{pad}_o.append({aid})"]
     heads = [line.strip()[:-1] for line in chain[first:] if line.strip() not in implied]
     before, clauses = hoist(heads, "    " * first, hoisted, aid)
-    return chain[:first] + before + [f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"]
+    comprehension = f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"
+    if not loops or _NONEMPTY_IDS.search(comprehension):  # `nonempty_ids` makes the latter a call of `compress`
+        return chain[:first] + before + [comprehension]
+    # As statements: a comprehension is a function made and called each time, which costs more
+    # than the loops save on the few options of a decision (measured on Python 3.11).
+    heads = [f"{'    ' * (first + depth)}{clause}:" for depth, clause in enumerate(clauses)]
+    return chain[:first] + before + heads + [f"{'    ' * (first + len(clauses))}_o.append({aid})"]
 
 
 def hoist(heads: list[str], pad: str, hoisted, entry: str = "") -> tuple[list[str], list[str]]:
