@@ -148,10 +148,13 @@ def test_a_listing_keeps_the_order_of_the_loops_and_lists_only_loops_that_read_n
     lines = ["if a:", "    for _L1 in xs:", "        if f(_L1):", "            for _L2 in g(_L1):",
              "                for _L3, _L3_z0 in enumerate(s.z[0:3]):", "                    if _L3_z0:",
              "                        if _L3 > _L1:", "                            _o[7 + _L1] = @ID@"]
-    out = id_list_lines(lines)
     # the list made once keeps only the names read after it: the zone itself is not
-    assert out == ["if a:", "    _ol0 = [_L3 for _L3, _L3_z0 in enumerate(s.z[0:3]) if _L3_z0]",
-                   "    for _L1 in xs:", "        if f(_L1):", "            for _L2 in g(_L1):",
+    assert id_list_lines(lines, loops=False) == [
+        "if a:", "    _ol0 = [_L3 for _L3, _L3_z0 in enumerate(s.z[0:3]) if _L3_z0]",
+        "    _o += [7 + _L1 for _L1 in xs if f(_L1) for _L2 in g(_L1) for _L3 in _ol0 if _L3 > _L1]"]
+    # the same as statements
+    assert id_list_lines(lines) == ["if a:", "    _ol0 = []", "    for _L3, _L3_z0 in enumerate(s.z[0:3]):",
+                   "        if (_L3_z0):", "            _ol0.append(_L3)", "    for _L1 in xs:", "        if f(_L1):", "            for _L2 in g(_L1):",
                    "                for _L3 in _ol0:", "                    if _L3 > _L1:",
                    "                        _o.append(7 + _L1)"]
     # the ids of the zones of a family that hold cards stay one comprehension, for `nonempty_ids`

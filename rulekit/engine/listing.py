@@ -51,7 +51,7 @@ def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted, loops:
     if first is None:
         return chain + [f"{pad}_o.append({aid})"]
     heads = [line.strip()[:-1] for line in chain[first:] if line.strip() not in implied]
-    before, clauses = hoist(heads, "    " * first, hoisted, aid)
+    before, clauses = hoist(heads, "    " * first, hoisted, aid, loops)
     comprehension = f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"
     if not loops or _NONEMPTY_IDS.search(comprehension):  # `nonempty_ids` makes the latter a call of `compress`
         return chain[:first] + before + [comprehension]
@@ -61,12 +61,13 @@ def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted, loops:
     return chain[:first] + before + heads + [f"{'    ' * (first + len(clauses))}_o.append({aid})"]
 
 
-def hoist(heads: list[str], pad: str, hoisted, entry: str = "") -> tuple[list[str], list[str]]:
+def hoist(heads: list[str], pad: str, hoisted, entry: str = "", loops: bool = False) -> tuple[list[str], list[str]]:
     """The clauses of a comprehension (`for ... in ...`, `if ...`), each loop after the first whose
     domain and tests read none of the loops before it listed once, before the comprehension (lines
     at `pad`), instead of once for each value of those loops: (those lines, the clauses left).
     `entry`: what the comprehension makes of each option; a hoisted list keeps, of a loop's names,
-    only those that it or the clauses after it read.
+    only those that it or the clauses after it read. With `loops`, a list is made by a loop that
+    appends (see `_comprehended`), else by a comprehension.
 
     A listing cannot change the state, so a list made earlier holds what the loop would find; an
     error it raises where the loop would not have run makes the whole-game code hand the game to
@@ -96,7 +97,12 @@ def hoist(heads: list[str], pad: str, hoisted, entry: str = "") -> tuple[list[st
             read = set().union(*(free_names(code) for code in [*rest, entry, *later] if code))
             kept = [x for x in names if x in read] or names[:1]
             value = kept[0] if len(kept) == 1 else f"({', '.join(kept)})"
-            before.append(f"{pad}{name} = [{value} for {target} in {src}{''.join(' if ' + t for t in own)}]")
+            if loops:
+                test = " and ".join(f"({t})" for t in own)
+                before += [f"{pad}{name} = []", f"{pad}for {target} in {src}:",
+                           *([f"{pad}    if {test}:"] if own else []), f"{pad}{'        ' if own else '    '}{name}.append({value})"]
+            else:
+                before.append(f"{pad}{name} = [{value} for {target} in {src}{''.join(' if ' + t for t in own)}]")
             clauses += [f"for {', '.join(kept)} in {name}", *(f"if {t}" for t in rest)]
         bound |= set(names)
     return before, clauses
