@@ -83,7 +83,7 @@ def test_the_listing_covers_every_way_of_reading_an_id_back(picks):
     source = picks.whole_games.source
     assert source.count("_od[_a]") == 1  # the action over values that are not constants: listed with its values
     assert "_o.sort()" in source  # seats from the next player: out of id order
-    assert ".intersection(" in source and "_ol0 = [" in source  # a kind set, a loop listed once
+    assert " in KS" in source and "_ol0 = [" in source  # a few kinds looked for one by one, a loop listed once
     assert " and True)" in source and " or False)" in source  # unrolled forall and exists
 
 
@@ -125,11 +125,36 @@ def diverges(game, seeds=range(12)) -> bool:
     return False
 
 
-@pytest.mark.parametrize("mutation", ["digit", "sort", "hoist", "unroll"])
+def test_kinds_more_than_a_few_are_the_zone_s_kinds_in_a_set(picks, monkeypatch):
+    from rulekit.engine import direct
+
+    monkeypatch.setattr(direct, "FEW_KINDS", 0)
+    game = Game(picks.config)
+    assert ".intersection(" in game.whole_games.source and " in KS" not in game.whole_games.source
+    assert not diverges(game)
+
+
+def test_a_few_kinds_whose_test_is_not_found_are_the_zone_s_kinds_in_a_set(picks, monkeypatch):
+    """Looking for a few kinds one by one is exact only with the test standing in for the binder's:
+    where the binder's test does not show in the listing as it was written, the listing is made again."""
+    listed = DirectCodegen.option_lines
+
+    def reworded(self, st, entry):  # the binder's tests, written otherwise while a few kinds may be looked for
+        lines = listed(self, st, entry)
+        tests = self.kinds_only if self.few_kinds and self.kinds_only else {}
+        return [line.replace("if ", "if (", 1)[:-1] + "):" if line.strip() in tests else line for line in lines]
+
+    monkeypatch.setattr(DirectCodegen, "option_lines", reworded)
+    game = Game(picks.config)
+    assert ".intersection(" in game.whole_games.source and " in KS" not in game.whole_games.source
+    assert not diverges(game)
+
+
+@pytest.mark.parametrize("mutation", ["digit", "sort", "hoist", "unroll", "kinds"])
 def test_a_wrong_reading_of_an_id_or_listing_shows(picks, monkeypatch, mutation):
     """The comparison above is sharp: an id read back with a wrong digit, a listing left unsorted, a
-    loop that reads an outer one listed once, or `forall` unrolled as `exists`, each makes the game
-    leave the engine's."""
+    loop that reads an outer one listed once, `forall` unrolled as `exists`, or a few kinds looked for
+    without the test that the zone holds each, each makes the game leave the engine's."""
     from rulekit.engine import direct, listing
 
     assert not diverges(picks)
@@ -139,6 +164,9 @@ def test_a_wrong_reading_of_an_id_or_listing_shows(picks, monkeypatch, mutation)
         monkeypatch.setattr(DirectCodegen, "listed_in_order", lambda self, st: True)
     elif mutation == "hoist":
         monkeypatch.setattr(listing, "free_names", lambda code: frozenset())
+    elif mutation == "kinds":  # a few kinds looked for without the test that each is in the zone
+        monkeypatch.setattr(direct, "id_list_lines", lambda lines, implied, loops: listing.id_list_lines(
+            lines, {test: None for test in implied}, loops))
     else:
         monkeypatch.setitem(direct.UNROLLED, "forall", direct.UNROLLED["exists"])
     assert diverges(Game(picks.config))

@@ -217,6 +217,9 @@ UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+",
 UNROLL_VALUES = 8
 UNROLL_CHARS = 2000
 CONSTANT_RANGE = re.compile(r"range\(\d+\)")
+# A test of a card's kind that this many kinds pass or fewer: in a listing, each of those kinds is looked
+# for in the zone (in C), rather than the zone's kinds put in a set and sorted.
+FEW_KINDS = 4
 
 
 class DirectCodegen(Codegen):
@@ -231,7 +234,9 @@ class DirectCodegen(Codegen):
         self.consts.update(consts)
         self.has_triggers = bool(config.game.triggers)
         self.inline_draws = True  # `top_draw_lines`, and a blind draw of a card (`d_Random`)
-        self.kinds_only: set[str] | None = None  # while ids are listed: the tests a binder's domain implies
+        # while ids are listed: the tests a binder's domain implies (None) or the test standing in for one
+        self.kinds_only: dict[str, str | None] | None = None
+        self.few_kinds = True  # `binder_src` may look for each of a few kinds in turn
 
     def block_lines(self, stmts) -> list[str]:
         lines = []
@@ -365,10 +370,18 @@ class DirectCodegen(Codegen):
     def id_listing(self, st) -> list[str]:
         """Lines that list the ids of a decision's legal actions in `_o`, in increasing order."""
         saved, self.memo = self.memo, {}
-        self.kinds_only = set()
+        self.kinds_only = {}
         try:
-            lines = id_list_lines(self.option_lines(st, lambda ai, slots, values: ID_MARK), frozenset(self.kinds_only),
-                                  self.loop_listings)
+            lines = self.option_lines(st, lambda ai, slots, values: ID_MARK)
+            heads = {line.strip() for line in lines}
+            if any(by is not None and test not in heads for test, by in self.kinds_only.items()):
+                # a domain of a few kinds is exact only with the test that stands in for the binder's
+                self.memo, self.kinds_only, self.few_kinds = {}, {}, False
+                try:
+                    lines = self.option_lines(st, lambda ai, slots, values: ID_MARK)
+                finally:
+                    self.few_kinds = True
+            lines = id_list_lines(lines, dict(self.kinds_only), self.loop_listings)
         finally:
             memo, self.memo = self.memo, saved
             self.kinds_only = None
@@ -381,7 +394,8 @@ class DirectCodegen(Codegen):
 
     def binder_src(self, b, distinct: bool) -> str:
         """In a listing of ids: the kinds of a zone's cards that pass a test of the kind alone, as
-        the zone's kinds among the constant set of those that pass (the test, then implied, is left out)."""
+        the zone's kinds among the constant set of those that pass (the test, then implied, is left out),
+        or, for a few kinds, as those kinds in order, the test made one of the zone holding each."""
         if self.kinds_only is None or not distinct or b.cond is None or not isinstance(b.iter, core.CardsIn):
             return super().binder_src(b, distinct)
         var = f"_L{b.slot}"
@@ -390,8 +404,13 @@ class DirectCodegen(Codegen):
         kinds = self.kind_set(var, cond)
         if kinds is None:
             return super().binder_src(b, distinct)
-        self.kinds_only.add(f"if {cond}:")
-        return f"sorted({kinds}.intersection(s.z[{self.ex(b.iter.zone)}]))"
+        zone = f"s.z[{self.ex(b.iter.zone)}]"
+        few = self.consts.get(kinds)
+        if self.few_kinds and isinstance(few, frozenset) and len(few) <= FEW_KINDS:
+            self.kinds_only[f"if {cond}:"] = f"if {var} in {zone}:"
+            return self.const(f"KS{len(self.consts)}", tuple(sorted(few)))
+        self.kinds_only[f"if {cond}:"] = None
+        return f"sorted({kinds}.intersection({zone}))"
 
     def decoded_actions(self, st) -> list[str] | None:
         """Lines that run the action whose id `_a` holds, its binders set from the id's digits; None

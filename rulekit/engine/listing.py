@@ -20,12 +20,14 @@ _FOR = re.compile(r"for (\w+(?:, \w+)*) in (.+)")
 _NAMES = re.compile(r"\w+")
 
 
-def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset(), loops: bool = True) -> list[str]:
+def id_list_lines(lines: list[str], implied: dict[str, str | None] | None = None, loops: bool = True) -> list[str]:
     """The lines of a listing that fill the dict `_o` with `ID_MARK` entries, turned into lines that
     extend the list `_o` with the ids, in the same order, each nest of loops and tests one list
     comprehension (the tests before its first loop stay statements: each is evaluated once), or
     with `loops` the same loops as statements that append each id (see `_comprehended`).
-    `implied`: tests that the loop just before them already makes (`if ...:` heads), left out."""
+    `implied`: tests (`if ...:` heads) that the loop just before them already makes (None: left out)
+    or makes in part (the test that stands in for it, wherever it is)."""
+    implied = implied or {}
     out: list[str] = []
     chain: list[str] = []
     hoisted = itertools.count()
@@ -42,6 +44,8 @@ def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset(), loops
 def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted, loops: bool = True) -> list[str]:
     """One action's nest of `for` and `if` heads (`chain`), each one level inside the last, then its
     entry at `pad`: as statements down to the first loop, then one comprehension."""
+    chain = [line[:len(line) - len(line.lstrip())] + implied[line.strip()] if implied.get(line.strip()) else line
+             for line in chain]
     depth = len(pad) // 4
     nested = len(chain) == depth and all(
         line[:4 * i] == "    " * i and _HEAD.fullmatch(line[4 * i:]) for i, line in enumerate(chain))
@@ -50,7 +54,7 @@ def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted, loops:
     first = next((i for i, line in enumerate(chain) if line.lstrip().startswith("for ")), None)
     if first is None:
         return chain + [f"{pad}_o.append({aid})"]
-    heads = [line.strip()[:-1] for line in chain[first:] if line.strip() not in implied]
+    heads = [line.strip()[:-1] for line in chain[first:] if implied.get(line.strip(), "") is not None]
     before, clauses = hoist(heads, "    " * first, hoisted, aid, loops)
     comprehension = f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"
     if not loops or _NONEMPTY_IDS.search(comprehension):  # `nonempty_ids` makes the latter a call of `compress`
