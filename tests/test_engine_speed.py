@@ -447,3 +447,16 @@ def test_state_lists_read_often_are_read_through_locals_and_only_those_never_bou
     lines = ["def f(s):", "    s.z[1] = s.z[2]", "    x = s.v[1]", "    s.h = []", "    s.h.append(1)", "    w = 's.z[3]'"]
     assert localized(lines) == ["def f(s):", "    _Sz = s.z", "    _Sz[1] = _Sz[2]", "    x = s.v[1]", "    s.h = []",
                                 "    s.h.append(1)", "    w = 's.z[3]'"]
+
+
+def test_a_test_that_is_one_exists_is_a_loop_that_stops_at_the_first_value_found():
+    from rulekit.engine.existsloops import looped
+
+    assert looped(["if (not any(True for y in f(a if b else c) if y > 2)):", "    g()"]) == [
+        "_ex = False", "for y in f(a if b else c):", "    if y > 2:", "        _ex = True", "        break",
+        "if not _ex:", "    g()"]
+    assert looped(["  if any(True for x in xs):"]) == ["  _ex = False", "  for x in xs:", "      _ex = True", "      break",
+                                                       "  if _ex:"]
+    # a test with more than the one `exists`, or an `exists` over two loops, stays as it is
+    kept = ["if any(True for x in xs) or z:", "if any(True for x in a for y in b):", "elif any(True for x in xs):"]
+    assert looped(kept) == kept

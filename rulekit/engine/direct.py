@@ -25,6 +25,7 @@ from .codegen import Codegen
 from .fixedloops import fixed_filter_lines, narrowed_domain, remember
 from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
 from .picks import ascending_domain
+from .existsloops import looped
 from .statelists import localized
 from .stream import DrawCounts, Stream
 from .subsets import from_index
@@ -227,7 +228,9 @@ class DirectCodegen(Codegen):
     this code shares (its own are numbered after them)."""
 
     inline_picks = True  # `decision_lines`; off, a decision calls `decide` (for tests that watch it)
-    loop_listings = True  # a decision's options listed by loops (see `listing.id_list_lines`)
+    # a decision's options listed by loops (see `listing.id_list_lines`), and a test that is one `exists`
+    # a loop too (see `existsloops`)
+    loop_listings = True
 
     def __init__(self, config, consts: dict):
         super().__init__(config)
@@ -575,7 +578,8 @@ class DirectCodegen(Codegen):
         rest = [self.local_ref(slot) for slot in range(nlocals) if slot not in {p.slot for p in params}]
         self.env = {}
         start = [f"{' = '.join(rest)} = None"] if rest else []  # as the engine's frame starts
-        return localized([f"def {name}(s{args}):", *self.indent([*head, *start, *self.block_lines(body)])])
+        lines = [f"def {name}(s{args}):", *self.indent([*head, *start, *self.block_lines(body)])]
+        return localized(looped(lines) if self.loop_listings else lines)
 
     @staticmethod
     def local_ref(slot: int) -> str:
@@ -657,7 +661,8 @@ class DirectProgram:
 def compiled(make_codegen, filename: str):
     """(the codegen, its source, the compiled code) of the codegen that `make_codegen` makes; where
     Python's own limits refuse the source (20 nested blocks, say), made again with the options of
-    a decision listed by comprehensions, which nest no block; Unsupported where that fails too."""
+    a decision listed by comprehensions and each `exists` a generator, which nest no block;
+    Unsupported where that fails too."""
     for loops in (True, False):
         codegen = make_codegen()
         codegen.loop_listings = loops
