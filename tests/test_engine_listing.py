@@ -9,7 +9,7 @@ import pytest
 import rulekit
 from rulekit.engine import Game
 from rulekit.engine.direct import DirectCodegen
-from rulekit.engine.listing import hoist, id_list_lines
+from rulekit.engine.listing import hoist, id_list_lines, nonempty_ids
 from rulekit.engine.state import State
 from rulekit.engine.stepping import SteppedState
 from tests.helpers import play_in_lockstep, write_spec
@@ -83,7 +83,7 @@ def test_the_listing_covers_every_way_of_reading_an_id_back(picks):
     source = picks.whole_games.source
     assert source.count("_od[_a]") == 1  # the action over values that are not constants: listed with its values
     assert "_o.sort()" in source  # seats from the next player: out of id order
-    assert ".intersection(" in source and "_ol0 = [" in source  # a kind set, a loop listed once
+    assert " in KS" in source and "_ol0 = [" in source  # a few kinds looked for one by one, a loop listed once
     assert " and True)" in source and " or False)" in source  # unrolled forall and exists
 
 
@@ -125,11 +125,36 @@ def diverges(game, seeds=range(12)) -> bool:
     return False
 
 
-@pytest.mark.parametrize("mutation", ["digit", "sort", "hoist", "unroll"])
+def test_kinds_more_than_a_few_are_the_zone_s_kinds_in_a_set(picks, monkeypatch):
+    from rulekit.engine import direct
+
+    monkeypatch.setattr(direct, "FEW_KINDS", 0)
+    game = Game(picks.config)
+    assert ".intersection(" in game.whole_games.source and " in KS" not in game.whole_games.source
+    assert not diverges(game)
+
+
+def test_a_few_kinds_whose_test_is_not_found_are_the_zone_s_kinds_in_a_set(picks, monkeypatch):
+    """Looking for a few kinds one by one is exact only with the test standing in for the binder's:
+    where the binder's test does not show in the listing as it was written, the listing is made again."""
+    listed = DirectCodegen.option_lines
+
+    def reworded(self, st, entry):  # the binder's tests, written otherwise while a few kinds may be looked for
+        lines = listed(self, st, entry)
+        tests = self.kinds_only if self.few_kinds and self.kinds_only else {}
+        return [line.replace("if ", "if (", 1)[:-1] + "):" if line.strip() in tests else line for line in lines]
+
+    monkeypatch.setattr(DirectCodegen, "option_lines", reworded)
+    game = Game(picks.config)
+    assert ".intersection(" in game.whole_games.source and " in KS" not in game.whole_games.source
+    assert not diverges(game)
+
+
+@pytest.mark.parametrize("mutation", ["digit", "sort", "hoist", "unroll", "kinds"])
 def test_a_wrong_reading_of_an_id_or_listing_shows(picks, monkeypatch, mutation):
     """The comparison above is sharp: an id read back with a wrong digit, a listing left unsorted, a
-    loop that reads an outer one listed once, or `forall` unrolled as `exists`, each makes the game
-    leave the engine's."""
+    loop that reads an outer one listed once, `forall` unrolled as `exists`, or a few kinds looked for
+    without the test that the zone holds each, each makes the game leave the engine's."""
     from rulekit.engine import direct, listing
 
     assert not diverges(picks)
@@ -139,19 +164,30 @@ def test_a_wrong_reading_of_an_id_or_listing_shows(picks, monkeypatch, mutation)
         monkeypatch.setattr(DirectCodegen, "listed_in_order", lambda self, st: True)
     elif mutation == "hoist":
         monkeypatch.setattr(listing, "free_names", lambda code: frozenset())
+    elif mutation == "kinds":  # a few kinds looked for without the test that each is in the zone
+        monkeypatch.setattr(direct, "id_list_lines", lambda lines, implied, loops: listing.id_list_lines(
+            lines, {test: None for test in implied}, loops))
     else:
         monkeypatch.setitem(direct.UNROLLED, "forall", direct.UNROLLED["exists"])
     assert diverges(Game(picks.config))
 
 
-def test_a_comprehension_keeps_the_order_of_the_loops_and_lists_only_loops_that_read_no_outer_one():
+def test_a_listing_keeps_the_order_of_the_loops_and_lists_only_loops_that_read_no_outer_one():
     lines = ["if a:", "    for _L1 in xs:", "        if f(_L1):", "            for _L2 in g(_L1):",
              "                for _L3, _L3_z0 in enumerate(s.z[0:3]):", "                    if _L3_z0:",
              "                        if _L3 > _L1:", "                            _o[7 + _L1] = @ID@"]
-    out = id_list_lines(lines)
     # the list made once keeps only the names read after it: the zone itself is not
-    assert out == ["if a:", "    _ol0 = [_L3 for _L3, _L3_z0 in enumerate(s.z[0:3]) if _L3_z0]",
-                   "    _o += [7 + _L1 for _L1 in xs if f(_L1) for _L2 in g(_L1) for _L3 in _ol0 if _L3 > _L1]"]
+    assert id_list_lines(lines, loops=False) == [
+        "if a:", "    _ol0 = [_L3 for _L3, _L3_z0 in enumerate(s.z[0:3]) if _L3_z0]",
+        "    _o += [7 + _L1 for _L1 in xs if f(_L1) for _L2 in g(_L1) for _L3 in _ol0 if _L3 > _L1]"]
+    # the same as statements
+    assert id_list_lines(lines) == ["if a:", "    _ol0 = []", "    for _L3, _L3_z0 in enumerate(s.z[0:3]):",
+                   "        if (_L3_z0):", "            _ol0.append(_L3)", "    for _L1 in xs:", "        if f(_L1):", "            for _L2 in g(_L1):",
+                   "                for _L3 in _ol0:", "                    if _L3 > _L1:",
+                   "                        _o.append(7 + _L1)"]
+    # the ids of the zones of a family that hold cards stay one comprehension, for `nonempty_ids`
+    nonempty = ["for _L1, _L1_z0 in enumerate(s.z[4:24]):", "    if ((not not _L1_z0)):", "        _o[126 + _L1] = @ID@"]
+    assert [nonempty_ids(line) for line in id_list_lines(nonempty)] == ["_o += compress(range(126, 146), s.z[4:24])"]
     # a name that a later test or the entry reads is kept
     kept = hoist(["for x in a", "for y, yz in enumerate(b)", "if yz", "if x > yz"], "", iter(range(9)), "x + y")
     assert kept == (["_ol0 = [(y, yz) for y, yz in enumerate(b) if yz]"], ["for x in a", "for y, yz in _ol0", "if x > yz"])
@@ -215,3 +251,22 @@ def test_triggers_that_decide_fire_in_stepped_states_as_in_the_engine(tmp_path, 
             reference.apply_action(action)
         assert (state.is_terminal(), state.returns(), state.history) == (True, reference.returns(), reference.history)
         assert type(state) is SteppedState
+
+
+def test_a_source_that_python_refuses_is_made_again_with_the_listings_as_comprehensions():
+    """Loops nest blocks, of which Python allows 20: a source refused with them is made without them."""
+    from rulekit.engine.direct import Unsupported, compiled
+
+    class Refused:
+        loop_listings = True
+
+        def __init__(self, fails_without: bool = False):
+            self.fails_without = fails_without
+
+        def source(self) -> str:
+            return "def f(:\n" if self.loop_listings or self.fails_without else "x = 1\n"
+
+    codegen, source, _code = compiled(Refused, "<test>")
+    assert not codegen.loop_listings and source == "x = 1\n"
+    with pytest.raises(Unsupported):
+        compiled(lambda: Refused(fails_without=True), "<test>")

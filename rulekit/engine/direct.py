@@ -25,6 +25,8 @@ from .codegen import Codegen
 from .fixedloops import fixed_filter_lines, narrowed_domain, remember
 from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
 from .picks import ascending_domain
+from .existsloops import looped
+from .statelists import localized
 from .stream import DrawCounts, Stream
 from .subsets import from_index
 
@@ -216,6 +218,9 @@ UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+",
 UNROLL_VALUES = 8
 UNROLL_CHARS = 2000
 CONSTANT_RANGE = re.compile(r"range\(\d+\)")
+# A test of a card's kind that this many kinds pass or fewer: in a listing, each of those kinds is looked
+# for in the zone (in C), rather than the zone's kinds put in a set and sorted.
+FEW_KINDS = 4
 
 
 class DirectCodegen(Codegen):
@@ -223,13 +228,18 @@ class DirectCodegen(Codegen):
     this code shares (its own are numbered after them)."""
 
     inline_picks = True  # `decision_lines`; off, a decision calls `decide` (for tests that watch it)
+    # a decision's options listed by loops (see `listing.id_list_lines`), and a test that is one `exists`
+    # a loop too (see `existsloops`)
+    loop_listings = True
 
     def __init__(self, config, consts: dict):
         super().__init__(config)
         self.consts.update(consts)
         self.has_triggers = bool(config.game.triggers)
         self.inline_draws = True  # `top_draw_lines`, and a blind draw of a card (`d_Random`)
-        self.kinds_only: set[str] | None = None  # while ids are listed: the tests a binder's domain implies
+        # while ids are listed: the tests a binder's domain implies (None) or the test standing in for one
+        self.kinds_only: dict[str, str | None] | None = None
+        self.few_kinds = True  # `binder_src` may look for each of a few kinds in turn
 
     def block_lines(self, stmts) -> list[str]:
         lines = []
@@ -363,9 +373,18 @@ class DirectCodegen(Codegen):
     def id_listing(self, st) -> list[str]:
         """Lines that list the ids of a decision's legal actions in `_o`, in increasing order."""
         saved, self.memo = self.memo, {}
-        self.kinds_only = set()
+        self.kinds_only = {}
         try:
-            lines = id_list_lines(self.option_lines(st, lambda ai, slots, values: ID_MARK), frozenset(self.kinds_only))
+            lines = self.option_lines(st, lambda ai, slots, values: ID_MARK)
+            heads = {line.strip() for line in lines}
+            if any(by is not None and test not in heads for test, by in self.kinds_only.items()):
+                # a domain of a few kinds is exact only with the test that stands in for the binder's
+                self.memo, self.kinds_only, self.few_kinds = {}, {}, False
+                try:
+                    lines = self.option_lines(st, lambda ai, slots, values: ID_MARK)
+                finally:
+                    self.few_kinds = True
+            lines = id_list_lines(lines, dict(self.kinds_only), self.loop_listings)
         finally:
             memo, self.memo = self.memo, saved
             self.kinds_only = None
@@ -378,7 +397,8 @@ class DirectCodegen(Codegen):
 
     def binder_src(self, b, distinct: bool) -> str:
         """In a listing of ids: the kinds of a zone's cards that pass a test of the kind alone, as
-        the zone's kinds among the constant set of those that pass (the test, then implied, is left out)."""
+        the zone's kinds among the constant set of those that pass (the test, then implied, is left out),
+        or, for a few kinds, as those kinds in order, the test made one of the zone holding each."""
         if self.kinds_only is None or not distinct or b.cond is None or not isinstance(b.iter, core.CardsIn):
             return super().binder_src(b, distinct)
         var = f"_L{b.slot}"
@@ -387,8 +407,13 @@ class DirectCodegen(Codegen):
         kinds = self.kind_set(var, cond)
         if kinds is None:
             return super().binder_src(b, distinct)
-        self.kinds_only.add(f"if {cond}:")
-        return f"sorted({kinds}.intersection(s.z[{self.ex(b.iter.zone)}]))"
+        zone = f"s.z[{self.ex(b.iter.zone)}]"
+        few = self.consts.get(kinds)
+        if self.few_kinds and isinstance(few, frozenset) and len(few) <= FEW_KINDS:
+            self.kinds_only[f"if {cond}:"] = f"if {var} in {zone}:"
+            return self.const(f"KS{len(self.consts)}", tuple(sorted(few)))
+        self.kinds_only[f"if {cond}:"] = None
+        return f"sorted({kinds}.intersection({zone}))"
 
     def decoded_actions(self, st) -> list[str] | None:
         """Lines that run the action whose id `_a` holds, its binders set from the id's digits; None
@@ -553,7 +578,8 @@ class DirectCodegen(Codegen):
         rest = [self.local_ref(slot) for slot in range(nlocals) if slot not in {p.slot for p in params}]
         self.env = {}
         start = [f"{' = '.join(rest)} = None"] if rest else []  # as the engine's frame starts
-        return [f"def {name}(s{args}):", *self.indent([*head, *start, *self.block_lines(body)])]
+        lines = [f"def {name}(s{args}):", *self.indent([*head, *start, *self.block_lines(body)])]
+        return localized(looped(lines) if self.loop_listings else lines)
 
     @staticmethod
     def local_ref(slot: int) -> str:
@@ -599,16 +625,12 @@ class DirectProgram:
     """The whole-game code of one loaded game."""
 
     def __init__(self, game):
-        codegen = DirectCodegen(game.config, game.program.ns)
-        self.source = codegen.source()
+        codegen, self.source, code = compiled(lambda: DirectCodegen(game.config, game.program.ns),
+                                              f"<rulekit:{game.model.name}:{game.num_players()}:games>")
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
         namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, **HELPERS, endless=endless,
                          GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
-        try:
-            code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:games>", "exec")
-        except (SyntaxError, RecursionError) as exc:  # Python's own limits, such as 20 nested blocks
-            raise Unsupported(str(exc)) from None
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.game = game
@@ -634,6 +656,22 @@ class DirectProgram:
         if s.over:
             s.end = WON if s.winners else NO_WINNER
         return s
+
+
+def compiled(make_codegen, filename: str):
+    """(the codegen, its source, the compiled code) of the codegen that `make_codegen` makes; where
+    Python's own limits refuse the source (20 nested blocks, say), made again with the options of
+    a decision listed by comprehensions and each `exists` a generator, which nest no block;
+    Unsupported where that fails too."""
+    for loops in (True, False):
+        codegen = make_codegen()
+        codegen.loop_listings = loops
+        source = codegen.source()
+        try:
+            return codegen, source, compile(source, filename, "exec")
+        except (SyntaxError, RecursionError) as exc:
+            error = exc
+    raise Unsupported(str(error)) from None
 
 
 def direct_program(game) -> DirectProgram | None:

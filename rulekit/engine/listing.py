@@ -20,11 +20,14 @@ _FOR = re.compile(r"for (\w+(?:, \w+)*) in (.+)")
 _NAMES = re.compile(r"\w+")
 
 
-def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset()) -> list[str]:
+def id_list_lines(lines: list[str], implied: dict[str, str | None] | None = None, loops: bool = True) -> list[str]:
     """The lines of a listing that fill the dict `_o` with `ID_MARK` entries, turned into lines that
     extend the list `_o` with the ids, in the same order, each nest of loops and tests one list
-    comprehension (the tests before its first loop stay statements: each is evaluated once).
-    `implied`: tests that the loop just before them already makes (`if ...:` heads), left out."""
+    comprehension (the tests before its first loop stay statements: each is evaluated once), or
+    with `loops` the same loops as statements that append each id (see `_comprehended`).
+    `implied`: tests (`if ...:` heads) that the loop just before them already makes (None: left out)
+    or makes in part (the test that stands in for it, wherever it is)."""
+    implied = implied or {}
     out: list[str] = []
     chain: list[str] = []
     hoisted = itertools.count()
@@ -33,14 +36,16 @@ def id_list_lines(lines: list[str], implied: frozenset[str] = frozenset()) -> li
         if found is None:
             chain.append(line)
             continue
-        out += _comprehended(chain, found.group(1), found.group(2), implied, hoisted)
+        out += _comprehended(chain, found.group(1), found.group(2), implied, hoisted, loops)
         chain = []
     return out + chain
 
 
-def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted) -> list[str]:
+def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted, loops: bool = True) -> list[str]:
     """One action's nest of `for` and `if` heads (`chain`), each one level inside the last, then its
     entry at `pad`: as statements down to the first loop, then one comprehension."""
+    chain = [line[:len(line) - len(line.lstrip())] + implied[line.strip()] if implied.get(line.strip()) else line
+             for line in chain]
     depth = len(pad) // 4
     nested = len(chain) == depth and all(
         line[:4 * i] == "    " * i and _HEAD.fullmatch(line[4 * i:]) for i, line in enumerate(chain))
@@ -49,17 +54,24 @@ def _comprehended(chain: list[str], pad: str, aid: str, implied, hoisted) -> lis
     first = next((i for i, line in enumerate(chain) if line.lstrip().startswith("for ")), None)
     if first is None:
         return chain + [f"{pad}_o.append({aid})"]
-    heads = [line.strip()[:-1] for line in chain[first:] if line.strip() not in implied]
-    before, clauses = hoist(heads, "    " * first, hoisted, aid)
-    return chain[:first] + before + [f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"]
+    heads = [line.strip()[:-1] for line in chain[first:] if implied.get(line.strip(), "") is not None]
+    before, clauses = hoist(heads, "    " * first, hoisted, aid, loops)
+    comprehension = f"{'    ' * first}_o += [{aid} {' '.join(clauses)}]"
+    if not loops or _NONEMPTY_IDS.search(comprehension):  # `nonempty_ids` makes the latter a call of `compress`
+        return chain[:first] + before + [comprehension]
+    # As statements: a comprehension is a function made and called each time, which costs more
+    # than the loops save on the few options of a decision (measured on Python 3.11).
+    heads = [f"{'    ' * (first + depth)}{clause}:" for depth, clause in enumerate(clauses)]
+    return chain[:first] + before + heads + [f"{'    ' * (first + len(clauses))}_o.append({aid})"]
 
 
-def hoist(heads: list[str], pad: str, hoisted, entry: str = "") -> tuple[list[str], list[str]]:
+def hoist(heads: list[str], pad: str, hoisted, entry: str = "", loops: bool = False) -> tuple[list[str], list[str]]:
     """The clauses of a comprehension (`for ... in ...`, `if ...`), each loop after the first whose
     domain and tests read none of the loops before it listed once, before the comprehension (lines
     at `pad`), instead of once for each value of those loops: (those lines, the clauses left).
     `entry`: what the comprehension makes of each option; a hoisted list keeps, of a loop's names,
-    only those that it or the clauses after it read.
+    only those that it or the clauses after it read. With `loops`, a list is made by a loop that
+    appends (see `_comprehended`), else by a comprehension.
 
     A listing cannot change the state, so a list made earlier holds what the loop would find; an
     error it raises where the loop would not have run makes the whole-game code hand the game to
@@ -89,7 +101,12 @@ def hoist(heads: list[str], pad: str, hoisted, entry: str = "") -> tuple[list[st
             read = set().union(*(free_names(code) for code in [*rest, entry, *later] if code))
             kept = [x for x in names if x in read] or names[:1]
             value = kept[0] if len(kept) == 1 else f"({', '.join(kept)})"
-            before.append(f"{pad}{name} = [{value} for {target} in {src}{''.join(' if ' + t for t in own)}]")
+            if loops:
+                test = " and ".join(f"({t})" for t in own)
+                before += [f"{pad}{name} = []", f"{pad}for {target} in {src}:",
+                           *([f"{pad}    if {test}:"] if own else []), f"{pad}{'        ' if own else '    '}{name}.append({value})"]
+            else:
+                before.append(f"{pad}{name} = [{value} for {target} in {src}{''.join(' if ' + t for t in own)}]")
             clauses += [f"for {', '.join(kept)} in {name}", *(f"if {t}" for t in rest)]
         bound |= set(names)
     return before, clauses

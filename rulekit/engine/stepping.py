@@ -286,8 +286,8 @@ class SteppingProgram:
     """The generator code of one loaded game; with `chance`, stopping at chance events too."""
 
     def __init__(self, game, chance: bool = False):
-        codegen = SteppingCodegen(game.config, game.program.ns, chance)
-        self.source = codegen.source()
+        codegen, self.source, code = direct.compiled(lambda: SteppingCodegen(game.config, game.program.ns, chance),
+                                                     f"<rulekit:{game.model.name}:{game.num_players()}:steps>")
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
         if chance:
@@ -298,10 +298,6 @@ class SteppingProgram:
                          draw_top=direct.draw_top, uniform=direct.uniform, take_top=runtime.take_top)
         namespace.update(draws, **direct.HELPERS, decide=None, endless=direct.endless, GameOver=GameOver, EndOfTurn=direct.EndOfTurn,
                          EndOfRound=direct.EndOfRound)
-        try:
-            code = compile(self.source, f"<rulekit:{game.model.name}:{game.num_players()}:steps>", "exec")
-        except (SyntaxError, RecursionError) as exc:
-            raise Unsupported(str(exc)) from None
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.game = game
