@@ -116,7 +116,7 @@ def weighted_event(weights) -> tuple:
 # The same chance, each event a stop: the code yields `(None, weights, outcomes, probabilities)` and
 # gets the outcome the caller gives. An event of one outcome is none, as in the engine (see
 # `State.chance_random`, `State.chance_resolve`). The common draws stop in the generated code itself
-# (`card_event`, `top_event` and `took_top` are plain functions around its `yield`), the rarer ones in
+# (`card_event`, `top_event` and `took_deck` are plain functions around its `yield`), the rarer ones in
 # these generators, called with `yield from`.
 def offer(s, weights, span):
     if len(weights) == 1:
@@ -141,18 +141,20 @@ def card_event(s, zone, span):
     return s.events.event(cards)
 
 
-def top_event(s, zone):
-    """The event of the top card of a stack whose top is undetermined, None when those cards are all of
-    one kind, False when the top is not undetermined (`take_top` takes it). `took_top` takes the
-    kind drawn."""
-    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    if hi <= lo or hi != len(cards):
-        return False
+def top_event(s, cards, lo, hi):
+    """The event of the top card of a stack whose top is undetermined (its cards `cards`, the top ones
+    from `lo` to `hi`, the end), None when those cards are all of one kind. The generated code then
+    takes the kind drawn, with `took_deck` first when a deck's counts are carried (`s.drawing`)."""
     undetermined = cards if lo == 0 else cards[lo:hi]
     n = hi - lo
     store = s.events if n <= FEW_CARDS else s.stack_events  # a hand's cards, a deck's
     if n <= CARD_EVENTS_CARDS and store.on:
         s.drawing = None
+        # the store's common case, met again, without the call of `CardEvents.event`
+        event = store.events.get(tuple(undetermined), _UNKNOWN)
+        if event is not _UNKNOWN:
+            store.hits += 1
+            return event
         return store.event(undetermined)
     # A deck is drawn from card after card: the kinds left are those of the last draw but one card,
     # which are known when the cards left are the same (compared in C, far cheaper than counting).
@@ -162,22 +164,17 @@ def top_event(s, zone):
     return event_of(counts, n)
 
 
-def took_top(s, zone, kind) -> None:
-    """The card of `kind` taken from the undetermined top of `zone` (see `top_event`)."""
-    cards, lo, hi = s.z[zone], s.lo[zone], s.hi[zone]
-    drawing = s.drawing
-    if drawing is not None:
-        rest, counts = drawing
-        left = dict(counts)
-        if left[kind] == 1:
-            del left[kind]
-        else:
-            left[kind] -= 1
-        rest.remove(kind)  # the first card of that kind, as the line below takes it
-        s.stack = (rest, left)
-        s.drawing = None
-    del cards[cards.index(kind, lo, hi)]
-    s.hi[zone] = hi - 1
+def took_deck(s, kind) -> None:
+    """The card of `kind` taken from the deck whose draw `top_event` counted: the counts carried on."""
+    rest, counts = s.drawing
+    left = dict(counts)
+    if left[kind] == 1:
+        del left[kind]
+    else:
+        left[kind] -= 1
+    rest.remove(kind)  # the first card of that kind, as the generated code takes it
+    s.stack = (rest, left)
+    s.drawing = None
 
 
 class SteppingCodegen(DirectCodegen):
@@ -229,12 +226,17 @@ class SteppingCodegen(DirectCodegen):
         call = super().draw_call(helper, args)
         return f"yield from {call}" if self.chance else call
 
-    # With chance offered to the caller, the common draws stop here, with no generator of their own.
+    # With chance offered to the caller, the common draws stop here, with no generator of their own;
+    # the stack's test and the card's taking are inline, as a call costs more than either.
     def top_draw_lines(self, span: str) -> list[str]:
         if not self.chance:
             return super().top_draw_lines(span)
-        return ["_e = top_event(s, _z)", "if _e is False:", f"    _k = take_top(s, _z, {span})", "else:",
-                "    _k = s.z[_z][s.lo[_z]] if _e is None else (yield _e)", "    took_top(s, _z, _k)"]
+        return ["_dc = s.z[_z]", "_dl = s.lo[_z]", "_dh = s.hi[_z]",
+                "if _dh > _dl and _dh == len(_dc):",
+                "    _e = top_event(s, _dc, _dl, _dh)", "    _k = _dc[_dl] if _e is None else (yield _e)",
+                "    if s.drawing is not None:", "        took_deck(s, _k)",
+                "    del _dc[_dc.index(_k, _dl, _dh)]", "    s.hi[_z] = _dh - 1",
+                "else:", f"    _k = take_top(s, _z, {span})"]
 
     def d_Random(self, st):
         if not self.chance:
@@ -292,7 +294,7 @@ class SteppingProgram:
         namespace = dict(game.program.ns)
         namespace.update(codegen.consts)
         if chance:
-            draws = dict(draw=offer, resolve=offer_end, card_event=card_event, top_event=top_event, took_top=took_top,
+            draws = dict(draw=offer, resolve=offer_end, card_event=card_event, top_event=top_event, took_deck=took_deck,
                          take_top=runtime.take_top)
         else:
             draws = dict(draw_card=direct.draw_card, draw=direct.draw, draw_fixed=direct.draw_fixed, resolve=direct.resolve,
@@ -361,12 +363,12 @@ class SteppedState(State):
     # Each method below may run on a state that became the engine's since the method was looked up
     # (`state.apply_action(pick(state))` where `pick` reads the zones): then it is the State's method.
     def apply_action(self, action: int) -> None:
-        if self.fast is None:
+        fast = self.fast
+        if fast is None:
             return State.apply_action(self, action)
-        pending = self.pending
-        if action not in pending:
+        if action not in self.pending:
             raise IllegalActionError(action, self.legal, self.action_to_string)
-        gen, s = self.fast
+        gen, s = fast
         history = self.history
         before = len(history)
         history.append(action)
