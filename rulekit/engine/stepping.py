@@ -102,8 +102,7 @@ def event_of(counts: dict[int, int], n: int) -> tuple | None:
     """`counted_event` of `n` cards whose kinds are `counts` (kinds in increasing order)."""
     if len(counts) == 1:
         return None
-    # `n.__rtruediv__(count)` is `count / n`, mapped in C rather than a comprehension's loop
-    return None, counts, list(counts), list(zip(counts, map(n.__rtruediv__, counts.values())))
+    return None, counts, list(counts), [(kind, count / n) for kind, count in counts.items()]
 
 
 def weighted_event(weights) -> tuple:
