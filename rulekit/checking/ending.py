@@ -59,8 +59,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     # by another one near it: a search looks there too (see `_broken_loop_share`).
     rescue = _broken_loop_share(default, bounds, len(counts))
     runs: dict[int, tuple] = {}  # players -> (loaded game, history, method): a play after which the rules go round for ever
-    # The first count where that search found nothing: an option that breaks the loop at one count,
-    # with no other loop near it, breaks it at the larger counts too, whose rounds are longer.
+    # The first count where the search for another loop (`rescue`) found nothing: an option that breaks
+    # the loop at one count, with no other loop near it, breaks it at the larger counts too, whose
+    # rounds are longer.
     missed: int | None = None
     for done, players in enumerate(counts):
         x = by_players.get(players)
