@@ -232,8 +232,8 @@ class DirectCodegen(Codegen):
     # a loop too (see `existsloops`)
     loop_listings = True
 
-    def __init__(self, config, consts: dict):
-        super().__init__(config)
+    def __init__(self, config, consts: dict, probes: list | None = None):
+        super().__init__(config, probes)
         self.consts.update(consts)
         self.has_triggers = bool(config.game.triggers)
         self.inline_draws = True  # `top_draw_lines`, and a blind draw of a card (`d_Random`)
@@ -248,7 +248,10 @@ class DirectCodegen(Codegen):
             method = getattr(self, "d_" + kind, None) or getattr(self, "n_" + kind, None)
             if method is None:
                 raise Unsupported(kind)
+            # silent-case probes (a build with `probes` only), where the engine's code has them too
+            lines += self.probe_lines(self.probe_before, st)
             lines += method(st)
+            lines += self.probe_lines(self.probe_after, st)
         return lines or ["pass"]
 
     def d_Rule(self, st):
@@ -627,10 +630,7 @@ class DirectProgram:
     def __init__(self, game):
         codegen, self.source, code = compiled(lambda: DirectCodegen(game.config, game.program.ns),
                                               f"<rulekit:{game.model.name}:{game.num_players()}:games>")
-        namespace = dict(game.program.ns)
-        namespace.update(codegen.consts)
-        namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top, uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, **HELPERS, endless=endless,
-                         GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn, EndOfRound=EndOfRound)
+        namespace = program_namespace(game, codegen.consts)
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.game = game
@@ -656,6 +656,17 @@ class DirectProgram:
         if s.over:
             s.end = WON if s.winners else NO_WINNER
         return s
+
+
+def program_namespace(game, consts: dict) -> dict:
+    """The names whole-game code of `game` runs with: the engine's, the code's own constants, the helpers."""
+    namespace = dict(game.program.ns)
+    namespace.update(consts)
+    namespace.update(draw_card=draw_card, draw=draw, draw_fixed=draw_fixed, resolve=resolve, draw_top=draw_top,
+                     uniform=uniform, take_top=runtime.take_top, decide=decide, decide_listed=decide_listed, **HELPERS,
+                     endless=endless, GameOver=GameOver, Deadlock=Deadlock, Cut=Cut, EndOfTurn=EndOfTurn,
+                     EndOfRound=EndOfRound)
+    return namespace
 
 
 def compiled(make_codegen, filename: str):

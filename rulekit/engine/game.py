@@ -15,6 +15,7 @@ from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .decisions import decision_prefixes
 from .direct import DirectProgram, direct_program
 from .stepping import SteppingProgram, stepped_state, stepping_program
+from .watched import WatchedProgram, watched_program
 from .playouts import DEFAULT_MAX_STEPS, Playouts, playouts
 from .state import State
 
@@ -219,6 +220,13 @@ class Game:
         """This configuration compiled for whole games (see `rulekit.engine.direct`), compiled on first
         use; None where that compiler does not cover the rules."""
         return direct_program(self)
+
+    @cached_property
+    def watched_games(self) -> WatchedProgram | None:
+        """The whole-game code with a watcher at each state (see `rulekit.engine.watched`), what the
+        sampled checks play in a build with probes; compiled on first use; None where the whole-game
+        compiler does not cover the rules."""
+        return watched_program(self)
 
     @cached_property
     def stepping(self) -> SteppingProgram | None:
