@@ -1,14 +1,16 @@
 """Speed of the sampled checks' random play (`rulekit.checking.sampling.play_sample`), per game and player
-count: every game played through the engine's `State`, against the watched whole-game code
-(`rulekit.engine.watched`), which plays the same games and gives the same tally.
+count: every game played through the engine's `State` with the engine's tests one by one, against the same
+with the invariants and targets compiled as one test (`rulekit.engine.statetests`), and against the watched
+whole-game code (`rulekit.engine.watched`); all three play the same games and give the same tally.
 
     python benchmarks/sampling.py [GAME[:PLAYERS] ...] [--seconds S] [--slices K] [--json]
 
 Both ways run in this process, in K interleaved slices of S/K seconds each (processor time), each slice
 playing games from a new seed, so a change of machine load touches both alike. The rates are states
 tested per second (a state: each decision point and each end, where every invariant and target is
-tested); the ratio is watched over `State`. `compile` is the one-off cost of the watched code, which
-`check` pays only where a configuration has many states still to play (`sampling.WATCH_WORTH`).
+tested); each ratio is over the first column. `compile` is the one-off cost of the watched code and the
+compiled tests, which `check` pays only where a configuration has many states still to play
+(`sampling.WATCH_WORTH`, `sampling.TESTS_WORTH`).
 Without GAME: every bundled game at its smallest and largest player count, default options.
 """
 from __future__ import annotations
@@ -32,30 +34,40 @@ GAMES_PER_CALL = 150  # one long sample: its first games, witnesses and traces, 
 MAX_STEPS = 5000
 
 
+MODES = {  # name -> (watched, TESTS_WORTH): how `play_sample` plays
+    "state": (False, 10**12),  # every game through State, the engine's tests one by one
+    "state+tests": (False, 0),  # the same, the tests compiled as one (`Game.state_tests`)
+    "watched": (True, 0),  # the watched whole-game code (and the compiled tests)
+}
+
+
 def measure(name: str, players: int, seconds: float, slices: int) -> dict:
     spec = Spec.find(name)
     options = dict(spec.model.default_options())
     loaded = spec.engine(players, options, probes=True)
     start = time.process_time()
     watched = loaded.watched_games
+    loaded.state_tests  # noqa: B018 - compiled outside the timing, as the watched code is
     compile_seconds = time.process_time() - start
     if watched is None:
         return {"game": name, "players": players, "watched": None}
-    totals = {True: [0, 0.0], False: [0, 0.0]}
+    totals = {mode: [0, 0.0] for mode in MODES}
     seed = 0
     for _ in range(slices):
-        for fast in (False, True):
-            until = time.process_time() + seconds / slices / 2
+        for mode, (fast, tests_worth) in MODES.items():
+            sampling.TESTS_WORTH = tests_worth
+            until = time.process_time() + seconds / slices / len(MODES)
             while time.process_time() < until:
                 start = time.process_time()
                 tally = sampling.play_sample(spec, players, options, GAMES_PER_CALL, 10**9, MAX_STEPS, seed,
                                              watched=fast)
-                totals[fast][0] += tally.steps
-                totals[fast][1] += time.process_time() - start
+                totals[mode][0] += tally.steps
+                totals[mode][1] += time.process_time() - start
                 seed += GAMES_PER_CALL
-    state_rate, watched_rate = (totals[f][0] / totals[f][1] for f in (False, True))
-    return {"game": name, "players": players, "state": round(state_rate), "watched": round(watched_rate),
-            "ratio": round(watched_rate / state_rate, 2), "compile": round(compile_seconds, 3)}
+    rates = {mode: states / spent for mode, (states, spent) in totals.items()}
+    return {"game": name, "players": players, **{mode: round(rate) for mode, rate in rates.items()},
+            "ratio_tests": round(rates["state+tests"] / rates["state"], 2),
+            "ratio_watched": round(rates["watched"] / rates["state"], 2), "compile": round(compile_seconds, 3)}
 
 
 def main(argv=None) -> None:
@@ -71,25 +83,28 @@ def main(argv=None) -> None:
         model = Spec.find(name).model
         counts = [int(count)] if count else sorted({model.min_players, model.max_players})
         targets += [(name, n) for n in counts]
-    worth, sampling.WATCH_WORTH = sampling.WATCH_WORTH, 0  # the watched code from the first game on
+    worth = sampling.WATCH_WORTH, sampling.TESTS_WORTH
+    sampling.WATCH_WORTH = 0  # the watched code from the first game on
     rows = []
     try:
         for name, players in targets:
             rows.append(measure(name, players, args.seconds, args.slices))
     finally:
-        sampling.WATCH_WORTH = worth
+        sampling.WATCH_WORTH, sampling.TESTS_WORTH = worth
     if args.json:
         print(json.dumps(rows, indent=2))
         return
     table = Table(title="sampled checks: states tested per processor second")
-    for column in ("game", "players", "State", "watched", "ratio", "compile (s)"):
+    columns = ("game", "players", "State", "State, tests compiled", "ratio", "watched", "ratio", "compile (s)")
+    for column in columns:
         table.add_column(column, justify="left" if column == "game" else "right")
     for row in rows:
         if row["watched"] is None:
-            table.add_row(row["game"], str(row["players"]), "", "not compiled", "", "")
+            table.add_row(row["game"], str(row["players"]), "", "", "", "not compiled", "", "")
             continue
-        table.add_row(row["game"], str(row["players"]), f"{row['state']:,}", f"{row['watched']:,}",
-                      f"{row['ratio']:.2f}", f"{row['compile']:.3f}")
+        table.add_row(row["game"], str(row["players"]), f"{row['state']:,}", f"{row['state+tests']:,}",
+                      f"{row['ratio_tests']:.2f}", f"{row['watched']:,}", f"{row['ratio_watched']:.2f}",
+                      f"{row['compile']:.3f}")
     Console().print(table)
 
 

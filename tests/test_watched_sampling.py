@@ -19,8 +19,8 @@ SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthC
 
 
 def tallies(spec, players: int, options: dict, games: int, max_steps: int = 5000, monkeypatch=None):
-    """(the tally with the watched code from the first game on, the tally of `State` alone, games the
-    watched code accounted for)."""
+    """(the tally with the watched code and the compiled tests from the first game on, the tally of
+    `State` and the engine's tests alone, games the watched code accounted for)."""
     accounted = []
 
     def counting(*args):
@@ -29,8 +29,10 @@ def tallies(spec, players: int, options: dict, games: int, max_steps: int = 5000
         return done
 
     monkeypatch.setattr(sampling, "WATCH_WORTH", 0)
+    monkeypatch.setattr(sampling, "TESTS_WORTH", 0)
     monkeypatch.setattr(sampling, "watched_game", counting)
     fast = sampling.play_sample(spec, players, options, games, 10**9, max_steps, 3)
+    monkeypatch.setattr(sampling, "TESTS_WORTH", 10**12)  # the engine's own tests, one by one
     slow = sampling.play_sample(spec, players, options, games, 10**9, max_steps, 3, watched=False)
     return fast, slow, sum(accounted)
 

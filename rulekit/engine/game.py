@@ -15,6 +15,7 @@ from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .decisions import decision_prefixes
 from .direct import DirectProgram, direct_program
 from .stepping import SteppingProgram, stepped_state, stepping_program
+from .statetests import state_tests
 from .watched import WatchedProgram, watched_program
 from .playouts import DEFAULT_MAX_STEPS, Playouts, playouts
 from .state import State
@@ -220,6 +221,12 @@ class Game:
         """This configuration compiled for whole games (see `rulekit.engine.direct`), compiled on first
         use; None where that compiler does not cover the rules."""
         return direct_program(self)
+
+    @cached_property
+    def state_tests(self):
+        """Every invariant and target tested on a state by one compiled function (see
+        `rulekit.engine.statetests`), compiled on first use."""
+        return state_tests(self)
 
     @cached_property
     def watched_games(self) -> WatchedProgram | None:

@@ -26,8 +26,7 @@ class Stop(Exception):
 
 class WatchedCodegen(DirectCodegen):
     """`DirectCodegen` with the probes, each action taken noted, and `watch(s, _o)` called at each decision:
-    the invariants and targets compiled inline in it, as the whole-game code compiles a test (quantifiers
-    over a few values unrolled), one memo of shared parts for all of them."""
+    the invariants and targets tested by the game's `state_tests` (see `rulekit.engine.statetests`)."""
 
     def decision_lines(self, st) -> list[str]:
         return ["watch(s, _o)", *super().decision_lines(st), "TAKEN.append(_a)"]
@@ -36,25 +35,12 @@ class WatchedCodegen(DirectCodegen):
         return super().source() + "\n".join(self.watch_lines()) + "\n"
 
     def watch_lines(self) -> list[str]:
-        g = self.g
-        invariants = [p for p in g.properties if p.kind == "invariant"]
-        targets = [p for p in g.properties if p.kind == "reachable"]
-
-        def body() -> list[str]:
-            # the triggers that the last action fired count even where the state it led to breaks an invariant
-            lines = ["w = WATCHER", "w.states += 1", *(["w.note_triggers(s)"] if g.triggers else []), "broken = w.broken"]
-            lines += [f"if not ({self.ex(p.expr)}): broken.append({p.name!r})" for p in invariants]
-            lines += ["if broken:", "    raise Stop", "reached = w.reached"]
-            lines += [f"if {p.name!r} not in reached and ({self.ex(p.expr)}): reached.add({p.name!r})" for p in targets]
-            return lines + ["if len(_o) == 1 and s.made < s.max_steps:", "    w.singles.append(_o[0])"]
-
-        probing, self.probing = self.probing, False  # the checks' own tests: no silent-case probes, as in the engine
-        self.env = {}
-        try:
-            lines = self.on_one_state(body)
-        finally:
-            self.probing = probing
-        return ["def watch(s, _o):", *self.indent(lines)]
+        # the triggers that the last action fired count even where the state it led to breaks an invariant
+        return ["def watch(s, _o):", "    w = WATCHER", "    w.states += 1",
+                *(["    w.note_triggers(s)"] if self.g.triggers else []),
+                "    broken, new = STATE_TESTS(s, w.reached)", "    if broken:", "        w.broken.extend(broken)",
+                "        raise Stop", "    w.reached.update(new)",
+                "    if len(_o) == 1 and s.made < s.max_steps:", "        w.singles.append(_o[0])"]
 
 
 class Watch:
@@ -97,7 +83,8 @@ class WatchedProgram:
         self.taken: list[int] = []
         self.watch = Watch(len(game.config.game.triggers), self.taken)
         namespace = program_namespace(game, codegen.consts)
-        namespace.update(HITS=game.probe_hits, WATCHER=self.watch, TAKEN=self.taken, Stop=Stop)
+        namespace.update(HITS=game.probe_hits, WATCHER=self.watch, TAKEN=self.taken, Stop=Stop,
+                         STATE_TESTS=game.state_tests)
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.watch_state = namespace["watch"]
