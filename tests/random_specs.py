@@ -230,3 +230,12 @@ def claimed_specs(draw) -> tuple[str, list[str]]:
     claims = draw(st.lists(st.sampled_from(CLAIMS), min_size=1, max_size=4, unique=True))
     lines = [f"invariant claim{i}: " + c.format(k=draw(st.integers(0, 6))) for i, c in enumerate(claims)]
     return text + "\n".join(lines) + "\n", [f"claim{i}" for i in range(len(claims))]
+
+
+@st.composite
+def targeted_specs(draw) -> str:
+    """A random game with a few invariants and a few reachability targets (each the negation of a claim)."""
+    text, _ = draw(claimed_specs())
+    targets = draw(st.lists(st.sampled_from(CLAIMS), min_size=1, max_size=3, unique=True))
+    k = draw(st.integers(0, 6))
+    return text + "".join(f"reachable goal{i}: not ({t.format(k=k)})\n" for i, t in enumerate(targets))

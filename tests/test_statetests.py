@@ -6,13 +6,12 @@ import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from rulekit.engine.statetests import one_by_one
 from rulekit.pipeline import Spec
 
 from helpers import TINY_RULEBOOK, write_spec
-from random_specs import CLAIMS, claimed_specs
+from random_specs import targeted_specs
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
 
@@ -48,11 +47,8 @@ def test_the_compiled_tests_answer_as_the_engines_on_every_state(name, players):
 
 
 @settings(max_examples=30, suppress_health_check=SUPPRESSED, deadline=None)
-@given(claimed=claimed_specs(), targets=st.lists(st.sampled_from(CLAIMS), min_size=1, max_size=3, unique=True),
-       k=st.integers(0, 6))
-def test_the_compiled_tests_of_random_games_answer_as_the_engines(claimed, targets, k, tmp_path_factory):
-    text, _ = claimed
-    text += "".join(f"reachable goal{i}: not ({t.format(k=k)})\n" for i, t in enumerate(targets))
+@given(text=targeted_specs())
+def test_the_compiled_tests_of_random_games_answer_as_the_engines(text, tmp_path_factory):
     spec = Spec.find(str(write_spec(tmp_path_factory.mktemp("fz"), text, name="fz", rulebook=TINY_RULEBOOK)))
     assert_same_answers(spec.engine(2, {}), 3, 60)
 

@@ -7,13 +7,12 @@ import dataclasses
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from rulekit.checking import sampling, watching
 from rulekit.pipeline import Spec
 
 from helpers import TINY_RULEBOOK, write_spec
-from random_specs import CLAIMS, claimed_specs
+from random_specs import targeted_specs
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
 
@@ -70,11 +69,8 @@ def test_games_cut_at_the_step_limit_count_alike(steps, tmp_path, monkeypatch):
 
 
 @settings(max_examples=25, suppress_health_check=SUPPRESSED, deadline=None)
-@given(claimed=claimed_specs(), targets=st.lists(st.sampled_from(CLAIMS), min_size=1, max_size=3, unique=True),
-       k=st.integers(0, 6))
-def test_random_games_give_the_same_tally_either_way(claimed, targets, k, tmp_path_factory):
-    text, _ = claimed
-    text += "".join(f"reachable goal{i}: not ({t.format(k=k)})\n" for i, t in enumerate(targets))
+@given(text=targeted_specs())
+def test_random_games_give_the_same_tally_either_way(text, tmp_path_factory):
     spec = Spec.find(str(write_spec(tmp_path_factory.mktemp("fz"), text, name="fz", rulebook=TINY_RULEBOOK)))
     with pytest.MonkeyPatch.context() as monkeypatch:
         for players in (2, 3):
