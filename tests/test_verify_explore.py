@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import random
+
+import pytest
 
 from rulekit import load
 from rulekit.checking import PlayBounds, check_spec
@@ -199,3 +202,35 @@ def test_the_explorer_is_bounded_by_states_shared_by_the_player_counts():
     capped = check_spec(spec, PlayBounds(games=1, variant_games=0, max_steps=20, explore_states=800, max_states=50,
                                          loop_search=0, symbolic_time_limit=0, estimate_steps=0, distinct_steps=0))
     assert all(x["complete"] or x["states"] <= 50 + 64 for x in capped.stats["explored"])
+
+
+def _reference_distance(a, b) -> int:
+    """`distance_to`'s definition, spelled out: per zone that differs, one, the cards one holds and the other
+    does not, and the places where the orders differ; per variable, how far apart; each other field one."""
+    d = 0
+    for x, y in zip(a.z, b.z):
+        if x != y:
+            unshared = sum(abs(x.count(k) - y.count(k)) for k in set(x) | set(y))
+            d += 1 + unshared + sum(p != q for p, q in zip(x, y))
+    d += sum(abs(x - y) for x, y in zip(a.v, b.v))
+    d += sum(x != y for x, y in zip(a.lo, b.lo)) + sum(x != y for x, y in zip(a.hi, b.hi))
+    return d + (a.cur != b.cur) + (a.winners != b.winners) + 2 * (a.fr != b.fr)
+
+
+@pytest.mark.parametrize("name,players", [("chucky", 3), ("chuche", 3), ("cranky", 4)])
+def test_the_distance_between_states_is_its_definition(name, players):
+    from rulekit.engine.state import State
+    from rulekit.verify.explore import distance_to
+
+    spec = Spec.find(name)
+    game = spec.engine(players, dict(spec.model.default_options()))
+    states, rng = [], random.Random(5)
+    for seed in range(3):
+        state = State(game, seed, auto_chance=True)
+        while not state.is_terminal() and state.legal and len(states) < 60 * (seed + 1):
+            states.append(state.clone())
+            state.apply_action(rng.choice(state.legal))
+    for target in states[::15]:
+        distance = distance_to(target)
+        assert [distance(s) for s in states] == [_reference_distance(s, target) for s in states]
+        assert distance(target) == 0
