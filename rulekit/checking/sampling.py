@@ -151,10 +151,12 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     `min_games` (or, with `max_violation_rate`, until the sample is enough: see `_enough_games`), so that
     long games still give a bound worth stating; what they saw, with each
     witness as (True, history) instead of the game it replays in, so the tally travels, and the
-    histories of the first `traces` games that end. Where many states are still to play (`WATCH_WORTH`),
-    the games are played by the whole-game code with a watcher (`rulekit.engine.watched`), where that
-    covers the rules, and a game that shows something needing its history again through `State`; without
-    `watched`, every game through `State`. The tally is the same either way."""
+    histories of the first `traces` games that end. Where a few thousand states are still to play
+    (`TESTS_WORTH`), each state is tested by the game's compiled `state_tests` rather than its tests one
+    by one; where many (`WATCH_WORTH`), the games are played by the whole-game code with a watcher
+    (`rulekit.engine.watched`), where that covers the rules, and a game that shows something needing its
+    history again through `State`; without `watched`, every game through `State`. The tally is the same
+    either way."""
     spec = Spec.find(spec) if isinstance(spec, str) else spec
     tally = Tally()
     try:
