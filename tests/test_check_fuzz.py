@@ -4,6 +4,7 @@ games' own nature (they always end: a count of turns or rounds ends them)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,3 +35,15 @@ def test_the_methods_of_check_agree_on_random_games(claimed, tmp_path_factory):
     assert set(names) <= set(verdicts), (names, verdicts)
     for name, seen in verdicts.items():
         assert not {"proven", "refuted"} <= seen, (name, report.findings, text)
+
+
+@pytest.mark.slow
+def test_a_random_game_whose_ranking_search_compared_commands_as_trees_is_checked(tmp_path):
+    # Found by the test above: the search for a ranking function over the whole-language relation asked
+    # whether a command was among those a level decreases, comparing the commands' terms as trees (see
+    # `test_limits_hold`), and did not end.
+    text = (Path(__file__).parent / "regressions" / "shared_terms.rules").read_text(encoding="utf-8")
+    spec = Spec.find(str(write_spec(tmp_path, text, name="fz", rulebook=TINY_RULEBOOK)))
+    report = check_spec(spec, PlayBounds(**BOUNDS))
+    [ending] = [f for f in report.findings if f.kind == "termination"]
+    assert ending.verdict != "refuted"  # a count of turns ends it

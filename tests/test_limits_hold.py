@@ -47,3 +47,20 @@ def test_a_memory_limit_must_be_positive(tmp_path, capsys):
 
     assert main(["check", str(write_spec(tmp_path, TINY_SPEC)), "--memory-limit", "0"]) != 0
     assert "--memory-limit must be a positive" in capsys.readouterr().err
+
+
+def test_commands_are_told_apart_by_identity_never_by_their_terms():
+    # A term is a DAG whose tree can be exponentially larger: compared as trees, two commands over this one
+    # (65 nodes, 2**64 leaves) could take for ever; a ranking search that asked whether a command was among
+    # those a level decreases (`in`) did, on a random game of the check's fuzz test.
+    from rulekit.verify.terms import Command
+
+    deep = ("const", 1)
+    for _ in range(64):
+        deep = ("+", deep, deep)
+    a = Command("a", 0, 0, (), deep, deep, {0: deep})
+    twin = Command("a", 0, 0, (), deep, deep, {0: deep})
+    # only booleans in the assertion: pytest would print the commands' terms, as trees, if it failed
+    told_apart = [a == a, a != twin, twin not in [a]]
+    assert told_apart == [True, True, True]
+    assert len({a, twin}) == 2

@@ -382,7 +382,9 @@ class Slot:
     seat: int | None = None
 
 
-@dataclass
+# Compared and hashed by identity: its guard and updates are terms, DAGs whose trees can be exponentially
+# larger (see `Shapes`), so two commands are never compared by their trees.
+@dataclass(eq=False)
 class Command:
     label: str
     point: int
