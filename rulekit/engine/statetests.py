@@ -1,7 +1,7 @@
 """Every invariant and reachability target of a configuration tested on one state by one generated function.
 
 Random play tests them all at every state it passes through. Compiled one by one (`PROP<i>` of the engine),
-each is a call, and each works out again what the others worked out (who holds the role card, say).
+each is a call, and each works out again what the others worked out (a definition several of them read).
 Here they are compiled together, as the whole-game code compiles a test (`direct.DirectCodegen`: a
 quantifier over a few values unrolled into one test per value), with one memo of the parts they share:
 
