@@ -1,6 +1,8 @@
 """What each construct of the language does when played: small specs run in the engine."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import rulekit
@@ -386,3 +388,31 @@ def test_the_first_card_of_a_zone_and_of_an_empty_one(tmp_path):
     assert "[0] if s.z[" in game.whole_games.source or "[0] if _Sz[" in game.whole_games.source
     played = game.playouts(1, seed=1)
     assert played.ends == ["rule error"]
+
+
+def test_a_search_for_one_named_card_agrees_with_the_card_by_card_test(tmp_path):
+    # `exists(c in Z where c == h)` and `count(c in Z where c == h)`, h a card held in a parameter, are
+    # compiled as one membership test and one count of the zone; the answers are the card-by-card ones.
+    extra = """
+var found: int 0..9 = 0
+var copies: int 0..9 = 0
+var place: int 0..9 = 0
+define holds(p: player, h: card): bool = exists(c in hand(p) where c == h)
+define copies_of(h: card): int = count(c in box where h == c)
+procedure note(h: card) {
+  if holds(seat(1), h) { add 1 to found }
+  add copies_of(h) to copies
+}
+"""
+    game, s = run(tmp_path, """
+      move one c where c.value == 2 from box to hand(seat(1))
+      do note(A)
+      do note(B)
+      do note(C)
+      move all from box to hand(seat(0))
+      do note(A) """, extra)
+    finish(s)
+    assert (s.value("found"), s.value("copies")) == (1, 2 + 2 + 1 + 0)
+    source = game.program.source
+    assert "any(" not in source and "sum(" not in source, "no card-by-card search is left in the engine's code"
+    assert re.search(r"\bin s\.z\[", source) and re.search(r"s\.z\[\d+\]\.count\(", source)

@@ -393,6 +393,10 @@ class Codegen:
                     return f"(not {kinds}.isdisjoint({src}))"
                 single = kinds in self.consts and len(self.consts[kinds]) == 1
                 return f"{src}.count({next(iter(self.consts[kinds]))})" if single else f"sum(map({kinds}.__contains__, {src}))"
+            card = matched_card(b)
+            if card is not None and (e.kind == "exists" or not isinstance(b.iter, core.CardsOf)):  # the zone searched in C for one card that the state or a local names
+                src, other = self.binder_src(b, distinct=False), self.ex(card)
+                return f"({other} in {src})" if e.kind == "exists" else f"{src}.count({other})"
         if e.kind == "count":
             src, cond = self.narrowed(b, var, self.binder_src(b, distinct=False), cond)
             copies = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
@@ -1258,6 +1262,24 @@ def _stack_ends(st, defines: dict, procs: dict) -> list:
     bound |= {x.slot for x in m.nodes(st) if isinstance(x, core.Selector) and getattr(x, "slot", None) is not None}
     visit(st, True)
     return found
+
+
+# What may be read once up front in place of at each card of a search: reading it cannot fail.
+_PLAIN_READS = (m.Local, m.Const, m.FactRef, m.VarRef, core.Current, core.PlayerCount)
+
+
+def matched_card(b: m.Binder):
+    """For a binder over cards whose whole test is `card == E` (or `E == card`), with E a read of the
+    state or a local that cannot fail and that does not name the card: E; else None."""
+    cond = b.cond
+    if not (isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf))
+            and isinstance(cond, m.Binary) and cond.op == "=="):
+        return None
+    for side, other in ((cond.left, cond.right), (cond.right, cond.left)):
+        if (isinstance(side, m.Local) and side.slot == b.slot and not _mentions(other, b.slot)
+                and all(isinstance(x, _PLAIN_READS) for x in m.nodes(other))):
+            return other
+    return None
 
 
 def _mentions(e, slot: int) -> bool:
