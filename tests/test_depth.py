@@ -873,3 +873,43 @@ def test_a_lasso_replays_only_where_every_step_is_legal_and_the_loop_comes_back(
     assert endless.replayed(once, found) is None, "a second claim ends the game: the loop cannot go on"
     # A loop that does not come back to its state is no lasso, wherever it is replayed.
     assert endless.replayed(default, term.Lasso(found.prefix, found.loop[:1], False)) is None
+
+
+# Ten cards on the table: a player takes any of its 1,023 non-empty subsets, or waits.
+STALL = HEAD + """
+zone table: set, public
+zone won per player: set, public
+card One x 1
+card Two x 1
+card Three x 1
+card Four x 1
+card Five x 1
+card Six x 1
+card Seven x 1
+card Eight x 1
+card Nine x 1
+flow {
+  move all from box to table
+  turns from seat(0) {
+    choose by current {
+      action take(s in subsets(table) where size(s) > 0) "Take cards." {
+        move s from table to won(current)
+        if size(table) == 0 { end game }
+      }
+      action wait "Wait." { }
+    }
+  }
+}
+"""
+
+
+def test_a_lazy_game_tries_one_option_of_each_action_where_a_decision_has_hundreds(tmp_path):
+    # Trying every option of every decision, the lazy game spent the whole budget of 600 states on the
+    # first decision's 1,024 options and found no loop; one option of each action finds the players waiting.
+    loaded = spec_of(tmp_path, STALL, "stall").engine(2, {})
+    assert len(loaded.new_initial_state(seed=0).legal_actions()) == 1024
+    search = endless.search(loaded, False, 600, max_steps=500)
+    found = search.found
+    assert found is not None and not found.chance
+    exact = state_key(loaded, False)
+    assert exact(loaded.replay(found.prefix)) == exact(loaded.replay(found.prefix + found.loop))

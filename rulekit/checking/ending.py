@@ -16,6 +16,7 @@ reported as cut, with the lengths of the games that ended."""
 from __future__ import annotations
 
 import statistics
+import sys
 from dataclasses import dataclass, field
 
 from .. import model as m
@@ -331,8 +332,9 @@ def _lasso_text(found, kept: bool, probability: float, drifting: list[str]) -> s
         chance = (" (its chance outcomes must repeat too, but from there the players' decisions alone can keep play "
                   "going forever, whatever chance does)")
     else:
-        chance = (f" (its chance outcomes must repeat too: the loop comes round again with probability "
-                  f"{probability:.3g})")
+        # A loop through whole shuffles comes round with a probability below the smallest float.
+        odds = f"{probability:.3g}" if probability > 0 else f"below {sys.float_info.min:.3g}"
+        chance = f" (its chance outcomes must repeat too: the loop comes round again with probability {odds})"
     aside = (f" (all but {', '.join(drifting)}, which no rule reads: a record that changes does not keep play "
              "from going round)") if drifting else ""
     return (f"after {_steps(len(found.prefix))} from the start, a loop of {_steps(len(found.loop))} returns to the "

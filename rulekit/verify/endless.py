@@ -432,7 +432,7 @@ def _watched_game(loaded, rng, seed: int, max_steps: int, exact, out: Search, bu
             outcomes, weights = zip(*state.chance)
             action = rng.choices(outcomes, weights)[0]
         elif len(state.legal) > 1:
-            action, least = _closing(state, seen, exact, out)
+            action, least = _closing(state, seen, exact, out, loaded.action_table if lazy else None)
             if action is None:
                 action = rng.choice(least if lazy else state.legal)
         elif state.legal:
@@ -455,12 +455,27 @@ def _watched_game(loaded, rng, seed: int, max_steps: int, exact, out: Search, bu
     return path
 
 
-def _closing(state, seen: dict, exact, out: Search) -> tuple[int | None, list[int]]:
+# Past this many options, a lazy game tries one option of each action (see `_closing`).
+TRIED_EACH = 64
+
+
+def _closing(state, seen: dict, exact, out: Search, table=None) -> tuple[int | None, list[int]]:
     """(a legal action whose next state is one this game has already been in, or None; the legal
-    actions that change the fewest zones and variables)."""
+    actions that change the fewest zones and variables). With the game's action `table` and more than
+    TRIED_EACH options, only the first option of each action (a choice point's action, whatever its
+    parameters) is tried, and the fewest changes it makes stand for all of that action's options: a
+    decision of hundreds of options (every subset of the cards on a table that makes a sum) would
+    otherwise spend the search's budget of states on one step of a lazy game."""
+    by_action: dict = {}
+    if table is not None and len(state.legal) > TRIED_EACH:
+        for action in state.legal:
+            by_action.setdefault(table.owner(action), []).append(action)
+        tried = [options[0] for options in by_action.values()]
+    else:
+        tried = list(state.legal)
     least: list[int] = []
     fewest = None
-    for action in state.legal:
+    for action in tried:
         child = fork(state)
         try:
             child.apply_action(action)
@@ -474,6 +489,8 @@ def _closing(state, seen: dict, exact, out: Search) -> tuple[int | None, list[in
             fewest, least = changed, [action]
         elif changed == fewest:
             least.append(action)
+    if by_action:
+        least = [option for action in least for option in by_action[table.owner(action)]]
     return None, least or list(state.legal)
 
 
