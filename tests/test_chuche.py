@@ -43,6 +43,22 @@ def test_summing_finds_exactly_the_subsets_brute_force_finds(cards, target, valu
     assert set(got) == brute_force(cards, value, target)
 
 
+@given(cards=tables, target=st.integers(-2, 30), values=st.lists(st.integers(-1, 6), min_size=12, max_size=12))
+def test_summing_by_a_table_of_kinds_answers_as_summing_again_and_again(cards, target, values):
+    values = tuple(values)
+    expected = tuple(subsets.summing(cards, values.__getitem__, target))
+    assert subsets.summing_kinds(cards, values, target) == expected
+    assert subsets.summing_kinds(list(cards), values, target) == expected, "remembered, the same"
+    other = tuple(v + 1 for v in values)
+    assert subsets.summing_kinds(cards, other, target) == tuple(subsets.summing(cards, other.__getitem__, target))
+
+
+def test_the_captures_sum_the_values_of_a_table_of_kinds():
+    # The rules' captures add up a value of each card's kind: the engine's code reads a constant table.
+    source = rulekit.load(GAME, players=3).program.source
+    assert "subsets_summing_kinds(" in source and "subsets_summing(" not in source
+
+
 @given(cards=st.lists(st.integers(0, 5), max_size=8), target=st.integers(-6, 6),
        values=st.lists(st.integers(-3, 3), min_size=6, max_size=6))
 def test_summing_with_negative_values_falls_back_to_every_subset(cards, target, values):

@@ -294,8 +294,12 @@ class Codegen:
                 inner = value.binder.slot
                 var = f"{self.prefix}{inner}"
                 self.env[inner] = var
-                key = f"lambda {var}: {self.ex(value.body)}"
-                return f"subsets_summing(s.z[{self.ex(b.iter.zone)}], {key}, {self.ex(target)})"
+                body = self.ex(value.body)
+                zone, goal = f"s.z[{self.ex(b.iter.zone)}]", self.ex(target)
+                values = self.kind_values(var, body)
+                if values is not None:
+                    return f"subsets_summing_kinds({zone}, {values}, {goal})"
+                return f"subsets_summing({zone}, lambda {var}: {body}, {goal})"
         return self.iter_src(b.iter, distinct)
 
     def x_Quant(self, e):
@@ -377,6 +381,21 @@ class Codegen:
             return self.const(f"K{len(self.consts)}", table[None])
         key = outer[0] if len(outer) == 1 else "(" + "".join(name + ", " for name in outer) + ")"
         return f"{self.const(f'KT{len(self.consts)}', table)}[{key}]"
+
+    def kind_values(self, var: str, body: str) -> str | None:
+        """For a value of card `var` that reads only the card's kind and its attributes: the constant
+        tuple of its integer value for every kind; None for any other value, or one that fails here."""
+        tables = self.attr_tables()
+        if free_names(body) - {var} - set(tables) - {"min", "max", "abs"}:
+            return None
+        test = _kind_test(body)
+        try:
+            values = tuple(eval(test, {**tables, var: k}) for k in range(len(self.g.components)))  # noqa: S307
+        except Exception:  # noqa: BLE001 - a value that fails somewhere is worked out at each card, as it is
+            return None
+        if not all(type(v) is int for v in values):
+            return None
+        return self.const(f"SV{len(self.consts)}", values)
 
     def narrowed(self, b: m.Binder, var: str, src: str, cond: str | None) -> tuple[str, str | None]:
         """The domain and the test of the loop of binder `b` in a listing or a quantifier: here as

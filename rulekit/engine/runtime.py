@@ -19,6 +19,7 @@ from ..errors import EndlessRun, LongRun, RuleRuntimeError
 from .subsets import every as subsets_every
 from .subsets import index as bag_index
 from .subsets import summing as subsets_summing
+from .subsets import summing_kinds as subsets_summing_kinds
 
 
 def fail(message, span=None):
@@ -308,5 +309,5 @@ def check_range(value, low, high, name, span):
 
 __all_helpers__ = ("fail", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
                    "take_all", "put", "put_many", "move_many", "shuffle", "the", "best", "check_range", "insort", "adjacent", "orthogonal",
-                   "subsets_every", "subsets_summing", "bag_index", "take_bag", "stack_end", "show_card", "real_seat",
+                   "subsets_every", "subsets_summing", "subsets_summing_kinds", "bag_index", "take_bag", "stack_end", "show_card", "real_seat",
                    "watch_loop")

@@ -71,6 +71,24 @@ def summing(cards, value: Callable[[int], int], target: int) -> Iterator[tuple[i
     yield from rec(0, target, ())
 
 
+# (the values of the kinds, the cards, the target) -> the sub-multisets that make it, for `summing_kinds`.
+_SUMS: dict = {}
+SUMS_KEPT = 20_000  # answers remembered before the memo starts afresh
+
+
+def summing_kinds(cards, values: tuple, target: int) -> tuple[tuple[int, ...], ...]:
+    """`summing` for a value that is a constant of each kind (`values[kind]`): remembered, since a
+    rule asks for the same cards and target again and again (for each card of a hand, say) while
+    the cards stay where they are."""
+    key = (values, tuple(cards), target)
+    found = _SUMS.get(key)
+    if found is None:
+        if len(_SUMS) >= SUMS_KEPT:
+            _SUMS.clear()
+        found = _SUMS[key] = tuple(summing(cards, values.__getitem__, target))
+    return found
+
+
 def _with_zeros(groups, chosen):
     if not groups:
         yield chosen
