@@ -913,3 +913,24 @@ def test_a_lazy_game_tries_one_option_of_each_action_where_a_decision_has_hundre
     assert found is not None and not found.chance
     exact = state_key(loaded, False)
     assert exact(loaded.replay(found.prefix)) == exact(loaded.replay(found.prefix + found.loop))
+
+
+def test_a_lasso_is_replayed_once_for_all_that_is_asked_of_it(tmp_path):
+    # Under every option set a carried loop is replayed, its chance steps and their probability read and
+    # the records it changes compared: one replay answers all of it (through a crowded table, a replay
+    # costs seconds). A lasso that a rule refuses is said not to replay.
+    loaded = spec_of(tmp_path, STALL, "replays").engine(2, {})
+    options = loaded.new_initial_state(seed=0).legal_actions()
+    wait = next(a for a in options if "wait" in loaded.describe_action(a))
+    take = next(a for a in options if a != wait)
+    replays = []
+    play = loaded.replay
+    loaded.replay = lambda actions, *rest: replays.append(len(actions)) or play(actions, *rest)
+    found = term.Lasso([wait], [wait, wait], False)
+    again = endless.replayed(loaded, found)
+    assert again is not None and (again.prefix, again.loop, again.chance) == ([wait], [wait, wait], False)
+    assert endless.loop_probability(loaded, found) == 1.0 and not endless.lasso_run(loaded, [wait], [wait, wait]).chance
+    # (the state keys' probe of the start, an empty replay, aside)
+    assert [n for n in replays if n] == [1], "one replay of the prefix, the loop played on from there"
+    assert endless.replayed(loaded, term.Lasso([take, take], [wait], False)) is None, "a card taken twice"
+    assert endless.replayed(loaded, term.Lasso([], [take], False)) is None, "the state does not come back"

@@ -348,13 +348,16 @@ def _steps(n: int) -> str:
 def _records_drifting(loaded, found) -> list[str]:
     """The variables that no rule reads (`verify.inert`) and that the loop of `found` changes: the
     loop comes back to the same state but for these."""
+    from ..verify.endless import lasso_run
     from ..verify.inert import inert_vars, var_slots
 
     names = inert_vars(loaded.config.game)
     if not names:
         return []
-    before = loaded.replay(found.prefix)
-    after = loaded.replay(found.prefix + found.loop)
+    run = lasso_run(loaded, found.prefix, found.loop)
+    if run.failed is not None:  # a lasso that was replayed before it came here: a rulekit bug
+        raise run.failed
+    before, after = run.start, run.end
     return [v.name for v in loaded.model.vars if v.name in names
             and any(before.v[i] != after.v[i] for i in var_slots(loaded, {v.name}))]
 

@@ -205,19 +205,13 @@ def replayed(loaded, found: Lasso) -> Lasso | None:
     """`found`, a lasso of the same game under other options, when it is a lasso of `loaded` too:
     every step of it legal here and the loop back at the very state it left. Options usually change
     a few rules, and a loop that none of them touches is still a loop; checking costs one replay."""
+    run = lasso_run(loaded, found.prefix, found.loop)
+    if run.failed is not None or run.start.is_terminal() or run.end.is_terminal():
+        return None
     exact = state_key(loaded, False, termination_only=True)
-    try:
-        state = loaded.replay(found.prefix)
-        if state.is_terminal():
-            return None
-        start = exact(state)
-        for action in found.loop:
-            state.apply_action(action)
-    except (IllegalActionError, RuleRuntimeError):  # a step these options refuse or cannot carry out
+    if exact(run.end) != exact(run.start):
         return None
-    if state.is_terminal() or exact(state) != start:
-        return None
-    return Lasso(list(found.prefix), list(found.loop), _has_chance(loaded, found.prefix, found.loop))
+    return Lasso(list(found.prefix), list(found.loop), run.chance)
 
 
 WALK_STEPS = 1000  # steps of a steered walk: enough for a few passes through a deck, turn by turn
@@ -494,24 +488,63 @@ def _closing(state, seen: dict, exact, out: Search, table=None) -> tuple[int | N
     return None, least or list(state.legal)
 
 
+@dataclass
+class LassoRun:
+    """A lasso played once in a game, and what the checks ask of it. A lasso through states of many
+    options (every subset of a crowded table) costs seconds to replay, and a found loop is asked
+    about several times (its chance steps, their probability, the records it changes)."""
+    loaded: object
+    prefix: tuple
+    loop: tuple
+    start: object = None  # the state where the loop starts (None when the replay failed)
+    end: object = None  # the state one time round the loop later
+    chance: bool = False  # a chance event on the loop
+    probability: float = 1.0  # of chance repeating the loop's outcomes once round
+    failed: Exception | None = None  # a step refused or a rule that failed on the way
+
+
+_RUNS: list[LassoRun] = []  # the lassos played lately, the latest last
+RUNS_KEPT = 4
+
+
+def lasso_run(loaded, prefix, loop) -> LassoRun:
+    """The lasso `prefix` then `loop` played in `loaded` (remembered for the few lassos played last)."""
+    prefix, loop = tuple(prefix), tuple(loop)
+    for run in _RUNS:
+        if run.loaded is loaded and run.prefix == prefix and run.loop == loop:
+            return run
+    run = LassoRun(loaded, prefix, loop)
+    try:
+        state = loaded.replay(list(prefix))
+        run.start = fork(state)
+        for action in loop:
+            if state.chance is not None:
+                run.chance = True
+                run.probability *= dict(state.chance).get(action, 0.0)
+            state.apply_action(action)
+        run.end = state
+    except (IllegalActionError, RuleRuntimeError) as exc:  # a step these rules refuse or cannot carry out
+        run.failed = exc
+    _RUNS.append(run)
+    del _RUNS[:-RUNS_KEPT]
+    return run
+
+
 def _has_chance(loaded, prefix: list[int], loop: list[int]) -> bool:
-    state = loaded.replay(prefix)
-    chance = False
-    for action in loop:
-        chance = chance or state.chance is not None
-        state.apply_action(action)
-    return chance
+    return _played(loaded, prefix, loop).chance
 
 
 def loop_probability(loaded, found: Lasso) -> float:
     """The chance that chance repeats the loop's outcomes once round (1.0 when the loop has none)."""
-    state = loaded.replay(found.prefix)
-    p = 1.0
-    for action in found.loop:
-        if state.chance is not None:
-            p *= dict(state.chance)[action]
-        state.apply_action(action)
-    return p
+    return _played(loaded, found.prefix, found.loop).probability
 
 
-__all__ = ["KEEP_STATES", "Search", "kept_going", "loop_probability", "players_keep", "replayed", "search", "steered_walk"]
+def _played(loaded, prefix, loop) -> LassoRun:
+    """The run of a lasso this search found, which plays by the rules: a failure is a rulekit bug."""
+    run = lasso_run(loaded, prefix, loop)
+    if run.failed is not None:
+        raise run.failed
+    return run
+
+
+__all__ = ["KEEP_STATES", "LassoRun", "Search", "kept_going", "lasso_run", "loop_probability", "players_keep", "replayed", "search", "steered_walk"]
