@@ -108,7 +108,8 @@ def weights(copies: list[int]) -> tuple[int, ...]:
 
 
 def index(bag, kind_weights) -> int:
-    return sum(kind_weights[k] for k in bag)
+    # in C: every option of a decision over subsets is numbered so (a crowded table lists thousands)
+    return sum(map(kind_weights.__getitem__, bag))
 
 
 def from_index(number: int, copies: list[int]) -> tuple[int, ...]:
