@@ -53,6 +53,15 @@ def test_summing_by_a_table_of_kinds_answers_as_summing_again_and_again(cards, t
     assert subsets.summing_kinds(cards, other, target) == tuple(subsets.summing(cards, other.__getitem__, target))
 
 
+def test_the_memo_of_sums_holds_no_more_sub_multisets_than_its_bound(monkeypatch):
+    monkeypatch.setattr(subsets, "SUMS_KEPT", 50)
+    values = tuple(range(1, 13))
+    for target in range(1, 30):
+        expected = tuple(subsets.summing(list(range(12)), values.__getitem__, target))
+        assert subsets.summing_kinds(list(range(12)), values, target) == expected
+        assert subsets.remembered() <= 50
+
+
 def test_the_captures_sum_the_values_of_a_table_of_kinds():
     # The rules' captures add up a value of each card's kind: the engine's code reads a constant table.
     source = rulekit.load(GAME, players=3).program.source

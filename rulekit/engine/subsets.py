@@ -73,20 +73,34 @@ def summing(cards, value: Callable[[int], int], target: int) -> Iterator[tuple[i
 
 # (the values of the kinds, the cards, the target) -> the sub-multisets that make it, for `summing_kinds`.
 _SUMS: dict = {}
-SUMS_KEPT = 20_000  # answers remembered before the memo starts afresh
+SUMS_KEPT = 200_000  # sub-multisets remembered (over all answers) before the memo starts afresh
+_kept = 0
 
 
 def summing_kinds(cards, values: tuple, target: int) -> tuple[tuple[int, ...], ...]:
     """`summing` for a value that is a constant of each kind (`values[kind]`): remembered, since a
     rule asks for the same cards and target again and again (for each card of a hand, say) while
-    the cards stay where they are."""
+    the cards stay where they are. The memo is held to SUMS_KEPT sub-multisets in all: a crowded
+    table has thousands that make a sum."""
+    global _kept
     key = (values, tuple(cards), target)
     found = _SUMS.get(key)
     if found is None:
-        if len(_SUMS) >= SUMS_KEPT:
+        found = tuple(summing(cards, values.__getitem__, target))
+        size = len(found) + 1
+        if size > SUMS_KEPT:  # larger than the memo itself: not kept
+            return found
+        if _kept + size > SUMS_KEPT:
             _SUMS.clear()
-        found = _SUMS[key] = tuple(summing(cards, values.__getitem__, target))
+            _kept = 0
+        _SUMS[key] = found
+        _kept += size
     return found
+
+
+def remembered() -> int:
+    """The size of what `summing_kinds` remembers: its answers' sub-multisets, plus one per answer."""
+    return _kept
 
 
 def _with_zeros(groups, chosen):
