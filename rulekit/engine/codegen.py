@@ -412,8 +412,9 @@ class Codegen:
                     return f"(not {kinds}.isdisjoint({src}))"
                 single = kinds in self.consts and len(self.consts[kinds]) == 1
                 return f"{src}.count({next(iter(self.consts[kinds]))})" if single else f"sum(map({kinds}.__contains__, {src}))"
+            # The zone searched in C for one card that the state or a local names.
             card = matched_card(b)
-            if card is not None and (e.kind == "exists" or not isinstance(b.iter, core.CardsOf)):  # the zone searched in C for one card that the state or a local names
+            if card is not None and (e.kind == "exists" or not isinstance(b.iter, core.CardsOf)):
                 src, other = self.binder_src(b, distinct=False), self.ex(card)
                 return f"({other} in {src})" if e.kind == "exists" else f"{src}.count({other})"
         if e.kind == "count":
