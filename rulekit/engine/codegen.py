@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .. import model as m
 from ..errors import InternalError, RuleRuntimeError
 from ..lower import Config, core
-from . import runtime, subsets
+from . import runtime, sharing, subsets
 from .pyscope import free_names
 from .slices import by_slices
 
@@ -97,6 +97,8 @@ class Codegen:
         self.labels: dict[str, int] = {}
         self.label_count = itertools.count()
         self.consts: dict[str, object] = {}
+        self.value_names: dict[tuple, str] = {}  # see `named_value`
+        self.inlined: dict[tuple, int] | None = None  # while `whole` compiles: definitions inlined, by arguments
         self.env: dict[int, str] = {}
         # While a decision's options are listed: the quantifiers that read none of the loops' variables,
         # each worked out once for the whole listing (code -> its key in the dict `_m`), see `x_Quant`.
@@ -152,6 +154,18 @@ class Codegen:
     # ---- expressions
     def ex(self, e: m.Expr) -> str:
         return getattr(self, "x_" + type(e).__name__)(e)
+
+    def whole(self, e: m.Expr) -> str:
+        """An expression evaluated whole on a state that nothing changes meanwhile (a definition, a
+        test of a state, a trigger's condition), with the parts it repeats worked out once (`sharing`):
+        looked for only where a definition was inlined twice with the same arguments."""
+        saved, self.inlined = self.inlined, {}
+        try:
+            code = self.ex(e)
+            repeated = any(n > 1 for n in self.inlined.values())
+        finally:
+            self.inlined = saved
+        return sharing.share(code) if repeated else code
 
     def x_Const(self, e):
         if e.type == m.CARD:
@@ -241,6 +255,9 @@ class Codegen:
         args = [self.ex(a) for a in e.args]
         if self.inlining >= INLINE_DEPTH:
             return f"D_{_py_name(e.define)}(s{''.join(', ' + a for a in args)})"
+        if self.inlined is not None:
+            key = (e.define, *args)
+            self.inlined[key] = self.inlined.get(key, 0) + 1
         # Inline the definition: its parameters become the argument expressions (expressions have no
         # side effects), and its own bound variables get a fresh prefix so nothing is captured.
         d = self.defines[e.define]
@@ -423,7 +440,7 @@ class Codegen:
             return f"sum(1 for {var} in {src} if {cond})" if cond else f"len({src})" if copies else f"sum(1 for {var} in {src})"
         if e.kind in AGGREGATES:  # over distinct values, so that ties go to the first in the domain's order
             largest, element = AGGREGATES[e.kind]
-            what = self.const(f"W{len(self.consts)}", f"{e.kind}({b.name} in ...)")
+            what = self.text_const(f"{e.kind}({b.name} in ...)")
             src, cond = self.narrowed(b, var, self.binder_src(b, distinct=True), cond)
             pairs = f"(({self.ex(e.body)}, {var}) for {var} in {src}{' if ' + cond if cond else ''})"
             if self.probing and id(e) in self.probe_ties:
@@ -440,7 +457,7 @@ class Codegen:
             return f"sum({self.ex(e.body)} for {var} in {src}{guard})"
         if e.kind != "the":
             raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
-        what = self.const(f"W{len(self.consts)}", f"{b.name} in ...")
+        what = self.text_const(f"{b.name} in ...")
         by_index = (not guard and isinstance(b.iter, core.CardsIn) and PLAIN_ZONE.fullmatch(src) is not None
                     and not CALL.search(src))
         if self.probing and id(e) in self.probe_ties:
@@ -454,7 +471,21 @@ class Codegen:
         return f"the(next({first}, None), {what}, {self.span_const(e.span)})"
 
     def span_const(self, span) -> str:
-        return self.const(f"S{len(self.consts)}", span)
+        return self.named_value("S", span)
+
+    def text_const(self, text: str) -> str:
+        return self.named_value("W", text)
+
+    def named_value(self, prefix: str, value) -> str:
+        """The constant that holds `value` (a span, a text), one name per value: a definition inlined
+        twice then reads the same names twice, and `sharing` sees its two copies as one part."""
+        try:
+            name = self.value_names.get((prefix, value))
+        except TypeError:  # a value that cannot be a key keeps a name of its own
+            return self.const(f"{prefix}{len(self.consts)}", value)
+        if name is None:
+            name = self.value_names[(prefix, value)] = self.const(f"{prefix}{len(self.consts)}", value)
+        return name
 
     # ---- instructions
     def label(self) -> str:
@@ -1117,7 +1148,7 @@ class Codegen:
             self.env = {p.slot: f"_L{p.slot}" for p in d.params}
             params = "".join(f", _L{p.slot}" for p in d.params)
             out.append(f"def D_{_py_name(d.name)}(s{params}):")
-            out += self.indent(self.on_one_state(lambda d=d: [f"return {self.ex(d.body)}"]))
+            out += self.indent(self.on_one_state(lambda d=d: [f"return {self.whole(d.body)}"]))
         tests = (("PROP", [p.expr for p in g.properties]), ("TRIG", [t.cond for t in g.triggers]),
                  ("CLAIM", [c.expr for c in g.claims]))
         for prefix, exprs in tests:  # conditions tested on a whole state
@@ -1125,7 +1156,7 @@ class Codegen:
             for i, expr in enumerate(exprs):
                 self.env = {}
                 out += [f"def {prefix}{i}(s):",
-                        *self.indent(self.on_one_state(lambda expr=expr: [f"return bool({self.ex(expr)})"]))]
+                        *self.indent(self.on_one_state(lambda expr=expr: [f"return bool({self.whole(expr)})"]))]
             self.probing = probing
         self.env = {}
         self.procedure(g.flow)
@@ -1157,7 +1188,7 @@ class Codegen:
             lines = ["armed = s.armed"]
             for i, entry, once, size in triggers:
                 self.env = {}
-                cond = self.ex(self.g.triggers[i].cond)  # as TRIG<i> has it (its probes too)
+                cond = self.whole(self.g.triggers[i].cond)  # as TRIG<i> has it (its probes too)
                 lines += [f"if armed[{i}]:", f"    if {cond}:", f"        armed[{i}] = False",
                           f"        s.fr.append([{entry}{', None' * size}])", "        return True"]
                 if not once:

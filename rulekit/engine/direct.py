@@ -611,7 +611,7 @@ class DirectCodegen(Codegen):
         out = [f"def {name}(s):", "    armed = s.armed"]
         for i, trig in enumerate(self.g.triggers):
             self.env = {}
-            cond = self.ex(trig.cond)
+            cond = self.whole(trig.cond)
             out += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False",
                     *("            " + line for line in fired(i))]
             if not trig.once:

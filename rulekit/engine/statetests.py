@@ -25,9 +25,9 @@ class StateTestsCodegen(DirectCodegen):
 
         def body() -> list[str]:
             lines = ["broken = []"]
-            lines += [f"if not ({self.ex(p.expr)}): broken.append({p.name!r})" for p in invariants]
+            lines += [f"if not ({self.whole(p.expr)}): broken.append({p.name!r})" for p in invariants]
             lines += ["if broken:", "    return broken, ()", "new = []"]
-            lines += [f"if {p.name!r} not in reached and ({self.ex(p.expr)}): new.append({p.name!r})" for p in targets]
+            lines += [f"if {p.name!r} not in reached and ({self.whole(p.expr)}): new.append({p.name!r})" for p in targets]
             return lines + ["return broken, new"]
 
         self.env = {}
