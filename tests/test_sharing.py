@@ -14,7 +14,8 @@ from tests.helpers import load_text
 # ---- random expressions, evaluated both ways ------------------------------------------------
 
 LEAVES = st.sampled_from(["0", "1", "2", "a", "b", "T[a % 4]", "D_f(s, a)", "D_f(s, 1)", "len(s.z[a % 3])",
-                          "s.z[b % 3][0]", "D_f(s, b + 1)"])
+                          "s.z[b % 3][0]", "D_f(s, b + 1)", "next(iter(s.z[a % 3]), 5)",
+                          "len(tuple(iter(s.z[a % 3])))"])
 
 
 def _compound(inner):
@@ -107,6 +108,13 @@ def test_no_name_is_bound_in_an_iterable_of_a_comprehension():
     assert _run(shared, 1, 0, [[], [], []]) == _run(source, 1, 0, [[], [], []])
 
 
+def test_an_iterator_is_not_shared_since_reading_it_uses_it_up():
+    source = "next(iter(s.z[a % 3]), 9) + len(tuple(iter(s.z[a % 3])))"
+    assert share(source).count("iter(") == 2  # the zone is read once, an iterator made over it twice
+    zones = [[1, 2], [3], []]
+    assert _run(share(source), 0, 0, zones) == _run(source, 0, 0, zones) == (("value", 3), 0)
+
+
 def test_an_expression_with_a_call_not_known_to_be_pure_is_left_as_it_is():
     source = "draw(s) + D_f(s, a) + D_f(s, a)"
     assert share(source) == source
@@ -174,3 +182,8 @@ def test_a_trigger_that_reads_a_players_colour_in_each_branch_reads_it_once(tmp_
             ended_early += 1
             assert colours in ({"A"}, {"B"})
     assert ended_early > 0
+
+
+def test_an_expression_nested_deeper_than_python_allows_is_left_for_the_compiler_to_refuse():
+    source = "D_f(s, a) + " * 3 + "(" * 300 + "D_f(s, a)" + ")" * 300
+    assert share(source) == source

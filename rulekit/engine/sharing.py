@@ -29,6 +29,8 @@ PURE_FUNCTIONS = frozenset({
 PURE_PREFIXES = ("D_", "F_")  # a definition's function; a function (a procedure with a result), which the language keeps pure
 PURE_METHODS = frozenset({"isdisjoint", "issubset", "intersection", "count", "index", "get", "setdefault",
                           "__contains__", "__getitem__"})
+# Calls whose value is an iterator, used up as it is read: each occurrence needs its own.
+ITERATORS = frozenset({"iter", "enumerate", "zip", "map", "filter", "reversed", "subsets_every", "subsets_summing"})
 SMALLEST = 5  # nodes of the smallest part worth a name: `s.z[(2+p)]` has six
 COMPREHENSIONS = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 # the parts that may be kept in a name: a read of a table or a call, of some size, with no scope of its own
@@ -41,6 +43,13 @@ def share(source: str) -> str:
     """`source` (one Python expression) with each part it repeats evaluated once, or `source` itself
     when nothing is repeated where it may be shared or the expression calls something not known to be
     pure. Remembered: the same test is compiled for several uses and several configurations."""
+    try:
+        return _shared(source)
+    except (SyntaxError, RecursionError, MemoryError):  # nested too deeply for Python: the compiler says so
+        return source
+
+
+def _shared(source: str) -> str:
     tree = ast.parse(source, mode="eval")
     facts = _Facts(tree)
     if not facts.pure:
@@ -57,6 +66,12 @@ def share(source: str) -> str:
         names[first] = f"{NAME_PREFIX}{number}"
         number += 1
     return ast.unparse(_Rewrite(found, names).visit(tree).body)
+
+
+def _pure_call(f: ast.expr) -> bool:
+    if isinstance(f, ast.Name):
+        return f.id in PURE_FUNCTIONS or f.id.startswith(PURE_PREFIXES)
+    return isinstance(f, ast.Attribute) and f.attr in PURE_METHODS
 
 
 class _Occurrences:
@@ -171,15 +186,10 @@ class _Facts:
         if isinstance(node, ast.Name):
             names = frozenset((node.id,))
         self.key[id(node)], self.names[id(node)] = number, names
-        if isinstance(node, WORTH) and costly and not scoped and size >= SMALLEST:
+        single_use = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ITERATORS
+        if isinstance(node, WORTH) and costly and not scoped and not single_use and size >= SMALLEST:
             self.worth.add(id(node))
         return number, size, costly, scoped, names
-
-
-def _pure_call(f: ast.expr) -> bool:
-    if isinstance(f, ast.Name):
-        return f.id in PURE_FUNCTIONS or f.id.startswith(PURE_PREFIXES)
-    return isinstance(f, ast.Attribute) and f.attr in PURE_METHODS
 
 
 class _Rewrite(ast.NodeTransformer):
