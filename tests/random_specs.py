@@ -73,6 +73,11 @@ trigger windfall once when Coin(current) >= 3 {
     action hold "Hold." { }
   }
 }
+""", """
+trigger streak when (rich(current) and level >= 3) or (rich(current) and flag)
+                    or (level == 1 and forall(q in players: rich(q) or score(q) > score(current))) {
+  set flag = not flag
+}
 """]
 
 STATEMENTS = [
