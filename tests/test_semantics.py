@@ -416,3 +416,14 @@ procedure note(h: card) {
     source = game.program.source
     assert "any(" not in source and "sum(" not in source, "no card-by-card search is left in the engine's code"
     assert re.search(r"\bin s\.z\[", source) and re.search(r"s\.z\[\d+\]\.count\(", source)
+
+
+def test_the_cards_in_every_zone_of_a_family_are_counted_by_the_zones_sizes(tmp_path):
+    game, s = run(tmp_path, """
+      move one c where c.value == 2 from box to hand(seat(1))
+      move all c where c.value == 1 from box to hand(seat(0))
+      set total = count(c in every hand)
+      set blue = count(c in every hand where c.colour == blue)""", "var total: int 0..9 = 0\nvar blue: int 0..9 = 0\n")
+    finish(s)
+    assert (s.value("total"), s.value("blue")) == (3, 1)
+    assert "sum(map(len, s.z[" in game.program.source, "the sizes of the zones are added up, no list of their cards made"

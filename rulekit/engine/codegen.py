@@ -277,8 +277,7 @@ class Codegen:
     def iter_src(self, it: core.Domain, distinct: bool) -> str:
         """A Python iterable over the binder's domain, in a deterministic order."""
         if isinstance(it, core.CardsInEvery):
-            base = self.lay.zone_base[it.family]
-            z = f"[_k for _zz in s.z[{base}:{base + self.lay.zone_count[it.family]}] for _k in _zz]"
+            z = f"[_k for _zz in {self.family_zones(it)} for _k in _zz]"
             return f"sorted(set({z}))" if distinct else z
         if isinstance(it, core.CardsIn):
             z = f"s.z[{self.ex(it.zone)}]"
@@ -301,6 +300,11 @@ class Codegen:
         if isinstance(it, core.Numbers):
             return f"range({self.ex(it.low)}, {self.ex(it.high)}+1)"
         raise InternalError(f"the engine does not know the domain {type(it).__name__}")
+
+    def family_zones(self, it: core.CardsInEvery) -> str:
+        """The list of the zones of a family (one per player, say), as a slice of the state's zones."""
+        base = self.lay.zone_base[it.family]
+        return f"s.z[{base}:{base + self.lay.zone_count[it.family]}]"
 
     def binder_src(self, b: m.Binder, distinct: bool) -> str:
         """Like iter_src, but subsets that must add up to a target are generated, not filtered."""
@@ -435,6 +439,8 @@ class Codegen:
                 src, other = self.binder_src(b, distinct=False), self.ex(card)
                 return f"({other} in {src})" if e.kind == "exists" else f"{src}.count({other})"
         if e.kind == "count":
+            if cond is None and isinstance(b.iter, core.CardsInEvery):  # the zones' sizes added up, not their cards listed
+                return f"sum(map(len, {self.family_zones(b.iter)}))"
             src, cond = self.narrowed(b, var, self.binder_src(b, distinct=False), cond)
             copies = isinstance(b.iter, (core.CardsIn, core.CardsInEvery))
             return f"sum(1 for {var} in {src} if {cond})" if cond else f"len({src})" if copies else f"sum(1 for {var} in {src})"
