@@ -88,6 +88,21 @@ def test_clone_is_independent(game):
     assert state.history != copy.history
 
 
+def test_a_fork_is_where_play_stands_without_its_past(game):
+    # a search's copy: the same cards, values and offers, no history or move log to copy at every step
+    state = game.new_initial_state(seed=4)
+    while not state.legal_actions() or state.is_chance_node() or len(state.history) < 30:
+        state.apply_action(state.legal_actions()[0])
+    fork, clone = state.fork(), state.clone()
+    assert fork.history == [] and fork.log == [] and len(clone.history) == len(state.history) >= 30
+    assert (fork.z, fork.v, fork.legal_actions()) == (state.z, state.v, state.legal_actions())
+    for copy in (fork, clone):
+        copy.apply_action(copy.legal_actions()[-1])
+    assert fork.history == clone.history[-1:]
+    assert (fork.z, fork.v, fork.legal_actions()) == (clone.z, clone.v, clone.legal_actions())
+    assert not any(a is b for a, b in zip(fork.z, state.z)), "a fork's zones are its own"
+
+
 @pytest.mark.parametrize("auto", [True, False])
 def test_json_round_trip_gives_an_equal_state(game, auto):
     import random

@@ -372,22 +372,30 @@ class State:
         return self.game.describe_action(action, public=player is not None and player != self.to_move)
 
     def clone(self) -> State:
+        return self._copy(self.history[:], self.log[:], self.turn_start)
+
+    def fork(self) -> State:
+        """A copy of where play stands, without the history and the move log: for a search that keeps
+        its own paths (copying them would cost as much as the game has lasted, at every step)."""
+        return self._copy([], [], 0)
+
+    def _copy(self, history: list, log: list, turn_start: int) -> State:
         other = object.__new__(State)
         other.game, other.code = self.game, self.code
         other.zone_names, other.kind_names, other.is_set = self.zone_names, self.kind_names, self.is_set
-        other.z = [c[:] for c in self.z]
+        other.z = list(map(list, self.z))
         other.lo, other.hi, other.v = self.lo[:], self.hi[:], self.v[:]
         other.cur = self.cur
         other.fr = [f[:] for f in self.fr]
         other.ctx = [c[:] for c in self.ctx]
-        other.log = self.log[:]
+        other.log = log
         other.knowledge_memo = {}
-        other.turn_start = self.turn_start
+        other.turn_start = turn_start
         other.winners = set(self.winners)
         other.over = self.over
         other.pending, other.legal, other.to_move = self.pending, self.legal, self.to_move
         other.chance, other.resume = self.chance, self.resume
-        other.history = self.history[:]
+        other.history = history
         other.seed, other.stream, other.auto = self.seed, self.stream, self.auto
         other.triggers, other.armed = self.triggers, self.armed[:]
         other.on_round = self.on_round

@@ -396,6 +396,10 @@ class SteppedState(State):
         SteppedState.to_engine(self)
         return State.clone(self)
 
+    def fork(self) -> State:
+        SteppedState.to_engine(self)
+        return State.fork(self)
+
     def play_on(self, choose, max_steps: int) -> int:
         SteppedState.to_engine(self)
         return State.play_on(self, choose, max_steps)
