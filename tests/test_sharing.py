@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulekit.engine.sharing import share
-from tests.helpers import load_text
+from rulekit.verify import replay
+from tests.helpers import load_text, random_game, whole_relations
 
 # ---- random expressions, evaluated both ways ------------------------------------------------
 
@@ -187,3 +189,18 @@ def test_a_trigger_that_reads_a_players_colour_in_each_branch_reads_it_once(tmp_
 def test_an_expression_nested_deeper_than_python_allows_is_left_for_the_compiler_to_refuse():
     source = "D_f(s, a) + " * 3 + "(" * 300 + "D_f(s, a)" + ")" * 300
     assert share(source) == source
+
+
+def test_a_shared_trigger_test_is_negated_whole_when_the_trigger_re_arms(tmp_path):
+    # Found by the relation fuzz test: the re-arming test `elif not COND` read `not A or B` once the
+    # shared condition lost its outer brackets, and the trigger fired again while its condition held.
+    text = (Path(__file__).parent / "regressions" / "shared_trigger_test.rules").read_text(encoding="utf-8")
+    followed = 0
+    for players, system, spec in whole_relations(text, tmp_path):
+        loaded = spec.engine(players)
+        assert "elif not (((_E0 :=" in loaded.program.source  # the whole test negated
+        for seed in range(3):
+            problems, n = replay.follow(system, loaded, random_game(loaded, seed, 40, stop_at_rule_error=True)[0])
+            assert not problems, (players, seed, problems)
+            followed += n
+    assert followed > 0

@@ -165,7 +165,9 @@ class Codegen:
             repeated = any(n > 1 for n in self.inlined.values())
         finally:
             self.inlined = saved
-        return sharing.share(code) if repeated else code
+        shared = sharing.share(code) if repeated else code
+        # in brackets, as every compiled expression is: the caller may write `not` before it
+        return code if shared == code else f"({shared})"
 
     def x_Const(self, e):
         if e.type == m.CARD:
