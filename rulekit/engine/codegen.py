@@ -487,10 +487,7 @@ class Codegen:
     def named_value(self, prefix: str, value) -> str:
         """The constant that holds `value` (a span, a text), one name per value: a definition inlined
         twice then reads the same names twice, and `sharing` sees its two copies as one part."""
-        try:
-            name = self.value_names.get((prefix, value))
-        except TypeError:  # a value that cannot be a key keeps a name of its own
-            return self.const(f"{prefix}{len(self.consts)}", value)
+        name = self.value_names.get((prefix, value))
         if name is None:
             name = self.value_names[(prefix, value)] = self.const(f"{prefix}{len(self.consts)}", value)
         return name
