@@ -832,21 +832,38 @@ var claim''').replace('action bluff "Claim a card." { set claim = 1 - claim }',
                       '      action pass when wording is pass "Pass." { }')
 
 
-def test_where_an_option_breaks_the_default_loop_play_is_searched_again_for_another(tmp_path):
+def test_where_an_option_breaks_the_default_loop_it_is_carried_over_by_the_names_of_its_steps(tmp_path):
     spec = spec_of(tmp_path, BLUFF_REWORDED, "reworded")
-    bounds = PlayBounds(**{**FAST, "variant_games": 2})
+    # No loop search: what refutes termination under "pass" is the default options' loop, carried over.
+    bounds = PlayBounds(**{**FAST, "variant_games": 2, "loop_search": 0})
     found = {f.options.get("wording", "default"): f for f in check_spec(spec, bounds).findings
              if f.kind == "termination"}
     assert found["default"].verdict == "refuted"
     again = found["pass"]
     assert again.verdict == "refuted" and again.severity == "warning" and again.witness
+    assert "the loop found under the default options carried over to these" in again.message
+    assert "pass" in " ".join(str(step) for step in again.witness).lower()
+    assert not again.details, "another loop than the default options': not the same finding"
+
+
+def test_where_the_default_loop_does_not_carry_over_play_is_searched_again_for_another(tmp_path, monkeypatch):
+    from rulekit.verify import carry
+
+    monkeypatch.setattr(carry, "carry", lambda loaded, steps, loop_start, max_states: carry.Carried(states=7))
+    spec = spec_of(tmp_path, BLUFF_REWORDED, "reworded")
+    bounds = PlayBounds(**{**FAST, "variant_games": 2})
+    found = {f.options.get("wording", "default"): f for f in check_spec(spec, bounds).findings
+             if f.kind == "termination"}
+    again = found["pass"]
+    assert again.verdict == "refuted" and again.severity == "warning" and again.witness
     assert "where the loop of the default options does not replay" in again.message
     assert "pass" in " ".join(str(step) for step in again.witness).lower()
-    # Without a loop search the default options' loop is all there is, and it does not replay.
+    # Without a loop search the default options' loop is all there is, and it does not carry over.
     unsearched = PlayBounds(**{**FAST, "variant_games": 2, "loop_search": 0})
     found = {f.options.get("wording", "default"): f for f in check_spec(spec, unsearched).findings
              if f.kind == "termination"}
     assert found["pass"].verdict == "unknown" and "does not replay under these" in found["pass"].message
+    assert "nor does it come back when its steps are played by their names (7 states)" in found["pass"].message
 
 
 def test_the_text_report_tells_a_loop_once_with_the_option_sets_it_also_holds_under(tmp_path, capsys):

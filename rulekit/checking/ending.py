@@ -4,8 +4,9 @@ the ends, or by a ranking function that Z3 finds over the exact symbolic relatio
 does not cover the game, over the whole-language relation of `verify.control`); refuted by a
 lasso (a prefix and a loop that play can repeat forever) replayed in the engine, found by the
 exploration from the start or deeper, near random games (`verify.endless`), or carried from the
-default options to another option set where it replays there too (`KnownLoops`; where it does not,
-a search near random games looks for another loop under that option set), or by a play after
+default options to another option set where it replays there too (`KnownLoops`), or where it comes
+back once its steps are played by their names, leniently (`verify.carry`; where neither does, a
+search near random games looks for another loop under that option set), or by a play after
 which the rules themselves go round for ever (the engine's `EndlessRun`, met by the exploration or
 by random play); unknown otherwise,
 saying what was tried. The whole-language relation's search, the longest, comes after the loop search,
@@ -30,9 +31,10 @@ from .witnesses import witness
 
 @dataclass
 class KnownLoops:
-    """The lassos found under the default options, per player count (with whether the players alone
-    keep each going). Every other option set replays them first: an option changes a few rules, and
-    a loop that none of them touches is a loop there too, found for the cost of one replay."""
+    """The lassos found under the default options, per player count: (the lasso, whether the players
+    alone keep it going, the game it was found in). Every other option set replays them first: an
+    option changes a few rules, and a loop that none of them touches is a loop there too, found for
+    the cost of one replay; a loop that an option touches is carried over by the names of its steps."""
     by_players: dict[int, tuple] = field(default_factory=dict)
 
 
@@ -107,7 +109,17 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                                      + ", the loop found under the default options: it replays under these too")
                 carried.add(players)
                 continue
-            tried.append("the loop found under the default options does not replay under these")
+            again = _carried_over(endless, loaded, from_default, x.symmetry if x is not None else False,
+                                  max(rescue, CARRY_STATES))
+            if isinstance(again, tuple):
+                found, kept = again
+                verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, found, kept,
+                                                            endless.loop_probability(loaded, found))
+                                     + ", the loop found under the default options carried over to these: its steps "
+                                       "played by their names, those these rules do not have left out or replaced")
+                continue
+            tried.append(f"the loop found under the default options does not replay under these, nor does it come "
+                         f"back when its steps are played by their names ({again:,} states)")
             broken = True
         config = config_of(spec, players, options) if explored or default else None
         whole = False  # the exact symbolic relation does not cover the game: the whole-language one is tried
@@ -161,7 +173,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
         verdicts[players] = ("unknown", "; ".join(tried) or "no method applies")
     if default and known is not None:
-        known.by_players = {p: (found, kept) for p, (_, found, kept, _) in lassos.items()}
+        known.by_players = {p: (found, kept, loaded) for p, (loaded, found, kept, _) in lassos.items()}
     fid = f"{game.name}/termination{suffix}"
     played = _played_text(tally, bounds)
     bound = {"players": counts, "per_players": {p: v for p, (v, _) in verdicts.items()}, **_lengths(tally, bounds)}
@@ -366,7 +378,7 @@ def _replayed(endless, loaded, carried: tuple, symmetric: bool) -> tuple | None:
     """(the lasso, whether the players alone keep it going) when the lasso `carried` from the default
     options replays in `loaded`; None when it does not. That the players keep it going is worked out
     again here, where the rules differ, and only if they did under the default options."""
-    found, kept = carried
+    found, kept = carried[:2]
     again = endless.replayed(loaded, found)
     if again is None:
         return None
@@ -374,6 +386,25 @@ def _replayed(endless, loaded, carried: tuple, symmetric: bool) -> tuple | None:
         return again, not again.chance
     keeps, _ = endless.players_keep(loaded, again, symmetric, endless.KEEP_STATES)
     return (keeps, True) if keeps is not None else (again, False)
+
+
+CARRY_STATES = 2_000  # see `_carried_over`
+
+
+def _carried_over(endless, loaded, carried: tuple, symmetric: bool, states: int) -> tuple | int:
+    """(the lasso, whether the players alone keep it going) when the lasso `carried` from the default
+    options, played in `loaded` by the names of its steps (`verify.carry`), comes back to a state within
+    `states` states (the larger of the count's share of the search for another loop and CARRY_STATES:
+    on the bundled games a loop that carries over does within a few hundred); else the states spent."""
+    from ..verify import carry
+
+    found, kept, default_game = carried
+    out = carry.carry(loaded, carry.step_labels(default_game, found), len(found.prefix), states)
+    if out.found is not None:
+        again = _replayed(endless, loaded, (out.found, kept), symmetric)
+        if again is not None:
+            return again
+    return out.states
 
 
 def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
