@@ -110,3 +110,49 @@ def test_check_refutes_termination_under_an_option_with_the_carried_loop(tmp_pat
     assert carried.verdict == "refuted" and carried.witness
     assert "carried over to these" in carried.message
     assert carried.bound["per_players"] == {2: "refuted", 3: "refuted"}
+
+
+# DRAW_LOOP where an option renames the move that puts a card back: the default options' loop does
+# not replay (its move has another name), and carried over it needs chance to draw the Ace again.
+RENAMED = DRAW_LOOP.replace('option without "Without them: they are set aside."',
+                            'option without "Without them: they are set aside."\n  option renamed "With them, given back."'
+                            ).replace(
+    'action put(k in hand(current)) "Put a card back." { move k from hand(current) to box }',
+    'action put(k in hand(current)) when not (aces is renamed) "Put a card back." { move k from hand(current) to box }\n'
+    '      action give_back(k in hand(current)) when aces is renamed "Give a card back." '
+    '{ move k from hand(current) to box }')
+
+
+def test_a_carried_loop_that_needs_luck_waits_for_the_search_which_may_find_one_the_players_keep(tmp_path,
+                                                                                                  monkeypatch):
+    spec = Spec.find(str(write_spec(tmp_path, RENAMED, name="drawloop", rulebook=TINY_RULEBOOK)))
+    default, renamed = spec.engine(2, {}), spec.engine(2, {"aces": "renamed"})
+    found = default_lasso(default)
+    assert endless.replayed(renamed, found) is None
+    carried = carry.carry(renamed, carry.step_labels(default, found), len(found.prefix), 1000).found
+    assert carried is not None and endless.replayed(renamed, carried).chance
+    # Where the players cannot keep the carried loop going alone, it needs luck: the search goes first.
+    monkeypatch.setattr(endless, "players_keep", lambda loaded, lasso, symmetric, states: (None, states))
+    searched = []
+
+    def search(loaded, symmetric, states, **kwargs):
+        searched.append(states)
+        return endless.Search(games=1, states=states, found=found_by_search, kept=True)
+
+    monkeypatch.setattr(endless, "search", search)
+    bounds = PlayBounds(games=4, variant_games=2, max_steps=50)
+
+    def renamed_finding():
+        return next(f for f in check_spec(spec, bounds).findings
+                    if f.kind == "termination" and f.options.get("aces") == "renamed")
+
+    found_by_search = endless.replayed(renamed, carried)
+    f = renamed_finding()
+    assert searched and f.verdict == "refuted" and "found near random games" in f.message
+    assert "carried over" not in f.message
+    # A search that finds nothing leaves the carried loop: still a loop, one that needs luck.
+    searched.clear()
+    found_by_search = None
+    f = renamed_finding()
+    assert searched and f.verdict == "refuted" and "carried over to these" in f.message
+    assert f.severity == "info"

@@ -99,6 +99,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                                              f"depth {x.depth}") + ", no cycle among the states it saw")
         from_default = known.by_players.get(players) if known is not None and not default else None
         broken = False  # the default options' loop at this count does not replay under these
+        lucky = None  # (game, lasso, kept): that loop carried over, one that needs chance to repeat
+        rescue_left = rescue  # what the search for another loop may spend here
         if from_default is not None:
             loaded = x.loaded if x is not None else spec.engine(players, options)
             again = _replayed(endless, loaded, from_default, x.symmetry if x is not None else False)
@@ -109,17 +111,22 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                                      + ", the loop found under the default options: it replays under these too")
                 carried.add(players)
                 continue
-            again = _carried_over(endless, loaded, from_default, x.symmetry if x is not None else False,
-                                  max(rescue, CARRY_STATES))
-            if isinstance(again, tuple):
+            again, spent = _carried_over(endless, loaded, from_default, x.symmetry if x is not None else False,
+                                         min(CARRY_STATES, rescue) if rescue > 0 else CARRY_STATES)
+            # The carried play is the first part of the search near this count: the rest of its share is left.
+            rescue_left = max(1, rescue - spent)
+            if again is not None and (again[1] or not again[0].chance):
                 found, kept = again
                 verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, found, kept,
                                                             endless.loop_probability(loaded, found))
-                                     + ", the loop found under the default options carried over to these: its steps "
-                                       "played by their names, those these rules do not have left out or replaced")
+                                     + CARRIED_FROM_DEFAULTS)
                 continue
-            tried.append(f"the loop found under the default options does not replay under these, nor does it come "
-                         f"back when its steps are played by their names ({again:,} states)")
+            if again is not None:
+                # A loop that needs luck: a search for another may find one that the players keep going.
+                lucky = (loaded, *again)
+            else:
+                tried.append(f"the loop found under the default options does not replay under these, nor does it "
+                             f"come back when its steps are played by their names ({spent:,} states)")
             broken = True
         config = config_of(spec, players, options) if explored or default else None
         whole = False  # the exact symbolic relation does not cover the game: the whole-language one is tried
@@ -141,7 +148,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 pool, topped_up = pool + _extra_after_loop(bounds), True
             share = (max(1, min(pool, max(_count_share(pool, len(counts) - done),
                                           _share_after_loop(bounds) if lassos else 0)))
-                     if searching else rescue)
+                     if searching else rescue_left)
             try:
                 search = endless.search(loaded, x.symmetry if x is not None else False, share,
                                         seed=bounds.seed, max_steps=bounds.max_steps)
@@ -164,6 +171,12 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             tried.append("loop search near random games: under the default options, and under others only where "
                          "the loop found under the default options does not replay (--all-options searches every "
                          "option set)")
+        if lucky is not None:
+            loaded, found, kept = lucky
+            verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, found, kept,
+                                                        endless.loop_probability(loaded, found))
+                                 + CARRIED_FROM_DEFAULTS)
+            continue
         # After the loop search: the larger relation's search is long, and pointless where play loops.
         if whole:
             with budget.fresh_context():
@@ -388,23 +401,25 @@ def _replayed(endless, loaded, carried: tuple, symmetric: bool) -> tuple | None:
     return (keeps, True) if keeps is not None else (again, False)
 
 
-CARRY_STATES = 2_000  # see `_carried_over`
+# States a loop carried over by the names of its steps may spend (`_carried_over`): within the count's
+# share of the search for another loop, which gets what it leaves. On the bundled games the carried
+# loops that come back do within 300 to 1,400 states.
+CARRY_STATES = 2_000
+CARRIED_FROM_DEFAULTS = (", the loop found under the default options carried over to these: its steps played by their "
+                         "names, those these rules do not have left out or replaced")
 
 
-def _carried_over(endless, loaded, carried: tuple, symmetric: bool, states: int) -> tuple | int:
-    """(the lasso, whether the players alone keep it going) when the lasso `carried` from the default
-    options, played in `loaded` by the names of its steps (`verify.carry`), comes back to a state within
-    `states` states (the larger of the count's share of the search for another loop and CARRY_STATES:
-    on the bundled games a loop that carries over does within a few hundred); else the states spent."""
+def _carried_over(endless, loaded, carried: tuple, symmetric: bool, states: int) -> tuple:
+    """((the lasso, whether the players alone keep it going) or None, the states spent): the lasso
+    `carried` from the default options, played in `loaded` by the names of its steps
+    (`verify.carry`), when a state comes back within `states` states and the lasso replays."""
     from ..verify import carry
 
-    found, kept, default_game = carried
-    out = carry.carry(loaded, carry.step_labels(default_game, found), len(found.prefix), states)
-    if out.found is not None:
-        again = _replayed(endless, loaded, (out.found, kept), symmetric)
-        if again is not None:
-            return again
-    return out.states
+    found, kept, source_game = carried
+    out = carry.carry(loaded, carry.step_labels(source_game, found), len(found.prefix), states)
+    if out.found is None:
+        return None, out.states
+    return _replayed(endless, loaded, (out.found, kept), symmetric), out.states
 
 
 def _search_pool(defaults: bool, bounds: PlayBounds) -> int:

@@ -63,27 +63,15 @@ def carry(loaded, steps: list[tuple[bool, str]], loop_start: int, max_states: in
     except RuleRuntimeError:
         return out
     seen = {exact(state): 0}
+    names = _Names(loaded)
     script = list(steps) + list(steps[loop_start:]) * rounds
     j = 0
     while j < len(script) and not state.over and out.states < max_states:
-        drawing = state.chance is not None
-        names = {state.action_to_string(a): a for a in state.legal}
-        recorded_chance, label = script[j]
-        action = None
-        if recorded_chance == drawing and label in names:
-            action, j = names[label], j + 1
-        elif recorded_chance and not drawing:  # chance outcomes that do not happen here
-            while j < len(script) and script[j][0]:
-                j += 1
+        action, j = _scripted(state, script, j, names, out)
+        if action is _SKIPPED:
             continue
-        elif not drawing:
-            action, j = _skipping(script, j, names)
         if action is None:
-            action = _likeliest(state) if drawing else _least(state, out)
-            if action is None:
-                break
-            if recorded_chance == drawing:
-                j += 1  # taken in place of the recorded step
+            break
         try:
             state.apply_action(action)
         except (IllegalActionError, RuleRuntimeError):  # a rule that fails here ends the replay
@@ -99,16 +87,52 @@ def carry(loaded, steps: list[tuple[bool, str]], loop_start: int, max_states: in
     return out
 
 
-def _skipping(script: list, j: int, names: dict) -> tuple[int | None, int]:
-    """(the action of the first recorded decision after `j`, within LOOKAHEAD decisions in a row, that
-    is legal here, and the index after it), or (None, j)."""
-    for k in range(j + 1, min(len(script), j + 1 + LOOKAHEAD)):
-        drawing, label = script[k]
-        if drawing:
-            break
-        if label in names:
-            return names[label], k + 1
-    return None, j
+_SKIPPED = object()  # recorded chance outcomes passed over where the rules wait for a decision
+
+
+def _scripted(state, script: list, j: int, names: _Names, out: Carried) -> tuple:
+    """(the action that plays recorded step `j` here, the index of the next step): the step itself,
+    a later decision where the ones before it are missing, or a replacement; (_SKIPPED, index) past
+    recorded chance outcomes where the rules wait for a decision; (None, j) where nothing may be played."""
+    drawing = state.chance is not None
+    recorded_chance, label = script[j]
+    if recorded_chance == drawing:
+        action = names.legal(state, label)
+        if action is not None:
+            return action, j + 1
+    if recorded_chance and not drawing:
+        while j < len(script) and script[j][0]:
+            j += 1
+        return _SKIPPED, j
+    if not drawing:
+        for k in range(j + 1, min(len(script), j + 1 + LOOKAHEAD)):
+            if script[k][0]:
+                break
+            action = names.legal(state, script[k][1])
+            if action is not None:
+                return action, k + 1  # the recorded decisions before it are missing here
+        return _least(state, out), j + 1  # a decision in place of the recorded one
+    return _likeliest(state), j + (1 if recorded_chance else 0)  # an outcome in place, or a chance event of its own
+
+
+class _Names:
+    """The legal step of a label at a state. A decision's label depends on its action alone, so the
+    game's actions are indexed by label once (a state offers dozens of options, read at every step);
+    a chance outcome's depends on the event, and is read off the state."""
+
+    def __init__(self, loaded):
+        self.loaded = loaded
+        self.actions: dict[str, list[int]] | None = None
+
+    def legal(self, state, label: str) -> int | None:
+        if state.chance is not None:
+            return next((a for a in state.legal if state.action_to_string(a) == label), None)
+        if self.actions is None:
+            self.actions = {}
+            for action in range(self.loaded.num_distinct_actions()):
+                self.actions.setdefault(self.loaded.describe_action(action), []).append(action)
+        legal = state.legal
+        return next((a for a in self.actions.get(label, ()) if a in legal), None)
 
 
 def _likeliest(state) -> int:
