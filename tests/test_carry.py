@@ -80,6 +80,18 @@ def test_a_loop_whose_chance_outcome_and_move_are_gone_is_carried_over_to_a_loop
     assert names and all(name == "put(k=Two)" for name in names)
 
 
+def test_a_game_of_too_many_actions_to_index_reads_the_names_of_each_state_s_options(tmp_path, monkeypatch):
+    spec = draw_loop(tmp_path)
+    default = spec.engine(2, {})
+    found = default_lasso(default)
+    steps = carry.step_labels(default, found)
+    without = spec.engine(2, {"aces": "without"})
+    indexed = carry.carry(without, steps, len(found.prefix), max_states=1000)
+    monkeypatch.setattr(carry, "INDEXED_ACTIONS", 0)
+    read = carry.carry(without, steps, len(found.prefix), max_states=1000)
+    assert read.found == indexed.found and read.path == indexed.path and read.found is not None
+
+
 def test_carrying_a_loop_over_is_held_to_its_states_and_never_ends_the_game(tmp_path):
     spec = draw_loop(tmp_path)
     default = spec.engine(2, {})

@@ -32,6 +32,7 @@ from .termination import Lasso
 
 LOOKAHEAD = 8  # recorded decisions in a row that may be missing here
 ROUNDS = 3  # more times round the loop after the recording
+INDEXED_ACTIONS = 10_000  # see `_Names`
 
 
 @dataclass
@@ -116,16 +117,18 @@ def _scripted(state, script: list, j: int, names: _Names, out: Carried) -> tuple
 
 
 class _Names:
-    """The legal step of a label at a state. A decision's label depends on its action alone, so the
-    game's actions are indexed by label once (a state offers dozens of options, read at every step);
-    a chance outcome's depends on the event, and is read off the state."""
+    """The legal step of a label at a state. A decision's label depends on its action alone, so a
+    game of at most INDEXED_ACTIONS actions has them indexed by label once (a state offers dozens of
+    options, read at every step); a larger game's (one action per subset of a table, say), like a
+    chance outcome's, is read off the state's options."""
 
     def __init__(self, loaded):
         self.loaded = loaded
         self.actions: dict[str, list[int]] | None = None
+        self.indexed = loaded.num_distinct_actions() <= INDEXED_ACTIONS
 
     def legal(self, state, label: str) -> int | None:
-        if state.chance is not None:
+        if state.chance is not None or not self.indexed:
             return next((a for a in state.legal if state.action_to_string(a) == label), None)
         if self.actions is None:
             self.actions = {}
@@ -158,4 +161,4 @@ def _least(state, out: Carried) -> int | None:
     return best[1] if best is not None else None
 
 
-__all__ = ["Carried", "LOOKAHEAD", "ROUNDS", "carry", "step_labels"]
+__all__ = ["Carried", "INDEXED_ACTIONS", "LOOKAHEAD", "ROUNDS", "carry", "step_labels"]
