@@ -60,13 +60,17 @@ def default_lasso(loaded):
     return found
 
 
-def test_a_loop_whose_chance_outcome_and_move_are_gone_is_carried_over_to_a_loop_of_the_other_rules(tmp_path):
+def without_aces(tmp_path):
+    """(the default options' lasso with two players, its steps, the game without the Aces)."""
     spec = draw_loop(tmp_path)
     default = spec.engine(2, {})
     found = default_lasso(default)
-    steps = carry.step_labels(default, found)
+    return found, carry.step_labels(default, found), spec.engine(2, {"aces": "without"})
+
+
+def test_a_loop_whose_chance_outcome_and_move_are_gone_is_carried_over_to_a_loop_of_the_other_rules(tmp_path):
+    found, steps, without = without_aces(tmp_path)
     assert (True, "chance: Ace") in steps and (False, "put(k=Ace)") in steps
-    without = spec.engine(2, {"aces": "without"})
     assert endless.replayed(without, found) is None, "the Ace is not there to draw: the loop does not replay"
     out = carry.carry(without, steps, len(found.prefix), max_states=1000)
     assert out.found is not None and out.states <= 1000
@@ -81,11 +85,7 @@ def test_a_loop_whose_chance_outcome_and_move_are_gone_is_carried_over_to_a_loop
 
 
 def test_a_game_of_too_many_actions_to_index_reads_the_names_of_each_state_s_options(tmp_path, monkeypatch):
-    spec = draw_loop(tmp_path)
-    default = spec.engine(2, {})
-    found = default_lasso(default)
-    steps = carry.step_labels(default, found)
-    without = spec.engine(2, {"aces": "without"})
+    found, steps, without = without_aces(tmp_path)
     indexed = carry.carry(without, steps, len(found.prefix), max_states=1000)
     monkeypatch.setattr(carry, "INDEXED_ACTIONS", 0)
     read = carry.carry(without, steps, len(found.prefix), max_states=1000)
@@ -93,11 +93,7 @@ def test_a_game_of_too_many_actions_to_index_reads_the_names_of_each_state_s_opt
 
 
 def test_carrying_a_loop_over_is_held_to_its_states_and_never_ends_the_game(tmp_path):
-    spec = draw_loop(tmp_path)
-    default = spec.engine(2, {})
-    found = default_lasso(default)
-    steps = carry.step_labels(default, found)
-    without = spec.engine(2, {"aces": "without"})
+    found, steps, without = without_aces(tmp_path)
     out = carry.carry(without, steps, len(found.prefix), max_states=1)
     assert out.found is None and out.states <= 1 + len(without.replay([]).legal_actions())
     # Where every move left ends the game, the carried play stops rather than end it.
