@@ -115,15 +115,15 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                                          min(CARRY_STATES, rescue) if rescue > 0 else CARRY_STATES)
             # The carried play is the first part of the search near this count: the rest of its share is left.
             rescue_left = max(1, rescue - spent)
-            if again is not None and (again[1] or not again[0].chance):
-                found, kept = again
-                verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, found, kept,
-                                                            endless.loop_probability(loaded, found))
-                                     + CARRIED_FROM_DEFAULTS)
-                continue
             if again is not None:
+                found, kept = again
+                if kept or not found.chance:
+                    verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, found, kept,
+                                                                endless.loop_probability(loaded, found))
+                                         + CARRIED_FROM_DEFAULTS)
+                    continue
                 # A loop that needs luck: a search for another may find one that the players keep going.
-                lucky = (loaded, *again)
+                lucky = (loaded, found, kept)
             else:
                 tried.append(f"the loop found under the default options does not replay under these, nor does it "
                              f"come back when its steps are played by their names ({spent:,} states)")

@@ -55,8 +55,8 @@ def step_labels(loaded, found: Lasso) -> list[tuple[bool, str]]:
 
 def carry(loaded, steps: list[tuple[bool, str]], loop_start: int, max_states: int, rounds: int = ROUNDS) -> Carried:
     """The loop whose steps are `steps` (the loop from `loop_start` on, see `step_labels`) played
-    leniently in `loaded`, until a state comes back, the recording runs out, or `max_states` states
-    were keyed or tried."""
+    leniently in `loaded`, until a state comes back, the recording runs out, no move may be played,
+    a rule fails, or `max_states` states were keyed or tried."""
     exact = state_key(loaded, False, termination_only=True)
     out = Carried()
     try:
@@ -94,7 +94,8 @@ _SKIPPED = object()  # recorded chance outcomes passed over where the rules wait
 def _scripted(state, script: list, j: int, names: _Names, out: Carried) -> tuple:
     """(the action that plays recorded step `j` here, the index of the next step): the step itself,
     a later decision where the ones before it are missing, or a replacement; (_SKIPPED, index) past
-    recorded chance outcomes where the rules wait for a decision; (None, j) where nothing may be played."""
+    recorded chance outcomes where the rules wait for a decision; None for the action where no move
+    may be played (none is legal, or each one ends the game)."""
     drawing = state.chance is not None
     recorded_chance, label = script[j]
     if recorded_chance == drawing:
