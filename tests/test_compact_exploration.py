@@ -8,7 +8,7 @@ import pytest
 from rulekit import load
 from rulekit.verify import graphs, termination
 from rulekit.verify.endless import kept_going
-from rulekit.verify.explore import Limits, explore, fork, state_key
+from rulekit.verify.explore import Limits, explore, state_key
 from rulekit.verify.successors import Successors, cyclic_core
 from tests.helpers import load_text
 
@@ -37,7 +37,7 @@ def test_a_packed_state_plays_on_exactly_as_the_state_it_was_packed_from(name, p
     game = load(name, players=players)
     exact = state_key(game)
     rng = random.Random(7)
-    state = fork(game.new_initial_state(seed=0))
+    state = game.new_initial_state(seed=0).fork()
     for _ in range(120):
         if state.over:
             break
@@ -52,7 +52,7 @@ def test_a_packed_state_plays_on_exactly_as_the_state_it_was_packed_from(name, p
 
 def test_a_packed_state_with_a_value_marshal_refuses_still_comes_back():
     game = load("chocobo", players=3)
-    state = fork(game.new_initial_state(seed=0))
+    state = game.new_initial_state(seed=0).fork()
     state.fr[-1].append(Opaque(3))  # a value of a kind the language may grow, which marshal refuses
     packed = state.pack()
     assert packed[:1] == b"p"
@@ -132,7 +132,7 @@ def test_equal_states_get_one_key_however_their_values_are_shared():
     """A value met twice may be one object or two equal ones: the key must not tell them apart."""
     game = load("chocobo", players=3)
     key = state_key(game)
-    a, b = fork(game.new_initial_state(seed=0)), fork(game.new_initial_state(seed=0))
+    a, b = game.new_initial_state(seed=0).fork(), game.new_initial_state(seed=0).fork()
     shared = int("1000001")
     a.v[0] = a.v[1] = shared
     b.v[0], b.v[1] = int("1000001"), int("1000001")

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import IllegalActionError, RuleRuntimeError
-from .explore import changes, fork, state_key
+from .explore import changes, state_key
 from .termination import Lasso
 
 LOOKAHEAD = 8  # recorded decisions in a row that may be missing here
@@ -148,7 +148,7 @@ def _least(state, out: Carried) -> int | None:
     of those), or None."""
     best = None
     for action in state.legal:
-        child = fork(state)
+        child = state.fork()
         try:
             child.apply_action(action)
         except (IllegalActionError, RuleRuntimeError):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from scipy.special import gammaincinv
 
 from ..errors import RuleRuntimeError
-from .explore import fork, state_key
+from .explore import state_key
 
 
 @dataclass
@@ -126,7 +126,7 @@ def distinct(loaded, symmetric: bool = False, step_budget: int = 3000, plays: in
         plays = max(200, step_budget // 64)
     key = state_key(loaded, symmetric)
     try:
-        root = fork(loaded.new_initial_state(seed=0))
+        root = loaded.new_initial_state(seed=0).fork()
     except RuleRuntimeError:
         return None
     spans = windows_for(step_budget, plays)

@@ -39,7 +39,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..errors import IllegalActionError, RuleRuntimeError
-from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, distance_to, explore, fork, state_key
+from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, distance_to, explore, state_key
 from .successors import Successors
 from .termination import Lasso, lasso
 
@@ -237,7 +237,7 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
     The first state the walk meets again (the start or one of its own) closes a lasso: the prefix up to
     that state's first visit, and the walk's steps from there. Up to `steps` steps and `states` states,
     and (a safety net) until the clock passes `deadline`."""
-    state = fork(loaded.replay(prefix))
+    state = loaded.replay(prefix).fork()
     prefix = list(prefix)
     while state.chance is not None:  # play comes back to decisions, not to the middle of a deal
         outcome = max(state.chance, key=lambda o: o[1])[0]
@@ -261,7 +261,7 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
         chance = state.chance is not None
         best = None
         for action in state.legal:
-            child = fork(state)
+            child = state.fork()
             try:
                 child.apply_action(action)
             except Exception:  # noqa: BLE001 - a refused move is not taken
@@ -330,7 +330,7 @@ def lazy_closure(loaded, prefix: list[int], symmetric: bool, max_states: int) ->
     `max_states` states."""
     out = Exploration(loaded.num_players(), dict(loaded.options), prefix=list(prefix), symmetry=symmetric)
     graph = _Graph(out, state_key(loaded, symmetric, termination_only=True))
-    root = fork(loaded.replay(prefix))
+    root = loaded.replay(prefix).fork()
     graph.node(root, 0, -1)
     queue = deque([(root, 0)])
     while queue and len(graph.parent) < max_states:
@@ -390,7 +390,7 @@ def staying(loaded, prefix: list[int], symmetric: bool, max_states: int, max_dep
         (good if ok else failed).add(i)
         return ok
 
-    root = fork(loaded.replay(prefix))
+    root = loaded.replay(prefix).fork()
     visit(root, graph.node(root, 0, -1)[0], 0)
     return graph.finish(loaded)
 
@@ -400,7 +400,7 @@ def _successors(state, index: int, out: Exploration) -> list[tuple]:
     action of `state`; one that fails is recorded in `out.errors`, which `kept_going` reads."""
     children = []
     for action in state.legal:
-        child = fork(state)
+        child = state.fork()
         try:
             child.apply_action(action)
         except Exception as exc:  # noqa: BLE001 - a failing outcome is not followed; kept_going knows
@@ -470,7 +470,7 @@ def _closing(state, seen: dict, exact, out: Search, table=None) -> tuple[int | N
     least: list[int] = []
     fewest = None
     for action in tried:
-        child = fork(state)
+        child = state.fork()
         try:
             child.apply_action(action)
         except Exception:  # noqa: BLE001 - a refused action closes nothing
@@ -516,7 +516,7 @@ def lasso_run(loaded, prefix, loop) -> LassoRun:
     run = LassoRun(loaded, prefix, loop)
     try:
         state = loaded.replay(list(prefix))
-        run.start = fork(state)
+        run.start = state.fork()
         for action in loop:
             if state.chance is not None:
                 run.chance = True
