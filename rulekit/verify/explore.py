@@ -37,6 +37,7 @@ from array import array
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from operator import ne
 
 from .. import model as m
@@ -164,7 +165,7 @@ def seat_symmetry(game: m.Game) -> tuple[bool, str]:
 
 _KNOWN_FIELDS = {"game", "code", "zone_names", "kind_names", "is_set", "log", "turn_start", "history", "seed", "auto",
                  "pending", "legal", "chance", "resume", "to_move", "z", "lo", "hi", "v", "cur", "fr", "ctx", "winners",
-                 "over", "knowledge_memo"}  # the last a cache of what the move log says
+                 "over", "knowledge_memo", "armed"}  # knowledge_memo: a cache of what the move log says
 
 
 def _plain(value):
@@ -226,10 +227,10 @@ class _Keyer:
                 if start <= pc <= last and not first <= pc <= end for slot in slots}))
         return out
 
-    def frames(self, s: State) -> tuple:
+    def frames(self, s: State) -> list:
         if s.over:
-            return ()  # nothing runs after the end: what the frames still hold is dead
-        frames = [list(f) for f in s.fr]
+            return []  # nothing runs after the end: what the frames still hold is dead
+        frames = [f[:] for f in s.fr]
         if self.scopes:
             for f in frames:
                 for slot in self.stale(f[0]):
@@ -245,19 +246,20 @@ class _Keyer:
                 for slot in self.dead[point]:
                     if slot < len(top):
                         top[slot] = None
-        return tuple(tuple(f) for f in frames)
+        return frames
 
     def values(self, s: State) -> list:
         if not self.blank:
             return s.v
-        v = list(s.v)
+        v = s.v[:]
         for i in self.blank:
             v[i] = 0
         return v
 
     def key(self, s: State) -> bytes:
+        # Marshal writes the state's own lists: two states get the same bytes exactly when their
+        # parts are equal, without tuples built first. The trigger flags (`armed`) are a list of bools.
         frames = self.frames(s)
-        ctx = tuple(tuple(c) for c in s.ctx)
         v = self.values(s)
         if self.symmetric and all(x is None for f in frames for x in f[1:]):
             z, lo, hi, w = s.z, s.lo, s.hi, s.winners
@@ -265,10 +267,11 @@ class _Keyer:
                              for p, (zs, vs) in enumerate(zip(self.player_zones, self.player_vars)))
             shared = (tuple((tuple(z[i]), lo[i], hi[i]) for i in self.shared_zones),
                       tuple(v[i] for i in self.shared_vars))
-            content = (1, shared, tuple(players), s.cur, frames, ctx, s.over, s.to_move)
+            content = (1, shared, players, s.cur, frames, s.ctx, s.over, s.to_move, s.armed)
         else:
-            content = (0, tuple(map(tuple, s.z)), tuple(s.lo), tuple(s.hi), tuple(v), s.cur, frames, ctx,
-                       tuple(sorted(s.winners)), s.over, s.to_move)
+            winners = s.winners
+            content = (0, s.z, s.lo, s.hi, v, s.cur, frames, s.ctx, sorted(winners) if winners else None, s.over,
+                       s.to_move, s.armed)
         if self.extra:
             content = (content, tuple(_plain(getattr(s, name)) for name in self.extra))
         return marshal.dumps(content, KEY_MARSHAL)
@@ -314,21 +317,26 @@ def distance_to(target: State):
     # `list.count` scans the zone once per kind: past COUNTED_KINDS kinds, the zone's cards are counted once.
     zones = [(z, tuple(c), tuple(c.values())) for z, c in ((z, Counter(z)) for z in target.z)]
     v, lo, hi, cur, winners, frames = target.v, target.lo, target.hi, target.cur, target.winners, target.fr
+    target_zones, zone_slots, var_slots = target.z, range(len(target.z)), range(len(v))
 
     def distance(a: State) -> int:
         d = 0
-        for x, (y, kinds, counts) in zip(a.z, zones):
-            if x != y:
-                if not x:
-                    common = 0
-                elif len(kinds) <= COUNTED_KINDS:
-                    common = sum(map(min, map(x.count, kinds), counts))
-                else:
-                    common = sum(map(min, map(Counter(x).__getitem__, kinds), counts))
-                d += 1 + len(x) + len(y) - 2 * common + sum(map(ne, x, y))
-        for x, y in zip(a.v, v):
-            if x != y:
-                d += abs(x - y) if isinstance(x, int) and isinstance(y, int) else 1
+        # A step changes a few zones and variables: the ones that differ are picked out in C first.
+        az = a.z
+        for i in compress(zone_slots, map(ne, az, target_zones)):
+            x = az[i]
+            y, kinds, counts = zones[i]
+            if not x:
+                common = 0
+            elif len(kinds) <= COUNTED_KINDS:
+                common = sum(map(min, map(x.count, kinds), counts))
+            else:
+                common = sum(map(min, map(Counter(x).__getitem__, kinds), counts))
+            d += 1 + len(x) + len(y) - 2 * common + sum(map(ne, x, y))
+        av = a.v
+        for i in compress(var_slots, map(ne, av, v)):
+            x, y = av[i], v[i]
+            d += abs(x - y) if isinstance(x, int) and isinstance(y, int) else 1
         return (d + sum(map(ne, a.lo, lo)) + sum(map(ne, a.hi, hi))
                 + (a.cur != cur) + (a.winners != winners) + 2 * (a.fr != frames))
 
