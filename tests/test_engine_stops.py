@@ -29,3 +29,28 @@ def test_events_met_again_seldom_are_no_longer_remembered(monkeypatch):
         seldom.event([1, 2, 3 + i])  # never the same twice
     assert often.on and not seldom.on
     assert seldom.event([1, 2]) == stepping.counted_event([1, 2]) and not seldom.events
+
+
+def test_a_deal_from_a_shuffled_block_offers_each_kind_at_its_share_of_the_block():
+    """The engine counts a few kinds one scan each and many with a `Counter`: both give each kind's copies."""
+    from rulekit import load
+    from rulekit.engine.state import COUNTED_KINDS
+
+    kinds_seen = set()
+    for name, players in [("chocobo", 3), ("chucky", 3), ("chuche", 3), ("cranky", 5)]:
+        game = load(name, players=players)
+        rng = random.Random(5)
+        for seed in range(3):
+            state = game.new_initial_state(seed=seed).fork()
+            for _ in range(150):
+                if state.over:
+                    break
+                if state.chance is not None and state.resume[0] == "fix":
+                    zone = state.resume[1]
+                    block = state.z[zone][state.lo[zone]:state.hi[zone]]
+                    kinds = sorted(set(block))
+                    assert state.legal == kinds
+                    assert state.chance == [(k, block.count(k) / len(block)) for k in kinds]
+                    kinds_seen.add(len(kinds) > COUNTED_KINDS)
+                state.apply_action(rng.choice(state.legal))
+    assert kinds_seen == {True, False}  # both ways of counting were met

@@ -17,6 +17,7 @@ from .stream import Stream
 CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
 TERMINAL_PLAYER = -4
+COUNTED_KINDS = 8  # kinds of a deal counted one scan each; past that, by one `Counter`
 
 def splitmix(seed: int, step: int) -> float:
     """A uniform float in [0, 1) from (seed, step): reproducible, and nothing to serialize."""
@@ -205,13 +206,16 @@ class State:
             runtime.fix_end(self, zone, kind, top)
             return 0
         block = cards if lo == 0 and hi == len(cards) else cards[lo:hi]
-        counts = Counter(block)
-        if len(counts) == 1:
+        legal = sorted(set(block))
+        if len(legal) == 1:
             runtime.fix_end(self, zone, cards[lo], top)
             return 0
+        self.legal = legal
+        # A search deals at every step: a few kinds are counted by scans in C, faster than a `Counter`.
+        counts = (dict(zip(legal, map(block.count, legal))) if len(legal) <= COUNTED_KINDS
+                  else Counter(block))
         # as `_set_chance` has it, each kind's weight over the block's size
         n = hi - lo
-        self.legal = legal = sorted(counts)
         self.chance = [(k, counts[k] / n) for k in legal]
         self.pending = counts
         self.resume = ("fix", zone, top)
@@ -383,11 +387,13 @@ class State:
         other = object.__new__(State)
         other.game, other.code = self.game, self.code
         other.zone_names, other.kind_names, other.is_set = self.zone_names, self.kind_names, self.is_set
-        other.z = list(map(list, self.z))
+        # `list.copy` through `map` copies the inner lists in C, a fifth faster than `list` (searches fork
+        # every child they try)
+        other.z = list(map(list.copy, self.z))
         other.lo, other.hi, other.v = self.lo[:], self.hi[:], self.v[:]
         other.cur = self.cur
-        other.fr = [f[:] for f in self.fr]
-        other.ctx = [c[:] for c in self.ctx]
+        other.fr = list(map(list.copy, self.fr))
+        other.ctx = list(map(list.copy, self.ctx))
         other.log = log
         other.knowledge_memo = {}
         other.turn_start = turn_start
