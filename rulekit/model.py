@@ -772,18 +772,27 @@ def compared_field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls) if f.compare)
 
 
-def children(node):
-    """The model nodes directly inside a node, however deeply nested in tuples (an `if`'s branches)."""
+def children(node) -> list:
+    """The model nodes directly inside a node, however deeply nested in tuples (an `if`'s branches).
+    A list built in one go, not a generator: the passes ask for the children of every node they walk."""
+    out: list = []
     for name in field_names(type(node)):
-        yield from _flat(getattr(node, name))
+        value = getattr(node, name)
+        if type(value) in _LEAVES:
+            continue
+        _flat(value, out)
+    return out
 
 
-def _flat(value):
+_LEAVES = frozenset({str, int, bool, float, type(None)})  # field values that hold no node
+
+
+def _flat(value, out: list) -> None:
     if isinstance(value, (tuple, list)):
         for item in value:
-            yield from _flat(item)
-    elif is_node(value):
-        yield value
+            _flat(item, out)
+    elif hasattr(type(value), "__dataclass_fields__"):
+        out.append(value)
 
 
 def bodies(game: Game):
