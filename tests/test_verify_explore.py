@@ -234,3 +234,28 @@ def test_the_distance_between_states_is_its_definition(name, players):
         distance = distance_to(target)
         assert [distance(s) for s in states] == [_reference_distance(s, target) for s in states]
         assert distance(target) == 0
+
+
+@pytest.mark.parametrize("name, players", [("chicken", 4), ("cranky", 5), ("chuche", 3)])
+def test_the_distance_of_a_child_measured_on_its_changed_zones_is_its_whole_distance(name, players):
+    """`Distance.around` measures again only what a step changed; it must agree with measuring it all."""
+    from rulekit.verify.explore import distance_to
+
+    game = load(name, players=players)
+    rng = random.Random(1)
+    state = game.new_initial_state(seed=3).fork()
+    target, measured = None, 0
+    for step in range(300):
+        if state.over:
+            break
+        if step == 30:
+            target = distance_to(state.fork())
+        if target is not None:
+            around = target.around(state)
+            for action in state.legal[:20]:
+                child = state.fork()
+                child.apply_action(action)
+                assert around(child) == target(child)
+                measured += 1
+        state.apply_action(rng.choice(state.legal))
+    assert measured > 100

@@ -260,6 +260,8 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
             distance, retarget = distance_to(state), len(walk) + leg
         chance = state.chance is not None
         best = None
+        # each option is measured on what its step changed, when there are enough to pay for the set-up
+        measure = distance.around(state) if len(state.legal) > 2 else distance
         for action in state.legal:
             child = state.fork()
             try:
@@ -274,7 +276,7 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
                 full = prefix + walk + [action]
                 cut = len(prefix) + start
                 return Lasso(full[:cut], full[cut:], _has_chance(loaded, full[:cut], full[cut:])), spent
-            rank = (0 if chance else changes(state, child), distance(child), rng.random())
+            rank = (0 if chance else changes(state, child), measure(child), rng.random())
             if best is None or rank < best[0]:
                 best = (rank, action, child)
         if best is None:

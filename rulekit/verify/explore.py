@@ -306,41 +306,76 @@ def changes(a: State, b: State) -> int:
 COUNTED_KINDS = 8  # see `distance_to`
 
 
-def distance_to(target: State):
-    """A function telling how far a state of the same game is from `target`: per zone, the cards one
-    holds and the other does not, plus the places where their orders differ; per variable, how far
-    apart the two values are (1 for values that are not numbers); 1 for each other field that differs.
-    Zero only for states that agree on all of these; a guide for searches, never a verdict. The
-    target's card counts are worked out once, since a search measures many states against one target."""
-    # Per zone: its cards, its kinds and how many of each. The sums below run in C (`map` over `list.count`,
-    # `min` and `operator.ne`): a search measures a hundred thousand states or more against its targets.
-    # `list.count` scans the zone once per kind: past COUNTED_KINDS kinds, the zone's cards are counted once.
-    zones = [(z, tuple(c), tuple(c.values())) for z, c in ((z, Counter(z)) for z in target.z)]
-    v, lo, hi, cur, winners, frames = target.v, target.lo, target.hi, target.cur, target.winners, target.fr
-    target_zones, zone_slots, var_slots = target.z, range(len(target.z)), range(len(v))
+class Distance:
+    """How far a state of the same game is from a target state: per zone, the cards one holds and
+    the other does not, plus the places where their orders differ; per variable, how far apart the two
+    values are (1 for values that are not numbers); 1 for each other field that differs. Zero only for
+    states that agree on all of these; a guide for searches, never a verdict.
 
-    def distance(a: State) -> int:
-        d = 0
-        # A step changes a few zones and variables: the ones that differ are picked out in C first.
+    Calling it measures a state; `around(state)` gives a function that measures the states one step
+    from `state` (its children), measuring again only the zones the step changed: a search ranks
+    every option of a decision by its distance, and a step changes a few zones."""
+
+    def __init__(self, target: State):
+        # Per zone: its cards, its kinds and how many of each, worked out once for the many states
+        # measured against one target.
+        self.zones = [(z, tuple(c), tuple(c.values())) for z, c in ((z, Counter(z)) for z in target.z)]
+        self.target = target
+        self.zone_slots, self.var_slots = range(len(target.z)), range(len(target.v))
+
+    def zone(self, i: int, x: list) -> int:
+        """How far the cards `x` are from the target's in zone `i` (which they differ from)."""
+        # The sums run in C (`map` over `list.count`, `min` and `operator.ne`); `list.count` scans the zone
+        # once per kind: past COUNTED_KINDS kinds, the zone's cards are counted once.
+        y, kinds, counts = self.zones[i]
+        if not x:
+            common = 0
+        elif len(kinds) <= COUNTED_KINDS:
+            common = sum(map(min, map(x.count, kinds), counts))
+        else:
+            common = sum(map(min, map(Counter(x).__getitem__, kinds), counts))
+        return 1 + len(x) + len(y) - 2 * common + sum(map(ne, x, y))
+
+    def zone_terms(self, a: State) -> list[int]:
+        terms = [0] * len(self.zones)
         az = a.z
-        for i in compress(zone_slots, map(ne, az, target_zones)):
-            x = az[i]
-            y, kinds, counts = zones[i]
-            if not x:
-                common = 0
-            elif len(kinds) <= COUNTED_KINDS:
-                common = sum(map(min, map(x.count, kinds), counts))
-            else:
-                common = sum(map(min, map(Counter(x).__getitem__, kinds), counts))
-            d += 1 + len(x) + len(y) - 2 * common + sum(map(ne, x, y))
-        av = a.v
-        for i in compress(var_slots, map(ne, av, v)):
+        for i in compress(self.zone_slots, map(ne, az, self.target.z)):
+            terms[i] = self.zone(i, az[i])
+        return terms
+
+    def rest(self, a: State) -> int:
+        """The distance of everything but the zones."""
+        t = self.target
+        d = 0
+        av, v = a.v, t.v
+        for i in compress(self.var_slots, map(ne, av, v)):
             x, y = av[i], v[i]
             d += abs(x - y) if isinstance(x, int) and isinstance(y, int) else 1
-        return (d + sum(map(ne, a.lo, lo)) + sum(map(ne, a.hi, hi))
-                + (a.cur != cur) + (a.winners != winners) + 2 * (a.fr != frames))
+        return (d + sum(map(ne, a.lo, t.lo)) + sum(map(ne, a.hi, t.hi))
+                + (a.cur != t.cur) + (a.winners != t.winners) + 2 * (a.fr != t.fr))
 
-    return distance
+    def __call__(self, a: State) -> int:
+        return sum(self.zone_terms(a)) + self.rest(a)
+
+    def around(self, parent: State):
+        terms = self.zone_terms(parent)
+        base, pz, target_zones = sum(terms), parent.z, self.target.z
+        slots, zone, rest = self.zone_slots, self.zone, self.rest
+
+        def distance(a: State) -> int:
+            d = base
+            az = a.z
+            for i in compress(slots, map(ne, az, pz)):
+                x = az[i]
+                d += (zone(i, x) if x != target_zones[i] else 0) - terms[i]
+            return d + rest(a)
+
+        return distance
+
+
+def distance_to(target: State) -> Distance:
+    """The `Distance` from `target`."""
+    return Distance(target)
 
 
 FRONTIER_WHOLE = 50_000  # frontier states kept as State objects (packing costs a fifth of the time)
