@@ -45,6 +45,7 @@ from ..engine.state import State
 from ..errors import EndlessRun, LongRun, RuleRuntimeError
 from . import budget
 from .inert import ignored_by_keys, var_slots
+from .memo import PerObject
 from .successors import Successors
 
 
@@ -277,6 +278,16 @@ class _Keyer:
         return marshal.dumps(content, KEY_MARSHAL)
 
 
+_KEYERS = PerObject()
+
+
+def keyer_of(loaded, symmetric: bool, termination_only: bool) -> _Keyer:
+    """The keyer of a loaded game, made once: a search builds keys at each of its many small
+    explorations, and making a keyer plays the game's set-up."""
+    return _KEYERS.get(f"keyer {symmetric} {termination_only}", loaded,
+                       lambda: _Keyer(loaded, symmetric, termination_only))
+
+
 FINGERPRINT_BITS = 128
 
 
@@ -293,7 +304,7 @@ def state_key(loaded, symmetric: bool = False, termination_only: bool = False):
     seats where the model allows it (as `explore` keys its states), else exact. Variables play never
     reads are left out when no property reads them either, or, with `termination_only`, always."""
     use = symmetric and seat_symmetry(loaded.model)[0]
-    return _Keyer(loaded, use, termination_only).key
+    return keyer_of(loaded, use, termination_only).key
 
 
 def changes(a: State, b: State) -> int:
@@ -390,7 +401,7 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
     state that the actions `prefix` lead to (then only the states reachable from there are seen)."""
     limits = limits or Limits()
     symmetric, why = seat_symmetry(loaded.model) if limits.symmetry else (False, "symmetry reduction switched off")
-    keyer = _Keyer(loaded, symmetric, limits.termination_only)
+    keyer = keyer_of(loaded, symmetric, limits.termination_only)
     out = Exploration(loaded.num_players(), dict(loaded.options), symmetry=keyer.symmetric,
                       symmetry_reason=why if loaded.num_players() > 1 else "one player", prefix=list(prefix or []),
                       fingerprint_bits=FINGERPRINT_BITS)
