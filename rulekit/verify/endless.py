@@ -138,7 +138,12 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
         repeated, out.found = out.found, None
         # Around the state that came back first: the players may be able to keep that loop up.
         cuts = [len(repeated.prefix)] if repeated else [len(path) * k // (points + 1) for k in range(1, points + 1)]
+        # The state at each cut: the game played on from the last cut, not replayed from its start each time.
+        cursor, at = loaded.replay([]), 0
         for cut in cuts:
+            for action in path[at:cut]:
+                cursor.apply_action(action)
+            at = max(at, cut)
             if time.perf_counter() > deadline:
                 out.timed_out = True
                 break
@@ -147,7 +152,8 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
             walked = None
             if not repeated:
                 walked, spent = steered_walk(loaded, path[:cut], exact,
-                                             max(1, (states - out.states) // WALK_SHARE), rng, deadline=deadline)
+                                             max(1, (states - out.states) // WALK_SHARE), rng, deadline=deadline,
+                                             played=cursor)
                 out.walks += 1
                 out.states += spent
                 if walked is not None and not walked.chance:
@@ -159,7 +165,7 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
             # A loop that needs luck is kept until the exploration here has had its chance to find one
             # the players can keep up.
             x = explore(loaded, Limits(max_states=max(1, min(near, states - out.states)), time_limit=time_limit,
-                                       symmetry=symmetric, termination_only=True), prefix=path[:cut])
+                                       symmetry=symmetric, termination_only=True), prefix=path[:cut], played=cursor)
             x.loaded = loaded
             out.points += 1
             out.states += x.states
@@ -220,7 +226,7 @@ WALK_SHARE = 2  # a steered walk may key half the states left: it is the search 
 
 
 def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int = WALK_STEPS,
-                 leg: int = WALK_LEG, deadline: float | None = None) -> tuple:
+                 leg: int = WALK_LEG, deadline: float | None = None, played=None) -> tuple:
     """(a lasso, or None; states keyed). A walk from the first decision at or after the state `prefix`
     leads to (chance taking its likeliest outcomes) that steers back towards that decision's state:
 
@@ -236,8 +242,9 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
 
     The first state the walk meets again (the start or one of its own) closes a lasso: the prefix up to
     that state's first visit, and the walk's steps from there. Up to `steps` steps and `states` states,
-    and (a safety net) until the clock passes `deadline`."""
-    state = loaded.replay(prefix).fork()
+    and (a safety net) until the clock passes `deadline`. `played`, when given, is the state `prefix`
+    leads to, already played (it is not changed)."""
+    state = (loaded.replay(prefix) if played is None else played).fork()
     prefix = list(prefix)
     while state.chance is not None:  # play comes back to decisions, not to the middle of a deal
         outcome = max(state.chance, key=lambda o: o[1])[0]

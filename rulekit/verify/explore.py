@@ -396,9 +396,11 @@ def _whole(root: State, item) -> State:
     return item if type(item) is State else root.unpack(item)
 
 
-def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = None) -> Exploration:
+def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = None,
+            played: State | None = None) -> Exploration:
     """Breadth-first exploration of a loaded game (`rulekit.engine.Game`), from its start or from the
-    state that the actions `prefix` lead to (then only the states reachable from there are seen)."""
+    state that the actions `prefix` lead to (then only the states reachable from there are seen);
+    `played`, when given, is that state already played (it is not changed)."""
     limits = limits or Limits()
     symmetric, why = seat_symmetry(loaded.model) if limits.symmetry else (False, "symmetry reduction switched off")
     keyer = keyer_of(loaded, symmetric, limits.termination_only)
@@ -411,7 +413,8 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
     table = loaded.action_table
     start = time.perf_counter()
     deadline = start + limits.time_limit
-    root = (loaded.replay(prefix) if prefix else loaded.new_initial_state(seed=0)).fork()
+    root = (played if played is not None else loaded.replay(prefix) if prefix else
+            loaded.new_initial_state(seed=0)).fork()
     seen = {fingerprint(keyer.key(root)): 0}
     parent, depth_of = array("q", [0]), array("i", [0])
     via = [-1]  # a list: an action number may be any size (a choice of cards is numbered by its subset)
