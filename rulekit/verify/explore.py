@@ -477,8 +477,10 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
         s = _whole(root, frontier.popleft())
         succ = [] if edges is not None else None
         chance = s.chance is not None
+        # Nothing reads a state once its children are made: the last child is the state itself, played on.
+        last = s.legal[-1] if s.legal and s is not root else None
         for action in s.legal:
-            child = s.fork()
+            child = s if action == last else s.fork()
             out.transitions += 1
             try:
                 child.apply_action(action)
