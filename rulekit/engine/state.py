@@ -383,6 +383,14 @@ class State:
         its own paths (copying them would cost as much as the game has lasted, at every step)."""
         return self._copy([], [], 0)
 
+    def as_fork(self) -> State:
+        """This state made its own `fork`, without a copy: its history and move log let go. For a search
+        that has made every other child of a state and no longer needs the state as it was."""
+        if self.fast is not None:
+            return self.fork()
+        self.history, self.log, self.turn_start, self.knowledge_memo = [], [], 0, {}
+        return self
+
     def _copy(self, history: list, log: list, turn_start: int) -> State:
         other = object.__new__(State)
         other.game, other.code = self.game, self.code

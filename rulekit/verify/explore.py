@@ -480,7 +480,7 @@ def explore(loaded, limits: Limits | None = None, prefix: list[int] | None = Non
         # Nothing reads a state once its children are made: the last child is the state itself, played on.
         last = s.legal[-1] if s.legal and s is not root else None
         for action in s.legal:
-            child = s if action == last else s.fork()
+            child = s.as_fork() if action == last else s.fork()
             out.transitions += 1
             try:
                 child.apply_action(action)
