@@ -32,9 +32,9 @@ def test_events_met_again_seldom_are_no_longer_remembered(monkeypatch):
 
 
 def test_a_deal_from_a_shuffled_block_offers_each_kind_at_its_share_of_the_block():
-    """The engine counts a few kinds one scan each and many with a `Counter`: both give each kind's copies."""
+    """The engine counts a few cards one scan per kind and many with a `Counter`: both give each kind's copies."""
     from rulekit import load
-    from rulekit.engine.state import COUNTED_KINDS
+    from rulekit.engine.runtime import SCANNED_CARDS
 
     kinds_seen = set()
     for name, players in [("chocobo", 3), ("chucky", 3), ("chuche", 3), ("cranky", 5)]:
@@ -51,6 +51,6 @@ def test_a_deal_from_a_shuffled_block_offers_each_kind_at_its_share_of_the_block
                     kinds = sorted(set(block))
                     assert state.legal == kinds
                     assert state.chance == [(k, block.count(k) / len(block)) for k in kinds]
-                    kinds_seen.add(len(kinds) > COUNTED_KINDS)
+                    kinds_seen.add(len(block) > SCANNED_CARDS)
                 state.apply_action(rng.choice(state.legal))
     assert kinds_seen == {True, False}  # both ways of counting were met

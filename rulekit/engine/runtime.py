@@ -188,6 +188,17 @@ def put_many(s, z, kinds, at_bottom: bool) -> None:
             put(s, z, k, True)
 
 
+SCANNED_CARDS = 16  # see `kind_counts`
+
+
+def kind_counts(cards) -> dict[int, int]:
+    """How many cards of each kind, kinds in increasing order: for a few cards, a scan of them (in C)
+    per kind; for more, as `Counter` counts them."""
+    if len(cards) <= SCANNED_CARDS:
+        return {kind: cards.count(kind) for kind in sorted(set(cards))}
+    return dict(sorted(Counter(cards).items()))
+
+
 def shuffle(s, z) -> None:
     if not s.is_set[z]:
         s.z[z].sort()

@@ -17,7 +17,6 @@ from .stream import Stream
 CHANCE_PLAYER = -1
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
 TERMINAL_PLAYER = -4
-COUNTED_KINDS = 8  # kinds of a deal counted one scan each; past that, by one `Counter`
 
 def splitmix(seed: int, step: int) -> float:
     """A uniform float in [0, 1) from (seed, step): reproducible, and nothing to serialize."""
@@ -205,18 +204,14 @@ class State:
                 history.append(kind)  # a block of one kind is no chance event
             runtime.fix_end(self, zone, kind, top)
             return 0
-        block = cards if lo == 0 and hi == len(cards) else cards[lo:hi]
-        legal = sorted(set(block))
-        if len(legal) == 1:
+        counts = runtime.kind_counts(cards if lo == 0 and hi == len(cards) else cards[lo:hi])
+        if len(counts) == 1:
             runtime.fix_end(self, zone, cards[lo], top)
             return 0
-        self.legal = legal
-        # A search deals at every step: a few kinds are counted by scans in C, faster than a `Counter`.
-        counts = (dict(zip(legal, map(block.count, legal))) if len(legal) <= COUNTED_KINDS
-                  else Counter(block))
         # as `_set_chance` has it, each kind's weight over the block's size
         n = hi - lo
-        self.chance = [(k, counts[k] / n) for k in legal]
+        self.legal = list(counts)
+        self.chance = [(k, c / n) for k, c in counts.items()]
         self.pending = counts
         self.resume = ("fix", zone, top)
         self.to_move = CHANCE_PLAYER

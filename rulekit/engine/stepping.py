@@ -16,7 +16,6 @@ replays the history (same seed, same chance outcomes) and goes on from there, it
 """
 from __future__ import annotations
 
-from collections import Counter
 
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError
@@ -36,14 +35,6 @@ class Stepping(Playout):
     draw from a deck waits for its outcome, its undetermined cards and their counts (else None)."""
 
     __slots__ = ("draws", "events", "stack_events", "stack", "drawing")
-
-
-def kind_counts(cards) -> dict[int, int]:
-    """How many cards of each kind, kinds in increasing order: for a few cards, a scan of them (in C)
-    per kind; for more, as `Counter` counts them."""
-    if len(cards) <= 16:
-        return {kind: cards.count(kind) for kind in sorted(set(cards))}
-    return dict(sorted(Counter(cards).items()))
 
 
 CARD_EVENTS_KEPT = 4096  # events a program remembers at most; then forgotten all at once
@@ -95,7 +86,7 @@ class CardEvents:
 def counted_event(cards) -> tuple | None:
     """The chance event of a card drawn blindly from `cards`, as a stop: (None, how many cards of
     each kind, the kinds in increasing order, (kind, probability) of each); None for cards of one kind."""
-    return event_of(kind_counts(cards), len(cards))
+    return event_of(runtime.kind_counts(cards), len(cards))
 
 
 def event_of(counts: dict[int, int], n: int) -> tuple | None:
@@ -158,7 +149,7 @@ def top_event(s, cards, lo, hi):
     # A deck is drawn from card after card: the kinds left are those of the last draw but one card,
     # which are known when the cards left are the same (compared in C, far cheaper than counting).
     last = s.stack
-    counts = last[1] if last is not None and last[0] == undetermined else kind_counts(undetermined)
+    counts = last[1] if last is not None and last[0] == undetermined else runtime.kind_counts(undetermined)
     s.drawing = (undetermined if lo else list(undetermined), counts)
     return event_of(counts, n)
 
