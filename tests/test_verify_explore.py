@@ -205,7 +205,7 @@ def test_the_explorer_is_bounded_by_states_shared_by_the_player_counts():
 
 
 def _reference_distance(a, b) -> int:
-    """`distance_to`'s definition, spelled out: per zone that differs, one, the cards one holds and the other
+    """`Distance`'s definition, spelled out: per zone that differs, one, the cards one holds and the other
     does not, and the places where the orders differ; per variable, how far apart; each other field one."""
     d = 0
     for x, y in zip(a.z, b.z):
@@ -220,7 +220,7 @@ def _reference_distance(a, b) -> int:
 @pytest.mark.parametrize("name,players", [("chucky", 3), ("chuche", 3), ("cranky", 4)])
 def test_the_distance_between_states_is_its_definition(name, players):
     from rulekit.engine.state import State
-    from rulekit.verify.explore import distance_to
+    from rulekit.verify.explore import Distance
 
     spec = Spec.find(name)
     game = spec.engine(players, dict(spec.model.default_options()))
@@ -231,7 +231,7 @@ def test_the_distance_between_states_is_its_definition(name, players):
             states.append(state.clone())
             state.apply_action(rng.choice(state.legal))
     for target in states[::15]:
-        distance = distance_to(target)
+        distance = Distance(target)
         assert [distance(s) for s in states] == [_reference_distance(s, target) for s in states]
         assert distance(target) == 0
 
@@ -239,7 +239,7 @@ def test_the_distance_between_states_is_its_definition(name, players):
 @pytest.mark.parametrize("name, players", [("chicken", 4), ("cranky", 5), ("chuche", 3)])
 def test_the_distance_of_a_child_measured_on_its_changed_zones_is_its_whole_distance(name, players):
     """`Distance.around` measures again only what a step changed; it must agree with measuring it all."""
-    from rulekit.verify.explore import distance_to
+    from rulekit.verify.explore import Distance
 
     game = load(name, players=players)
     rng = random.Random(1)
@@ -249,7 +249,7 @@ def test_the_distance_of_a_child_measured_on_its_changed_zones_is_its_whole_dist
         if state.over:
             break
         if step == 30:
-            target = distance_to(state.fork())
+            target = Distance(state.fork())
         if target is not None:
             around = target.around(state)
             for action in state.legal[:20]:

@@ -20,6 +20,7 @@ when only a bounded search supports the claim; `unknown` otherwise.
 """
 from __future__ import annotations
 
+import contextlib
 import time
 
 from .. import collector
@@ -177,21 +178,16 @@ class _Clock:
         self.progress = progress if hasattr(progress, "describe") else None
         self.game = game
 
+    @contextlib.contextmanager
     def __call__(self, name: str):
-        clock = self
-
-        class _Span:
-            def __enter__(self):
-                if clock.progress is not None:
-                    clock.progress.describe(f"{clock.game}: {METHOD_NAMES.get(name, name)}")
-                self.pause = collector.paused()
-                self.pause.__enter__()
-                self.t = time.perf_counter()
-
-            def __exit__(self, *exc):
-                clock.timings[name] = clock.timings.get(name, 0.0) + time.perf_counter() - self.t
-                self.pause.__exit__(*exc)
-        return _Span()
+        if self.progress is not None:
+            self.progress.describe(f"{self.game}: {METHOD_NAMES.get(name, name)}")
+        with collector.paused():
+            start = time.perf_counter()
+            try:
+                yield
+            finally:
+                self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
 
 
 __all__ = ["CheckBounds", "METHOD_NAMES", "PlayBounds", "check_spec", "play_sample", "workload", "replayed", "setup_error", "witness"]

@@ -39,7 +39,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..errors import IllegalActionError, RuleRuntimeError
-from .explore import CHANCE, EXPANDED, Exploration, Limits, changes, distance_to, explore, state_key
+from .explore import CHANCE, EXPANDED, Distance, Exploration, Limits, changes, explore, state_key
 from .successors import Successors
 from .termination import Lasso, lasso
 
@@ -232,7 +232,7 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
 
     - at a decision it does as little as the rules allow (the actions that change the fewest zones and
       variables: players who keep a game from ending), and among those takes the one whose next state
-      is nearest the target (`explore.distance_to`);
+      is nearest the target (`explore.Distance`);
     - at a chance event it takes the outcome whose next state is nearest the target: chance is steered
       too, so cards are dealt back into the places they came from;
     - ties are broken at random, and a move that ends the game is never taken;
@@ -255,7 +255,7 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
         prefix.append(outcome)
     if state.over:
         return None, 0
-    distance = distance_to(state)
+    distance = Distance(state)
     retarget = leg
     walk: list[int] = []
     seen = {exact(state): 0}
@@ -264,7 +264,7 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
         if deadline is not None and time.perf_counter() > deadline:
             break
         if len(walk) >= retarget and state.chance is None:
-            distance, retarget = distance_to(state), len(walk) + leg
+            distance, retarget = Distance(state), len(walk) + leg
         chance = state.chance is not None
         best = None
         # each option is measured on what its step changed, when there are enough to pay for the set-up

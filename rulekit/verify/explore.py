@@ -314,7 +314,7 @@ def changes(a: State, b: State) -> int:
             + (a.winners != b.winners))
 
 
-COUNTED_KINDS = 8  # see `distance_to`
+COUNTED_KINDS = 8  # see `Distance.zone`
 
 
 class Distance:
@@ -383,10 +383,6 @@ class Distance:
 
         return distance
 
-
-def distance_to(target: State) -> Distance:
-    """The `Distance` from `target`."""
-    return Distance(target)
 
 
 FRONTIER_WHOLE = 50_000  # frontier states kept as State objects (packing costs a fifth of the time)
