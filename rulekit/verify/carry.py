@@ -135,7 +135,7 @@ class _Names:
             self.actions = {}
             for action in range(self.loaded.num_distinct_actions()):
                 self.actions.setdefault(self.loaded.describe_action(action), []).append(action)
-        legal = state.legal
+        legal = state.pending  # the legal actions as a dict: a test of each is a lookup
         return next((a for a in self.actions.get(label, ()) if a in legal), None)
 
 
