@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .. import model as m
 from ..errors import InternalError, RuleRuntimeError
 from ..lower import Config, core
-from . import runtime, sharing, subsets
+from . import runtime, sharing, subsets, triggermemo
 from .pyscope import free_names
 from .slices import by_slices
 
@@ -1189,17 +1189,36 @@ class Codegen:
     def fire(self, triggers: list[tuple]) -> list[str]:
         """`FIRE(s)`: start the first armed trigger whose condition holds (its frame pushed), re-arming
         on the way each that is not `once` and whose condition is false; True when one started."""
+        remembered = self.remembered_conditions("TH", "TC")
+
         def body() -> list[str]:
             lines = ["armed = s.armed"]
             for i, entry, once, size in triggers:
                 self.env = {}
-                cond = self.whole(self.g.triggers[i].cond)  # as TRIG<i> has it (its probes too)
+                # as TRIG<i> has it (its probes too)
+                cond = f"TH{i}(s)" if i in remembered else self.whole(self.g.triggers[i].cond)
                 lines += [f"if armed[{i}]:", f"    if {cond}:", f"        armed[{i}] = False",
                           f"        s.fr.append([{entry}{', None' * size}])", "        return True"]
                 if not once:
                     lines += [f"elif not {cond}:", f"    armed[{i}] = True"]
             return lines + ["return False"]
-        return ["def FIRE(s):", *self.indent(self.on_one_state(body))]
+        return [*(line for lines in remembered.values() for line in lines),
+                "def FIRE(s):", *self.indent(self.on_one_state(body))]
+
+    def remembered_conditions(self, function: str, memo: str) -> dict[int, list[str]]:
+        """{trigger: the lines of `<function><trigger>(s)`}, its condition remembered between tests with the
+        same inputs (`triggermemo`), for each trigger whose condition is worth it; each function's memo
+        is the constant `<memo><trigger>`, this build's own."""
+        out = {}
+        for i, expr in enumerate(t.cond for t in self.g.triggers):
+            read = triggermemo.inputs(expr, self.g, self.lay)
+            if read is None:
+                continue
+            self.env = {}
+            cond_lines = self.on_one_state(lambda expr=expr: [f"_h = bool({self.whole(expr)})"])
+            out[i] = triggermemo.memo_function(f"{function}{i}", self.const(f"{memo}{i}", triggermemo.new_memo()),
+                                               triggermemo.key_source(read, self.probing), cond_lines)
+        return out
 
     # ---- assembly: instructions into Python functions
     def assemble(self) -> list[str]:

@@ -607,11 +607,12 @@ class DirectCodegen(Codegen):
     def trigger_tests(self, name: str, fired, none: str) -> list[str]:
         """A function that finds the trigger that fires as the reference engine does (the first armed one
         whose condition holds; one that is not `once` re-arms when its condition is false), with the
-        conditions inline, and disarms it: then `fired(i)` (its lines), or `none` if none fires."""
-        out = [f"def {name}(s):", "    armed = s.armed"]
+        conditions inline (or remembered between tests with the same inputs: `triggermemo`), and disarms it: then `fired(i)` (its lines), or `none` if none fires."""
+        remembered = self.remembered_conditions("TH", "TC")
+        out = [*(line for lines in remembered.values() for line in lines), f"def {name}(s):", "    armed = s.armed"]
         for i, trig in enumerate(self.g.triggers):
             self.env = {}
-            cond = self.whole(trig.cond)
+            cond = f"TH{i}(s)" if i in remembered else self.whole(trig.cond)
             out += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False",
                     *("            " + line for line in fired(i))]
             if not trig.once:

@@ -9,7 +9,7 @@ from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from ..lower import ActionTable, Config, Layout, core, lower_expression
 from ..lower import sites
 from . import probes as probes_runtime
-from . import pycode, runtime, subsets
+from . import pycode, runtime, subsets, triggermemo
 from .knowledge import knowledge
 from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
 from .decisions import decision_prefixes
@@ -45,7 +45,7 @@ class Game:
         # With `probes`, the build that `rulekit check` plays: it records in `probe_hits` the silent-case
         # sites (`probe_sites`, see `lower.sites`) where the language's default decided.
         self.probe_sites = sites.of(config) if probes else []
-        self.probe_hits: set[int] = set()
+        self.probe_hits = triggermemo.Hits()  # a set of sites; clearing it moves its epoch on
         # The rule error of a set-up that fails before any chance event: every start fails alike, so
         # later starts raise it at once instead of running the rules again (a million steps, perhaps).
         self.set_up_failure: Exception | None = None
