@@ -96,7 +96,7 @@ def test_remembered_conditions_play_the_games_of_fresh_tests(text, tmp_path_fact
 def test_remembered_conditions_play_the_games_of_fresh_tests_on_many_games(text, tmp_path_factory, monkeypatch):
     path = write_spec(tmp_path_factory.mktemp("fz"), text, name="fz", rulebook=TINY_RULEBOOK)
     spec = Spec.find(str(path))
-    for players in (2, 3):
+    for players in range(spec.model.min_players, spec.model.max_players + 1):
         assert same_games(spec, players, range(10), monkeypatch)
 
 
