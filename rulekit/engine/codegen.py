@@ -1189,7 +1189,7 @@ class Codegen:
     def fire(self, triggers: list[tuple]) -> list[str]:
         """`FIRE(s)`: start the first armed trigger whose condition holds (its frame pushed), re-arming
         on the way each that is not `once` and whose condition is false; True when one started."""
-        remembered = self.remembered_conditions("TH", "TC")
+        remembered = self.remembered_conditions()
 
         def body() -> list[str]:
             lines = ["armed = s.armed"]
@@ -1205,10 +1205,10 @@ class Codegen:
         return [*(line for lines in remembered.values() for line in lines),
                 "def FIRE(s):", *self.indent(self.on_one_state(body))]
 
-    def remembered_conditions(self, function: str, memo: str) -> dict[int, list[str]]:
-        """{trigger: the lines of `<function><trigger>(s)`}, its condition remembered between tests with the
-        same inputs (`triggermemo`), for each trigger whose condition is worth it; each function's memo
-        is the constant `<memo><trigger>`, this build's own."""
+    def remembered_conditions(self) -> dict[int, list[str]]:
+        """{trigger i: the lines of `TH<i>(s)`}, its condition remembered between tests with the same
+        inputs (`triggermemo`), for each trigger whose condition is worth it; its memo is the constant
+        `TC<i>`, this build's own."""
         out = {}
         for i, expr in enumerate(t.cond for t in self.g.triggers):
             read = triggermemo.inputs(expr, self.g, self.lay)
@@ -1216,7 +1216,7 @@ class Codegen:
                 continue
             self.env = {}
             cond_lines = self.on_one_state(lambda expr=expr: [f"_h = bool({self.whole(expr)})"])
-            out[i] = triggermemo.memo_function(f"{function}{i}", self.const(f"{memo}{i}", triggermemo.new_memo()),
+            out[i] = triggermemo.memo_function(f"TH{i}", self.const(f"TC{i}", triggermemo.new_memo()),
                                                triggermemo.key_source(read, self.probing), cond_lines)
         return out
 

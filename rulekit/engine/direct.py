@@ -607,8 +607,9 @@ class DirectCodegen(Codegen):
     def trigger_tests(self, name: str, fired, none: str) -> list[str]:
         """A function that finds the trigger that fires as the reference engine does (the first armed one
         whose condition holds; one that is not `once` re-arms when its condition is false), with the
-        conditions inline (or remembered between tests with the same inputs: `triggermemo`), and disarms it: then `fired(i)` (its lines), or `none` if none fires."""
-        remembered = self.remembered_conditions("TH", "TC")
+        conditions inline (or remembered between tests with the same inputs: `triggermemo`), and
+        disarms it: then `fired(i)` (its lines), or `none` if none fires."""
+        remembered = self.remembered_conditions()
         out = [*(line for lines in remembered.values() for line in lines), f"def {name}(s):", "    armed = s.armed"]
         for i, trig in enumerate(self.g.triggers):
             self.env = {}

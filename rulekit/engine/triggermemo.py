@@ -72,6 +72,8 @@ class _Reader:
         self.current = False
         self.quantified = False
         self.read_defines: set[str] = set()
+        # the nodes walked: the lowered model shares nodes, and walking it as a tree is exponential
+        self.seen: set[int] = set()
 
     def family(self, name: str) -> None:
         base = self.layout.zone_base[name]
@@ -86,8 +88,9 @@ class _Reader:
             for x in node:
                 self.read(x)
             return
-        if node is None or isinstance(node, (m.Type, Span, str, int, bool, float)):
+        if node is None or isinstance(node, (m.Type, Span, str, int, bool, float)) or id(node) in self.seen:
             return
+        self.seen.add(id(node))
         lay = self.layout
         if isinstance(node, m.ZoneRef):
             self.family(node.zone)
@@ -156,8 +159,8 @@ def key_source(read: Inputs, probes: bool) -> str:
 
 
 # A remembered test goes on being remembered only where that pays: after TRIAL tests whose inputs had
-# changed, it is switched off for good unless as many tests found them unchanged (a conservation
-# invariant that reads a deck changed by every draw pays for its key and never uses it). The switch
+# changed, it is switched off for good unless as many tests found them unchanged (a condition that
+# reads the hands, which most decisions change, pays for its key and seldom uses it). The switch
 # depends on the games played alone, never on time: the answers are the same either way.
 TRIAL = 256
 
