@@ -16,7 +16,6 @@ replays the history (same seed, same chance outcomes) and goes on from there, it
 """
 from __future__ import annotations
 
-
 from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import direct, runtime

@@ -384,7 +384,6 @@ class Distance:
         return distance
 
 
-
 FRONTIER_WHOLE = 50_000  # frontier states kept as State objects (packing costs a fifth of the time)
 
 
