@@ -227,7 +227,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="termination: states per game spent looking for endless play deep in the game, near "
                    "random games, shared by its player counts, under the default options (with --all-options, "
                    "under every option set; under the others, at each player count where the default options' loop "
-                   "does not replay, that count's share of it); once a loop is found at one player count, the "
+                   "does not replay, that count's share of it, and where they have no loop, one game of players "
+                   "who do as little as the rules allow, within an eighth of it); once a loop is found at one player count, the "
                    "search gets one and a half times as much again, each later count at least three quarters "
                    "of it "
                    f"(default: {PlayBounds.loop_search}; 0 turns the search off)")

@@ -6,7 +6,9 @@ lasso (a prefix and a loop that play can repeat forever) replayed in the engine,
 exploration from the start or deeper, near random games (`verify.endless`), or carried from the
 default options to another option set where it replays there too (`KnownLoops`), or where it comes
 back once its steps are played by their names, leniently (`verify.carry`; where neither does, a
-search near random games looks for another loop under that option set), or by a play after
+search near random games looks for another loop under that option set; where the default options
+have no loop to carry, one game of players who do as little as the rules allow, `endless.stall_probe`,
+at the first such count), or by a play after
 which the rules themselves go round for ever (the engine's `EndlessRun`, met by the exploration or
 by random play); unknown otherwise,
 saying what was tried. The whole-language relation's search, the longest, comes after the loop search,
@@ -66,6 +68,10 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     # the loop at one count, with no other loop near it, breaks it at the larger counts too, whose
     # rounds are longer.
     missed: int | None = None
+    # Under an option set that no search covers, where no loop of the default options carries over:
+    # one game of players who do as little as the rules allow, at the first such count (`endless.stall_probe`).
+    probe = _stall_probe_share(default, bounds)
+    probed_at: int | None = None
     for done, players in enumerate(counts):
         x = by_players.get(players)
         tried = []
@@ -167,10 +173,27 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
             tried.append(f"no loop near random games: {search.text()}")
             if not searching:
                 missed = players
+        elif probe > 0 and from_default is None and probed_at is None:
+            probed_at = players
+            loaded = x.loaded if x is not None else spec.engine(players, options)
+            try:
+                probed = endless.stall_probe(loaded, x.symmetry if x is not None else False, probe, seed=bounds.seed,
+                                             max_steps=bounds.max_steps)
+            except RuleRuntimeError:  # the set-up fails: a rule error, which the report gives
+                verdicts[players] = ("unknown", "; ".join([*tried, "no loop search: the rules fail where play starts"]))
+                continue
+            if probed.found is not None:
+                kept = probed.kept or not probed.found.chance
+                verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, probed.found, kept,
+                                                            probed.probability) + f", found in {probed.text()}")
+                continue
+            tried.append(f"no loop in {probed.text()}")
         elif bounds.loop_search > 0:
+            where_probed = (f"; under these, one game of players who do as little as the rules allow, at "
+                            f"{probed_at} players" if probed_at is not None else "")
             tried.append("loop search near random games: under the default options, and under others only where "
-                         "the loop found under the default options does not replay (--all-options searches every "
-                         "option set)")
+                         f"the loop found under the default options does not replay{where_probed} (--all-options "
+                         "searches every option set)")
         if lucky is not None:
             loaded, found, kept = lucky
             verdicts[players] = ("refuted", _keep_lasso(lassos, players, loaded, found, kept,
@@ -456,6 +479,21 @@ def _extra_after_loop(bounds: PlayBounds) -> int:
     and a half times its budget on a spec, however many player counts it has, and a spec where no loop
     is found spends no more than before."""
     return int(bounds.loop_search * AFTER_LOOP_EXTRA)
+
+
+STALL_PROBE_PART = 8  # see `_stall_probe_share`
+
+
+def _stall_probe_share(defaults: bool, bounds: PlayBounds) -> int:
+    """States for the one lazy game (`endless.stall_probe`) played under an option set that `_search_pool`
+    gives none, at the first player count where no loop of the default options carries over: an option
+    that lets the players stall (a move allowed where the default rules force another) makes a loop
+    where the default rules have none, and no carried loop or rescue search looks there. An eighth of
+    the spec's budget: on the bundled games a lazy game ends within 1,700 states where the rules force
+    play on, and one that goes round comes back within 2,800."""
+    if _search_pool(defaults, bounds) or bounds.loop_search <= 0:
+        return 0
+    return max(1, bounds.loop_search // STALL_PROBE_PART)
 
 
 RESCUE_PART = 3  # see `_broken_loop_share`

@@ -55,8 +55,12 @@ class Search:
     kept: bool = False  # the players' decisions alone can keep the loop going, whatever chance does
     probability: float = 1.0  # of chance repeating the loop's outcomes once round (1.0 without chance)
     timed_out: bool = False
+    probe: bool = False  # one lazy game only (`stall_probe`)
 
     def text(self) -> str:
+        if self.probe:
+            return (f"one game of players who do as little as the rules allow, watched for a repeated state "
+                    f"({self.states:,} states)")
         return (f"{self.games} random game(s) watched for a repeated state, {self.points} point(s) of them "
                 f"explored around and {self.walks} walk(s) steered back towards them ({self.states:,} states)"
                 + (" before the safety-net time limit" if self.timed_out else ""))
@@ -181,6 +185,26 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
         if out.found is None:
             out.found = repeated
     if out.found is not None and out.found.chance and not out.kept:
+        kept, spent = players_keep(loaded, out.found, symmetric, KEEP_STATES)
+        out.states += spent
+        if kept is not None:
+            out.found, out.kept = kept, True
+    if out.found is not None:
+        out.probability = loop_probability(loaded, out.found)
+    return out
+
+
+def stall_probe(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int = 5000) -> Search:
+    """One lazy game of `loaded` (see `_watched_game`), keyed for a state that comes back, within
+    `states` states: the cheapest look for endless play. Players who do as little as the rules allow
+    are the ones who keep a game from ending, so rules that let them (a card laid down where one had
+    to be played, a turn passed) go round in that one game, while rules that force play on end it
+    within a few hundred steps, for a few hundred states. A loop it closes is judged as the search's
+    are: one that needs chance gets a look for a way the players alone keep it going."""
+    exact = state_key(loaded, False, termination_only=True)
+    out = Search(games=1, probe=True)
+    _watched_game(loaded, random.Random(seed), seed, max_steps, exact, out, states, lazy=True)
+    if out.found is not None and out.found.chance:
         kept, spent = players_keep(loaded, out.found, symmetric, KEEP_STATES)
         out.states += spent
         if kept is not None:
