@@ -103,6 +103,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
             tried.append("exploration: " + ("complete" if x.complete else f"stopped by the {x.stopped_by} limit at "
                                              f"depth {x.depth}") + ", no cycle among the states it saw")
+        if x is None and _ends_at_once(spec, players, options):
+            verdicts[players] = ("proven", "the set-up ends the game before any decision or chance event")
+            continue
         from_default = known.by_players.get(players) if known is not None and not default else None
         broken = False  # the default options' loop at this count does not replay under these
         lucky = None  # (game, lasso, kept): that loop carried over, one that needs chance to repeat
@@ -257,7 +260,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
     if len(proven) == len(counts):
         reasons = _grouped(verdicts)
         return Finding(fid, game.name, "termination", "info", "proven",
-                       "explicit-state" if all("exploration" in verdicts[p][1] for p in counts) else "z3-ranking",
+                       "z3-ranking" if relations else "explicit-state",
                        f"every play ends, with {players_phrase(counts)} ({reasons})" + played,
                        bound=bound, options=changed)
     reasons = _grouped(verdicts)
@@ -443,6 +446,16 @@ def _carried_over(endless, loaded, carried: tuple, symmetric: bool, states: int)
     if out.found is None:
         return None, out.states
     return _replayed(endless, loaded, (out.found, kept), symmetric), out.states
+
+
+def _ends_at_once(spec, players: int, options: dict) -> bool:
+    """Whether the set-up of this configuration ends the game before any decision or chance event (an
+    option that allows no game of this many players, say): then every play is that one and ends. Said
+    without an exploration, which runs under the explored option sets only."""
+    try:
+        return spec.engine(players, options).new_initial_state().is_terminal()
+    except RuleRuntimeError:  # the set-up fails: a rule error, which the report gives
+        return False
 
 
 def _search_pool(defaults: bool, bounds: PlayBounds) -> int:
