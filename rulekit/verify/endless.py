@@ -184,6 +184,12 @@ def search(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: int =
                 break
         if out.found is None:
             out.found = repeated
+    return _judged(loaded, out, symmetric)
+
+
+def _judged(loaded, out: Search, symmetric: bool) -> Search:
+    """`out`, its lasso judged: one that needs luck gets a look for a way the players alone keep it
+    going (`players_keep`), and each one the probability that chance repeats its outcomes."""
     if out.found is not None and out.found.chance and not out.kept:
         kept, spent = players_keep(loaded, out.found, symmetric, KEEP_STATES)
         out.states += spent
@@ -204,14 +210,7 @@ def stall_probe(loaded, symmetric: bool, states: int, seed: int = 0, max_steps: 
     exact = state_key(loaded, False, termination_only=True)
     out = Search(games=1, probe=True)
     _watched_game(loaded, random.Random(seed), seed, max_steps, exact, out, states, lazy=True)
-    if out.found is not None and out.found.chance:
-        kept, spent = players_keep(loaded, out.found, symmetric, KEEP_STATES)
-        out.states += spent
-        if kept is not None:
-            out.found, out.kept = kept, True
-    if out.found is not None:
-        out.probability = loop_probability(loaded, out.found)
-    return out
+    return _judged(loaded, out, symmetric)
 
 
 def players_keep(loaded, found: Lasso, symmetric: bool, max_states: int) -> tuple[Lasso | None, int]:
