@@ -228,9 +228,9 @@ def _parser() -> argparse.ArgumentParser:
                    "random games, shared by its player counts, under the default options (with --all-options, "
                    "under every option set; under the others, at each player count where the default options' loop "
                    "does not replay, that count's share of it, and where they have no loop, one game of players "
-                   "who do as little as the rules allow, within an eighth of it); once a loop is found at one player count, the "
-                   "search gets one and a half times as much again, each later count at least three quarters "
-                   "of it "
+                   "who do as little as the rules allow, within an eighth of it); once a loop is found at one "
+                   "player count, the search gets one and a half times as much again, each later count at least "
+                   "three quarters of it "
                    f"(default: {PlayBounds.loop_search}; 0 turns the search off)")
     c.add_argument("--deep-information", action="store_true",
                    help="information-flow check: ten times the games and re-deals of hidden cards, followed "

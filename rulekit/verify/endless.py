@@ -16,6 +16,8 @@ random games are played from the start, and around points spread over each game:
 Every state seen is reachable (the random game's prefix leads to it), so any cycle found is a real
 one; it is replayed in the engine as a lasso (`termination.lasso`) before it counts.
 
+`stall_probe` is the cheapest look: one lazy game alone, for an option set that no search covers.
+
 `kept_going` then tells a loop that needs luck from one the players can keep up: the largest set of
 explored, unfinished states from which, at every decision, some action stays in the set, and at
 every chance event, every outcome does. It is worked out over each exploration, and, once a loop
