@@ -178,10 +178,9 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 missed = players
         elif probe > 0 and from_default is None and probed_at is None:
             probed_at = players
-            loaded = x.loaded if x is not None else spec.engine(players, options)
+            loaded = spec.engine(players, options)  # an option set with a probe is not explored
             try:
-                probed = endless.stall_probe(loaded, x.symmetry if x is not None else False, probe, seed=bounds.seed,
-                                             max_steps=bounds.max_steps)
+                probed = endless.stall_probe(loaded, False, probe, seed=bounds.seed, max_steps=bounds.max_steps)
             except RuleRuntimeError:  # the set-up fails: a rule error, which the report gives
                 verdicts[players] = ("unknown", "; ".join([*tried, "no loop search: the rules fail where play starts"]))
                 continue
