@@ -264,6 +264,8 @@ def rests_on(f: Finding) -> str:
             text += f"; reached in {b.get('reached_in', 0)} of {b['games']} random games ({percent(low)} to " \
                     f"{percent(high, up=True)})"
         return text
+    if f.kind == "invariant" and f.verdict == "proven" and b.get("conserved"):
+        return "a sum no rule segment changes, each change zero term by term" + (f", {players}" if players else "")
     if f.method == "z3-k-induction" and f.verdict in ("proven", "refuted"):
         how = ("over the counts abstraction" if b.get("abstraction") else "over the whole-language relation"
                if b.get("relation") == "whole language" else "over the exact transition relation")

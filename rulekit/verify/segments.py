@@ -39,7 +39,7 @@ import dataclasses
 
 from .. import model as m
 from ..lower import Config, core
-from . import Unsupported, budget, kindflow, ranges
+from . import Unsupported, balance, budget, kindflow, ranges
 from .fragment import Builder, Store, where
 from .memo import PerObject
 from .terms import FALSE, TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
@@ -478,7 +478,7 @@ def slice(system: System, name: str) -> System:
                   system.over, free=free)
 
 
-__all__ = ["build", "slice", "cone", "by_cost", "decide", "derived_ranges", "kind_flow", "kinds_by_zone",
+__all__ = ["build", "slice", "cone", "by_cost", "decide", "never_held", "CONSERVED", "derived_ranges", "kind_flow", "kinds_by_zone",
            "rule_facts", "state_proofs", "state_system"]
 
 
@@ -500,9 +500,16 @@ def slice_size(system: System) -> int:
     return term_size(*(x for c in system.commands for x in (c.guard, c.error, *c.updates.values())))
 
 
-def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, deadline: float) -> tuple:
+# The note of an invariant proven without Z3: a sum that no segment changes (`balance`).
+CONSERVED = "every rule segment keeps the sum it counts"
+
+
+def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, deadline: float,
+           zero: frozenset = frozenset()) -> tuple:
     """(status, k or depth, note) for one invariant of `build`'s system, over its slice:
 
+    - ("proven", 1, CONSERVED): a sum of counts equal to a constant that no segment changes (`balance`,
+      with `zero` the slots that are 0 in every reachable state), whatever the size of its slice;
     - ("proven", k, ...): k-inductive in the abstraction (Houdini with the slot bounds for k = 1, then
       k-induction with BMC covering its base case), hence true in every engine state;
     - ("bounded", d, ...): no abstract state within d segments breaks it (so no engine state reached
@@ -515,6 +522,8 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
 
     if name in system.compiled.get("untracked", {}):
         return "unknown", 0, system.compiled["untracked"][name]
+    if balance.conserved(system, system.invariants[name], zero):
+        return "proven", 1, CONSERVED
     spent = _spent_or_late(deadline)
     if spent:
         return "unknown", 0, spent
@@ -579,6 +588,16 @@ def derived_ranges(config: Config) -> dict[str, tuple]:
     """Variable name -> (low, high) for the variables declared without a range, where the writes of the
     rules bound a side (`ranges`), the values read as the counts abstraction reads them."""
     return _PER_CONFIG.get("ranges", config, lambda: ranges.derived_ranges(_Abstract(config)))
+
+
+def never_held(system: System, config: Config) -> frozenset:
+    """The count slots of `build`'s system for a card kind that never comes to that zone (`kinds_by_zone`):
+    0 in every reachable state."""
+    kinds = kinds_by_zone(config)
+    if kinds is None:
+        return frozenset()
+    return frozenset(i for i, slot in enumerate(system.slots)
+                     if slot.key[0] == "zone" and slot.key[1] in kinds and slot.key[3] not in kinds[slot.key[1]])
 
 
 def kinds_by_zone(config: Config) -> dict[str, frozenset[int]] | None:
