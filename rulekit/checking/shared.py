@@ -30,7 +30,12 @@ class PlayBounds:
     # count, not seconds, so that the same spec explores the same states, and gets the same verdicts, on any machine
     explore_budget: float = 30.0  # explorer: seconds per spec and option set, a safety net (0: none)
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
-    whole_bmc_depth: int = 1  # the same over the whole-language relation (verify.control), the set-up the first
+    whole_bmc_depth: int = 11  # the same over the whole-language relation (verify.control): the set-up, then 10 decisions
+    # Z3 resource units for that BMC past its first step (the set-up, whose queries each get the solver's
+    # rlimit): it does not unroll a step that would cost more than is left (a step costs at least what the
+    # one before it did), so a small game is searched through the set-up and ten decisions in a second,
+    # and a large one no deeper than it can pay for, the same on any machine
+    whole_bmc_units: int = 2_000_000
     whole_size: int = 250_000  # expressions the whole-language relation may translate (verify.control.WORK_LIMIT)
     max_k: int = 3  # Z3 k-induction: the largest k tried
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration

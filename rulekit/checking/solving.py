@@ -113,18 +113,27 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             else:
                 unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
                 proven = sorted(p for p, k in ks.items() if k)
-                text = f"{prop.name} holds in every state within {depth} steps of the start (Z3 BMC, {where})"
+                # an undecided question is still settled as deep as every shallower query went
+                here = min((a.depth for a in answers.values() if a is not None and a.status != "refuted"),
+                           default=depth)
+                if here >= 1:
+                    text = f"{prop.name} holds in every state within {_bmc_reach(here, whole)} (Z3 BMC, {where})"
+                else:
+                    text = f"{prop.name}: Z3 BMC decided nothing within {_bmc_reach(1, whole)} ({where})"
                 if proven:
                     text += f"; proven by k-induction with {players_phrase(proven)}"
                 if unknown:
-                    text += "; undecided with " + ", ".join(map(str, unknown)) + " players (" + \
-                        answers[unknown[0]].reason + ")"
+                    text += ("; deeper, " if here >= 1 else "; ") + "undecided with " + ", ".join(map(str, unknown)) + \
+                        " players (" + answers[unknown[0]].reason + ")"
                 if prop.name in spurious:
                     unknown = unknown or [spurious[prop.name]]
+                    here = 0
                     text += (f"; a violation Z3 found with {spurious[prop.name]} players does not replay in the engine "
                              f"(the relation forgets {', '.join(results[spurious[prop.name]][0].inexact)})")
-                found.append(Finding(fid, game.name, "invariant", "info", "unknown" if unknown and not proven else
-                                     "bounded", "z3-bmc", text + described(prop), bound=bound, **common))
+                settled = not unknown or proven or here >= 1
+                found.append(Finding(fid, game.name, "invariant", "info", "bounded" if settled else "unknown",
+                                     "z3-bmc", text + described(prop), bound={**bound, "bmc_depth": max(here, 0)},
+                                     **common))
         else:
             fid = f"{game.name}/reachability/{prop.name}/{tag}{suffix}"
             hits = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "reached")
@@ -142,13 +151,16 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                                      f"{prop.name} can never be reached with {where}: its negation is "
                                      f"inductive (Z3){described(prop)}", bound=bound, **common))
             else:
-                text = f"{prop.name} is not reached within {depth} steps (Z3 BMC, {where})"
+                here = min((a.depth for a in answers.values() if a is not None), default=depth)
+                text = (f"{prop.name} is not reached within {_bmc_reach(here, whole)} (Z3 BMC, {where})" if here >= 1
+                        else f"{prop.name}: Z3 BMC decided nothing within {_bmc_reach(1, whole)} ({where})")
                 if never:
                     text += f"; it can never be reached with {players_phrase(sorted(never))} (Z3 induction)"
                 # Over the whole-language relation BMC looks only a few steps deep: not reaching a target
                 # there says little, and random play judges it.
                 found.append(Finding(fid, game.name, "reachability", "info" if whole else "warning", "unknown",
-                                     "z3-bmc", text + described(prop), bound=bound, **common))
+                                     "z3-bmc", text + described(prop), bound={**bound, "bmc_depth": max(here, 0)},
+                                     **common))
     stuck = sorted((a.depth, p) for p, (_, v) in results.items()
                    if (a := v.answers.get(("deadlock",))) is not None and a.status == "found")
     fid = f"{game.name}/deadlock/{tag}{suffix}"
@@ -167,9 +179,12 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                              f"no reachable state is stuck with {where}: Z3 proves \"over, or some action "
                              f"is legal\" {k}-inductive", bound={**bound, "k": k}, options=changed))
     else:
-        found.append(Finding(fid, game.name, "deadlock", "info", "bounded", "z3-bmc",
-                             f"no stuck state within {depth} steps of the start (Z3 BMC, {where})",
-                             bound=bound, options=changed))
+        here = min((a.depth for _, v in results.values() if (a := v.answers.get(("deadlock",))) is not None),
+                   default=depth)
+        found.append(Finding(fid, game.name, "deadlock", "info", "bounded" if here >= 1 else "unknown", "z3-bmc",
+                             f"no stuck state within {_bmc_reach(here, whole)} (Z3 BMC, {where})" if here >= 1 else
+                             f"Z3 BMC decided nothing about stuck states within {_bmc_reach(1, whole)} ({where})",
+                             bound={**bound, "bmc_depth": max(here, 0)}, options=changed))
     try:
         with budget.fresh_context():
             proofs = parametric.prove(every_count(game, options), timeout)
@@ -184,6 +199,18 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     if whole:
         found += segment_findings(spec, game, options, bounds)
     return found
+
+
+def _bmc_reach(depth: int, whole: bool) -> str:
+    """How far from the start BMC looked, in the steps of its relation: over the exact fragment a step is
+    one decision (its initial state is the first decision); over the whole-language relation the set-up
+    is the first step, and each decision (or a round of a loop that waits at no decision) one more."""
+    if not whole:
+        return f"{depth} decision{'' if depth == 1 else 's'} of the start"
+    if depth <= 1:
+        return "the set-up, before any decision"
+    return (f"{depth} steps of the start: the set-up, then up to {depth - 1} decision{'' if depth == 2 else 's'} "
+            "(a loop that goes round without one also takes a step)")
 
 
 # Z3 resource units per player count for induction over the whole-language relation: a game small
@@ -214,7 +241,8 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
         deadline = time.perf_counter() + bounds.symbolic_time_limit * budget.SAFETY_FACTOR
         verdicts = symbolic.Verdicts()
         with budget.fresh_context():
-            verdicts.answers = symbolic.bmc(system, bounds.whole_bmc_depth, timeout, deadline)
+            verdicts.answers = symbolic.bmc(system, bounds.whole_bmc_depth, timeout, deadline,
+                                            deepen=budget.Account(bounds.whole_bmc_units))
         verdicts.depth = min((a.depth for a in verdicts.answers.values()), default=bounds.whole_bmc_depth)
         verdicts.proven = inductive(system, list(system.invariants), timeout)
         results[players] = (system, verdicts)

@@ -148,7 +148,8 @@ def solver(timeout_ms: int | float, simplify: bool = False):
     return s
 
 
-def _spent(s) -> int:
+def units_spent(s) -> int:
+    """The resource units solver `s` has spent over all its checks so far."""
     stats = s.statistics()
     return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
 
@@ -162,9 +163,9 @@ def check(s, *assumptions):
         # Z3 gives each check of a solver its `rlimit` afresh: a solver asked again must be held to what
         # the account has left now, not to what it had when the solver was made.
         s.set("rlimit", max(1, min(rlimit(), acc.left)))
-    before, t = _spent(s), time.perf_counter()
+    before, t = units_spent(s), time.perf_counter()
     r = s.check(*assumptions)
-    spent = _spent(s) - before
+    spent = units_spent(s) - before
     if acc is not None:
         acc.left -= spent
     if usage is not None:

@@ -16,6 +16,7 @@ Every query has a time limit; a timeout or a Z3 error is `unknown`, never a cras
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -179,12 +180,14 @@ def _solver(timeout_ms: int) -> z3.Solver:
 
 
 def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: float | None = None,
-        questions: set | None = None, assume: list | None = None) -> dict:
+        questions: set | None = None, assume: list | None = None, deepen: budget.Account | None = None) -> dict:
     """Answers keyed ('invariant', name), ('reachable', name) and ('deadlock',), each shortest.
 
     `questions` restricts the keys asked; `assume` lists conditions proven to hold in every reachable
     state (1-inductive lemmas, whose base case is the initial state): asserting them in every unrolled
-    state prunes the search without changing any answer."""
+    state prunes the search without changing any answer. With `deepen`, the queries past the first step
+    draw on that account, and the search stops deepening once it is spent. An `unknown` answer's depth
+    is the last depth decided for its question (every shallower query said no), -1 where none was."""
     rel = Relation(system)
     solver = _solver(timeout_ms)
     states = [rel.state("0")]
@@ -198,8 +201,27 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
     lemmas = list(assume or ())
     found: dict = {}
     unknown: dict = {}
+    with contextlib.ExitStack() as deepening:
+        reached = _unroll(system, rel, solver, states, choices, open_, lemmas, found, unknown, depth, deadline,
+                          deepen, deepening)
+    out = dict(found)
+    for key, (reason, at) in unknown.items():
+        out[key] = Answer("unknown", at - 1, reason=reason)
+    quiet = {"invariant": "bounded", "reachable": "unreached", "deadlock": "none"}
+    for key in open_:
+        out[key] = Answer(quiet[key[0]], reached)
+    return out
+
+
+def _unroll(system, rel, solver, states: list, choices: list, open_: dict, lemmas: list, found: dict, unknown: dict,
+            depth: int, deadline: float | None, deepen, deepening) -> int:
+    """BMC's steps from the start, each one deeper, until `depth` or no open question; the depth reached.
+    From the second step on, the queries draw on `deepen` (entered into `deepening`), if given."""
     reached = -1
     for t in range(depth + 1):
+        if deepen is not None and t == 2:
+            deepening.enter_context(budget.spending(deepen))
+        before = budget.units_spent(solver)
         xs = states[t]
         for lemma in lemmas:
             solver.add(rel.cond(lemma, xs))
@@ -221,7 +243,7 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
             open_questions = dict(open_)
         for key, goal in list(open_questions.items()):
             if deadline is not None and time.perf_counter() > deadline:
-                unknown[key] = "the wall-clock safety net of BMC fired (the verdict depends on the machine)"
+                unknown[key] = ("the wall-clock safety net of BMC fired (the verdict depends on the machine)", t)
                 del open_[key]
                 continue
             try:
@@ -234,9 +256,19 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
                 found[key] = _answer(key, t, solver.model(), choices, states, system)
                 del open_[key]
             elif r == z3.unknown:
-                unknown[key] = solver_reason or "Z3: unknown"
+                unknown[key] = (solver_reason or "Z3: unknown", t)
                 del open_[key]
+        last = budget.units_spent(solver) - before  # what this step's queries took
         if not open_ or t == depth:
+            reached = t
+            break
+        # A step costs at least what the one before it did: one the account cannot pay is not unrolled.
+        if deepen is not None and t >= 1 and deepen.left < max(1, last):
+            for key in open_:
+                unknown[key] = (deepen.reason() if deepen.empty else
+                                f"the next step would cost more than the {deepen.left:,} Z3 resource units left of "
+                                f"the {deepen.units:,} for going deeper", t + 1)
+            open_.clear()
             reached = t
             break
         if deadline is not None and time.perf_counter() > deadline:
@@ -248,13 +280,7 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
         choices.append(choice)
         states.append(nxt)
         reached = t
-    out = dict(found)
-    for key in unknown:
-        out[key] = Answer("unknown", reached, reason=unknown[key])
-    quiet = {"invariant": "bounded", "reachable": "unreached", "deadlock": "none"}
-    for key in open_:
-        out[key] = Answer(quiet[key[0]], reached)
-    return out
+    return reached
 
 
 def _ask(solver, goals: list):
