@@ -36,7 +36,8 @@ def conserved(system: System, expr, zero: frozenset = frozenset()) -> bool:
     reachable state."""
     if expr[0] != "==":
         return False
-    memo: dict = {}
+    # the polynomials of the system's terms, shared by the invariants asked about (the terms are its own)
+    memo: dict = system.compiled.setdefault("balance polynomials", {})
     try:
         difference = _add(_poly(expr[1], memo), _poly(expr[2], memo), -1)
     except _TooLarge:
@@ -64,10 +65,13 @@ def _keeps(command, weights: dict, zero: frozenset, memo: dict) -> bool:
             update = command.updates.get(i)
             if update is None:
                 continue
-            change = _add(change, {m: weight * c for m, c in _poly(update, memo).items()})
-            change = _add(change, {frozenset([("s", i)]): -weight})
+            for m, c in _poly(update, memo).items():
+                change[m] = change.get(m, 0) + weight * c
+            m = frozenset([("s", i)])
+            change[m] = change.get(m, 0) - weight
     except _TooLarge:
         return False
+    change = {m: c for m, c in change.items() if c}
     change = {m: c for m, c in change.items() if not any(a[0] == "s" and a[1] in zero for a in m)}
     return not _partitioned(change, _guard_ranges(command.guard))
 
@@ -106,7 +110,7 @@ def _poly(x, memo: dict) -> dict:
     elif tag == "neg":
         out = {m: -c for m, c in _poly(x[1], memo).items()}
     elif tag in ("+", "-"):
-        out = _add(_poly(x[1], memo), _poly(x[2], memo), 1 if tag == "+" else -1)
+        out = _chain(x, memo)
     elif tag == "*" and (x[1][0] == "c" or x[2][0] == "c"):
         out = _times(_poly(x[1], memo), _poly(x[2], memo))
     elif tag == "ite":
@@ -116,6 +120,21 @@ def _poly(x, memo: dict) -> dict:
         out = {frozenset([_atom(x)]): 1}
     memo[key] = (x, out)  # the term is kept alive, so that its id is not reused while the memo lives
     return out
+
+
+def _chain(x, memo: dict) -> dict:
+    """The polynomial of a chain of `+` and `-` (a sum over many zones nests to the left), summed in one
+    dict rather than copied at each link."""
+    parts = []
+    node = x
+    while node[0] in ("+", "-") and id(node) not in memo:
+        parts.append((1 if node[0] == "+" else -1, node[2]))
+        node = node[1]
+    out = dict(_poly(node, memo))
+    for sign, term in reversed(parts):
+        for m, c in _poly(term, memo).items():
+            out[m] = out.get(m, 0) + sign * c
+    return {m: c for m, c in out.items() if c}
 
 
 def _add(p: dict, q: dict, sign: int = 1) -> dict:

@@ -266,8 +266,8 @@ def _unroll(system, rel, solver, states: list, choices: list, open_: dict, lemma
         if deepen is not None and t >= 1 and deepen.left < max(1, last):
             for key in open_:
                 unknown[key] = (deepen.reason() if deepen.empty else
-                                f"the next step would cost more than the {deepen.left:,} Z3 resource units left of "
-                                f"the {deepen.units:,} for going deeper", t + 1)
+                                f"the next step would cost more than the {deepen.left:,} Z3 resource units left "
+                                "for going deeper", t + 1)
             open_.clear()
             reached = t
             break
