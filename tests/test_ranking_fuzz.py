@@ -2,6 +2,8 @@
 be found for them over the whole-language relation, however the search cuts the rules into parts."""
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -30,18 +32,48 @@ def endless(text: str) -> str:
     raise AssertionError("no main decision")
 
 
-def rankings(text: str, folder):
-    for players, system, _ in whole_relations(text, folder):
+def rankings(text: str, folder, reached_only: bool = False):
+    """(players, (ranking, why not)) at each player count the relation fits; with `reached_only`, only
+    at the counts where random play offers the loop's `again`: a game whose set-up always ends it (its
+    first player always holds two cards, say) never reaches the loop, and is rightly ranked."""
+    for players, system, spec in whole_relations(text, folder):
+        if reached_only and not _offers_again(spec.engine(players)):
+            continue
         with budget.fresh_context(), budget.spending(budget.Account(UNITS)):
             yield players, term.ranking(system, 5000)
+
+
+def _offers_again(loaded, games: int = 20, decisions: int = 60) -> bool:
+    for seed in range(games):
+        rng = random.Random(seed)
+        state = loaded.new_initial_state(seed=seed, auto_chance=True)
+        for _ in range(decisions):
+            if state.is_terminal() or not state.legal_actions():
+                break
+            if any(state.action_to_string(a) == "again" for a in state.legal_actions()):
+                return True
+            state.apply_action(rng.choice(state.legal_actions()))
+    return False
 
 
 @pytest.mark.slow
 @settings(max_examples=10, suppress_health_check=SUPPRESSED)
 @given(text=random_specs())
 def test_a_loop_that_can_go_round_for_ever_is_never_ranked(text, tmp_path_factory):
-    for players, (ranking, why) in rankings(endless(text), tmp_path_factory.mktemp("fz")):
+    for players, (ranking, why) in rankings(endless(text), tmp_path_factory.mktemp("fz"), reached_only=True):
         assert ranking is None and why, (players, ranking and ranking.text(), text)
+
+
+def test_a_game_whose_set_up_ends_it_is_ranked_though_a_loop_follows(tmp_path):
+    """The game the fuzz test once met: every player count deals the first player two cards, and a
+    player with two cards wins at once, so the loop after it is never reached and ranking the game is
+    right; random play shows that the loop is not offered."""
+    text = ENDS_AT_ONCE
+    (tmp_path / "all").mkdir()
+    (tmp_path / "reached").mkdir()
+    ranked = [(players, ranking) for players, (ranking, _) in rankings(endless(text), tmp_path / "all")]
+    assert ranked and all(ranking is not None for _, ranking in ranked)
+    assert list(rankings(endless(text), tmp_path / "reached", reached_only=True)) == []
 
 
 def test_the_endless_loop_is_where_the_ranking_fails(tmp_path):
@@ -58,3 +90,85 @@ def test_the_endless_loop_is_where_the_ranking_fails(tmp_path):
     ends = [ranking for _, (ranking, _) in rankings(text, tmp_path / "ends")]
     assert ends and all(ranking is not None for ranking in ends)
     assert all(ranking is None for _, (ranking, _) in rankings(endless(text), tmp_path / "endless"))
+
+
+# A random game of `random_specs` that the fuzz test met: its deck of five cards deals the first player
+# two, and a player with two cards wins at once.
+ENDS_AT_ONCE = """
+game fz "Fuzz"
+rulebook "rulebook.txt" source "fz.txt"
+players 2 to 3
+unmodelled "Tiny Game." "Each player draws one card." "The player with the Ace wins." because "Test."
+enum Colour { red, blue }
+card A x 3 { colour = red, value = 1 }
+card B x 2 { colour = blue, value = 2 }
+card C x 0 { colour = red, value = 3 }
+zone box: set, public, initial
+zone deck: stack, hidden
+zone pile: set, public
+zone hand per player: set, owner
+board grid: 2 by 2
+zone spot per grid: set, public
+token Coin x 6
+var steps: int 0..12 = 0
+var score per player: int 0..9 = 0
+var flag: bool = false
+var mark: player = none
+var level: int 0..5 = 0
+define rich(p: player): bool = Coin(p) >= 2
+procedure best: player {
+  let found = none
+  for p in players { if found == none or score(p) > score(found) { set found = p } }
+  return found
+}
+procedure total(p: player): int {
+  let t = 0
+  for c in hand(p) { set t = t + c.value }
+  return t
+}
+procedure chain(p: player) {
+  if size(hand(p)) > 0 {
+    choose by p {
+      action again(c in hand(p)) "Again." {
+        move c from hand(p) to pile
+        do chain(p)
+      }
+      action enough "Enough." { }
+    }
+  }
+}
+procedure offer(p: player) {
+  if size(hand(p)) > 0 {
+    choose by p {
+      action keep "Keep." { }
+      action toss(c in hand(p)) "Toss." { move c from hand(p) to pile }
+    }
+  }
+}
+
+flow {
+  move all from box to deck
+  shuffle deck
+  for p in players { for i in 1..2 { if size(deck) > 0 { move top from deck to hand(p) } } }
+  turns from seat(0) {
+    if size(hand(current)) > 1 { win current  win next(current)  end game }
+    choose by current {
+      action pass "Pass." {  }
+action place(x in grid) when size(spot(x)) == 0 and size(hand(current)) > 0 "Place." { move one c where true from hand(current) to spot(x) do offer(next(current))
+if exists(c in hand(current) where c.colour == red) { move one c where c.colour == red from hand(current) to pile }
+for q in players from next(current) { if Coin(q) > 0 and score(q) < 9 { add 1 to score(q) } } }
+action bid(n in 1..3 where n <= level) "Bid." { if score(current) + n <= 9 { add n to score(current) } do offer(next(current))
+if exists(c in hand(current) where c.colour == red) { move one c where c.colour == red from hand(current) to pile }
+for q in players from next(current) { if Coin(q) > 0 and score(q) < 9 { add 1 to score(q) } } }
+action shift(d in {-1, 1}) "Shift." { if level + d >= 0 and level + d <= 5 { add d to level } if level < 5 { add 1 to level }
+if level < 5 { add 1 to level }
+if level < 5 { add 1 to level } }
+    }
+    
+  } then {
+    if steps >= 12 { end game }
+    add 1 to steps
+    
+  }
+}
+"""
