@@ -113,9 +113,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             else:
                 unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
                 proven = sorted(p for p, k in ks.items() if k)
-                # an undecided question is still settled as deep as every shallower query went
-                here = min((a.depth for a in answers.values() if a is not None and a.status != "refuted"),
-                           default=depth)
+                # an undecided question is still settled as deep as every shallower query went, and one
+                # whose violation does not replay (its answers are shortest) one step short of it
+                here = min((a.depth - 1 if a.status == "refuted" else a.depth for a in answers.values()
+                            if a is not None), default=depth)
                 if here >= 1:
                     text = f"{prop.name} holds in every state within {_bmc_reach(here, whole)} (Z3 BMC, {where})"
                 else:
@@ -126,11 +127,9 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                     text += ("; deeper, " if here >= 1 else "; ") + "undecided with " + ", ".join(map(str, unknown)) + \
                         " players (" + answers[unknown[0]].reason + ")"
                 if prop.name in spurious:
-                    unknown = unknown or [spurious[prop.name]]
-                    here = 0
                     text += (f"; a violation Z3 found with {spurious[prop.name]} players does not replay in the engine "
                              f"(the relation forgets {', '.join(results[spurious[prop.name]][0].inexact)})")
-                settled = not unknown or proven or here >= 1
+                settled = proven or (prop.name not in spurious and (not unknown or here >= 1))
                 found.append(Finding(fid, game.name, "invariant", "info", "bounded" if settled else "unknown",
                                      "z3-bmc", text + described(prop), bound={**bound, "bmc_depth": max(here, 0)},
                                      **common))
