@@ -191,9 +191,9 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"Z3 bounded model checking over the whole-language relation (games with turns, rounds, "
                    f"triggers or chance, whose states are their decision points): steps from the start, the set-up "
                    f"being the first and each decision one more; past the set-up, BMC goes deeper only while a "
-                   f"fixed budget of {PlayBounds.whole_bmc_units:,} Z3 resource units pays for the next step, so a large game "
-                   f"stops early and the report says where (default: {PlayBounds.whole_bmc_depth}: the set-up and "
-                   f"10 decisions)")
+                   f"fixed budget of {PlayBounds.whole_bmc_units:,} Z3 resource units pays for the next step, so a "
+                   f"large game stops early and the report says where (default: {PlayBounds.whole_bmc_depth}: the "
+                   f"set-up and 10 decisions)")
     c.add_argument("--whole-size", type=int, default=PlayBounds.whole_size, metavar="N",
                    help=f"work the whole-language relation may take (expressions translated, and slots written "
                    f"by each command) before the game counts as too large for it; a game whose relation needs "

@@ -30,7 +30,8 @@ class PlayBounds:
     # count, not seconds, so that the same spec explores the same states, and gets the same verdicts, on any machine
     explore_budget: float = 30.0  # explorer: seconds per spec and option set, a safety net (0: none)
     bmc_depth: int = 20  # Z3 bounded model checking: steps from the start
-    whole_bmc_depth: int = 11  # the same over the whole-language relation (verify.control): the set-up, then 10 decisions
+    # the same over the whole-language relation (verify.control): the set-up, then 10 decisions
+    whole_bmc_depth: int = 11
     # Z3 resource units for that BMC past its first step (the set-up, whose queries each get the solver's
     # rlimit): it does not unroll a step that would cost more than is left (a step costs at least what the
     # one before it did), so a small game is searched through the set-up and ten decisions in a second,

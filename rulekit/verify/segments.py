@@ -478,8 +478,8 @@ def slice(system: System, name: str) -> System:
                   system.over, free=free)
 
 
-__all__ = ["build", "slice", "cone", "by_cost", "decide", "never_held", "CONSERVED", "derived_ranges", "kind_flow", "kinds_by_zone",
-           "rule_facts", "state_proofs", "state_system"]
+__all__ = ["build", "slice", "cone", "by_cost", "decide", "never_held", "CONSERVED", "derived_ranges", "kind_flow",
+           "kinds_by_zone", "rule_facts", "state_proofs", "state_system"]
 
 
 def by_cost(system: System) -> list[str]:
@@ -508,7 +508,7 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
            zero: frozenset = frozenset()) -> tuple:
     """(status, k or depth, note) for one invariant of `build`'s system, over its slice:
 
-    - ("proven", 1, CONSERVED): a sum of counts equal to a constant that no segment changes (`balance`,
+    - ("proven", 1, CONSERVED): a sum of counts and variables equal to a constant that no segment changes (`balance`,
       with `zero` the slots that are 0 in every reachable state), whatever the size of its slice;
     - ("proven", k, ...): k-inductive in the abstraction (Houdini with the slot bounds for k = 1, then
       k-induction with BMC covering its base case), hence true in every engine state;
