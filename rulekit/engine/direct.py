@@ -28,7 +28,7 @@ from .picks import ascending_domain
 from .existsloops import looped
 from .statelists import localized
 from .stream import DrawCounts, Stream
-from .subsets import from_index
+from .subsets import Decoder
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
 # rounds of a loop without a decision after which the whole-game code hands the game to the engine,
@@ -211,7 +211,7 @@ def endless(span):
 
 
 # what the listings of ids call, in the namespace of the whole-game code (stopping or not)
-HELPERS = {"compress": compress, "bag_from_index": from_index, "remember": remember}
+HELPERS = {"compress": compress, "remember": remember}
 # quantifiers unrolled over a constant domain of at most UNROLL_VALUES values: how the tests join, and
 # the value over no values; an unrolled test longer than UNROLL_CHARS stays a loop
 UNROLLED = {"forall": ("and", "True"), "exists": ("or", "False"), "count": ("+", "0"), "sum": ("+", "0")}
@@ -461,7 +461,7 @@ class DirectCodegen(Codegen):
                 return None
             return binder_value(kind, index, table=self.const(f"IV{len(self.consts)}", values))
         if isinstance(it, core.SubsetsOf):
-            return binder_value(kind, index, table=self.const("BAG_COPIES", tuple(self.config.component_counts)))
+            return binder_value(kind, index, decode=self.const("BAG_OF", Decoder(self.config.component_counts).bag))
         return binder_value(kind, index)
 
     def quant_src(self, e):

@@ -140,17 +140,20 @@ def any_nonempty(code: str) -> str:
     return _ANY_NONEMPTY.sub(lambda found: f"any({found.group(2)})", code)
 
 
-def binder_value(kind: str, index: str, low: str | None = None, table: str | None = None) -> str | None:
+def binder_value(kind: str, index: str, low: str | None = None, table: str | None = None,
+                 decode: str | None = None) -> str | None:
     """The value a binder of domain `kind` (a core type name) takes at position `index` of its domain,
-    as the action numbering counts (see `Codegen.domain_index`); None for a domain read otherwise."""
+    as the action numbering counts (see `Codegen.domain_index`); None for a domain read otherwise.
+    `table`: the constant listing an `Items` domain; `decode`: the function that turns a number into
+    its set of cards (`subsets.Decoder.bag`)."""
     if kind in ("CardsIn", "CardsInEvery", "Seats", "Members", "Positions"):
         return index
     if kind == "Numbers" and low is not None:
         return f"{index} + {low}" if low != "0" else index
     if kind == "Items" and table is not None:
         return f"{table}[{index}]"
-    if kind == "SubsetsOf" and table is not None:
-        return f"bag_from_index({index}, {table})"
+    if kind == "SubsetsOf" and decode is not None:
+        return f"{decode}({index})"
     return None
 
 

@@ -90,10 +90,10 @@ def take_kind(s, z, kind, span) -> int:
 
 def take_bag(s, z, bag, span) -> list[int]:
     """Take each card of a multiset of kinds out of a zone (all of them, or none if one is missing)."""
-    missing = Counter(bag) - Counter(s.z[z])
-    if missing:
-        kind = next(iter(missing))
-        fail(f"there is no {s.kind_names[kind]} left in zone '{s.zone_names[z]}' for this set of cards", span)
+    cards = s.z[z]
+    for kind in bag:  # a set of cards is a few cards: counting each kind again costs less than two Counters
+        if cards.count(kind) < bag.count(kind):
+            fail(f"there is no {s.kind_names[kind]} left in zone '{s.zone_names[z]}' for this set of cards", span)
     for kind in bag:
         take_kind(s, z, kind, span)
     return list(bag)

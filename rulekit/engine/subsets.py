@@ -126,9 +126,41 @@ def index(bag, kind_weights) -> int:
     return sum(map(kind_weights.__getitem__, bag))
 
 
-def from_index(number: int, copies: list[int]) -> tuple[int, ...]:
+def from_index(number: int, copies) -> tuple[int, ...]:
+    """The multiset numbered `number` by `weights(copies)`."""
     bag = []
     for kind, c in enumerate(copies):
-        number, n = divmod(number, c + 1)
-        bag += [kind] * n
+        if not number:  # the digits left are all zero
+            break
+        if c:
+            number, n = divmod(number, c + 1)
+            if n:
+                bag += [kind] * n
     return tuple(bag)
+
+
+DECODED_KEPT = 65_536  # numbers a Decoder remembers before it starts afresh
+
+
+class Decoder:
+    """`from_index` for one table of copies, remembered: the engine decodes the same few sets of cards
+    (those of a small table or hand) again at every decision that offers them, and a table of forty
+    kinds costs forty divisions each time."""
+
+    __slots__ = ("copies", "_bags")
+
+    def __init__(self, copies):
+        self.copies = tuple(copies)
+        self._bags: dict[int, tuple[int, ...]] = {}
+
+    def __len__(self) -> int:
+        """The numbers it remembers now."""
+        return len(self._bags)
+
+    def bag(self, number: int) -> tuple[int, ...]:
+        found = self._bags.get(number)
+        if found is None:
+            if len(self._bags) >= DECODED_KEPT:
+                self._bags.clear()
+            found = self._bags[number] = from_index(number, self.copies)
+        return found
