@@ -7,6 +7,7 @@ need rulekit installed (the same version), and the spec: a bundled game's name, 
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import uuid
 
@@ -73,8 +74,6 @@ class DaskExecutor(Executor):
 
 def _dashboard() -> str | None:
     """The dashboard's address, when bokeh (which draws it) is installed: any free port."""
-    try:
-        import bokeh  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("bokeh") is None:
         return None
     return ":0"

@@ -10,7 +10,7 @@ from rulekit.checking import PlayBounds, check_spec
 from rulekit.errors import SpecError
 from rulekit.pipeline import Spec
 
-from helpers import TINY_RULEBOOK, write_spec
+from helpers import write_spec
 
 # Each turn's `then` block counts a card out (a), draws it at random and only then counts it in (b):
 # between the two, during the chance event, a != b; at every state (each decision, the end) a == b.

@@ -318,7 +318,8 @@ def check_range(value, low, high, name, span):
     return value
 
 
-__all_helpers__ = ("fail", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
+# The names generated code runs with; the set helpers are `subsets`' own, named as the code calls them.
+__all_helpers__ = __all__ = ("fail", "needs_bottom", "take_top", "take_bottom", "take_kind", "take_where",
                    "take_all", "put", "put_many", "move_many", "shuffle", "the", "best", "check_range", "insort", "adjacent", "orthogonal",
                    "subsets_every", "subsets_summing", "subsets_summing_kinds", "bag_index", "take_bag", "stack_end", "show_card", "real_seat",
                    "watch_loop")

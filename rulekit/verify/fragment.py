@@ -617,8 +617,8 @@ class Builder:
         value = self.ev(s.value, st, env)
         slots = self.family(("var", s.var), decl.per_player)
         if decl.type == m.BOOL:
-            new = ite(value, const(1), const(0))
-            self.write(st, slots, seat, lambda old: new)
+            flag = ite(value, const(1), const(0))
+            self.write(st, slots, seat, lambda old: flag)
             return
         if s.op == "=":
             def new(old):

@@ -351,7 +351,7 @@ def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
     out = []
     for fid, leaks in grouped.items():
         first = leaks[0]
-        seat = game_player = f"P{first.seat}"
+        game_player = f"P{first.seat}"
         _, choose, quotes = spots.get(first.point, ("", None, ()))
         seats = sorted({f"P{x.seat}" for x in leaks})
         where = sorted({(x.players, tuple(sorted((k, v) for k, v in x.options.items() if default.get(k) != v)))
