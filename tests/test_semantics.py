@@ -84,6 +84,25 @@ def test_variables_ranges_and_booleans(tmp_path):
         run(tmp_path / "x", "add 3 to n", extra) if (tmp_path / "x").mkdir() is None else None
 
 
+@pytest.mark.parametrize("players, raises", [(3, False), (2, True)])
+def test_a_seat_numbered_by_a_card_attribute_is_checked_where_some_value_is_no_seat(tmp_path, players, raises):
+    """The owners are seats 0 to 2: with three players every one is a seat, and the check is left out of
+    the engine's code; with two, the card owned by seat 2 is still a rule error."""
+    head = HEAD.replace("{ colour = red, value = 1 }", "{ colour = red, value = 1, owner = 0 }").replace(
+        "{ colour = blue, value = 2 }", "{ colour = blue, value = 2, owner = 2 }").replace(
+        "{ value = 5 }", "{ value = 5, owner = 1 }")
+    # `for c in pile` goes over the kinds in the pile, one card of each
+    flow = "flow {\n  move all from box to pile\n  for c in pile { move c from pile to hand(seat(c.owner)) }\n  end game\n}\n"
+    game = load_text(tmp_path, head + flow, players=players)
+    assert ("'seat'" in game.program.source) == raises
+    if raises:
+        with pytest.raises(rulekit.RuleRuntimeError, match="'seat' would become 2, outside its range 0..1"):
+            game.new_initial_state(seed=1)
+    else:
+        state = game.new_initial_state(seed=1)
+        assert (state.zone("hand", 0), state.zone("hand", 1), state.zone("hand", 2)) == (["A"], ["C"], ["B"])
+
+
 def test_tokens_are_clamped_by_supply_and_cap(tmp_path):
     extra = "token Fear x 7 cap 5\n"
     _, s = run(tmp_path, "take 4 Fear by seat(0)\ntake 4 Fear by seat(0)\ntake 4 Fear by seat(1)\nreturn 9 Fear by seat(0)", extra)

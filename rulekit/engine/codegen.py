@@ -210,7 +210,19 @@ class Codegen:
         return f"({self.ex(e.b)} in {table}[{self.ex(e.a)}])"
 
     def x_Seat(self, e):
+        if self.seats_in_range(e.number):
+            return self.ex(e.number)
         return f"check_range({self.ex(e.number)}, 0, {self.n - 1}, 'seat', {self.span_const(e.span)})"
+
+    def seats_in_range(self, number: m.Expr) -> bool:
+        """Whether every value `number` can take is a seat of this table, known before play: a constant,
+        or a card attribute (a team, say) whose every value is one; its range check is then left out."""
+        if isinstance(number, m.Const) and isinstance(number.value, int):
+            return 0 <= number.value < self.n
+        if isinstance(number, m.Attr) and number.target.type.kind != "pos":
+            values = self.attr_tables().get(f"A_{_py_name(number.attr)}", ())
+            return bool(values) and all(isinstance(v, int) and 0 <= v < self.n for v in values)
+        return False
 
     def x_Supply(self, e):
         return f"s.v[{self.lay.supply_slot[e.token]}]"
