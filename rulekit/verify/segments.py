@@ -39,7 +39,7 @@ import dataclasses
 
 from .. import model as m
 from ..lower import Config, core
-from . import Unsupported, balance, budget, kindflow, ranges
+from . import Unsupported, balance, budget, commandwise, kindflow, ranges
 from .fragment import Builder, Store, where
 from .memo import PerObject
 from .terms import FALSE, TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
@@ -478,7 +478,7 @@ def slice(system: System, name: str) -> System:
                   system.over, free=free)
 
 
-__all__ = ["build", "slice", "cone", "by_cost", "decide", "never_held", "CONSERVED", "derived_ranges", "kind_flow",
+__all__ = ["build", "slice", "cone", "by_cost", "decide", "never_held", "CONSERVED", "ONE_SEGMENT_AT_A_TIME", "derived_ranges", "kind_flow",
            "kinds_by_zone", "rule_facts", "state_proofs", "state_system"]
 
 
@@ -493,6 +493,8 @@ def by_cost(system: System) -> list[str]:
 # ---- deciding one invariant over the abstraction ---------------------------------------------------
 
 SLICE_LIMIT = 3_500  # distinct term nodes of an invariant's slice (shared nodes once), above which it is not tried
+# whole, but one segment at a time (`commandwise`), with the bounds of the slots it reads where they are at most:
+COMMANDWISE_LEMMAS = 100
 
 
 def slice_size(system: System) -> int:
@@ -502,6 +504,8 @@ def slice_size(system: System) -> int:
 
 # The note of an invariant proven without Z3: a sum that no segment changes (`balance`).
 CONSERVED = "every rule segment keeps the sum it counts"
+# The note of an invariant whose slice is too large for one query, proven a segment at a time (`commandwise`).
+ONE_SEGMENT_AT_A_TIME = "every rule segment keeps it, each asked on its own"
 
 
 def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, deadline: float,
@@ -512,6 +516,8 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
       with `zero` the slots that are 0 in every reachable state), whatever the size of its slice;
     - ("proven", k, ...): k-inductive in the abstraction (Houdini with the slot bounds for k = 1, then
       k-induction with BMC covering its base case), hence true in every engine state;
+    - ("proven", 1, ONE_SEGMENT_AT_A_TIME): where the slice is too large for that, 1-inductive with the
+      bounds of the slots it reads, each segment asked separately (`commandwise`);
     - ("bounded", d, ...): no abstract state within d segments breaks it (so no engine state reached
       through at most d segments does);
     - ("unknown", d, why): the abstraction allows a trace breaking it (not an engine trace, and perhaps
@@ -530,8 +536,15 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
     sliced = slice(system, name)
     nodes = slice_size(sliced)
     if nodes > SLICE_LIMIT:
+        expr = sliced.invariants[name]
+        reads = slots_of(expr)
+        bounds = {k: e for k, e in symbolic.bound_lemmas(sliced).items() if e[1][1] in reads}
+        kept = commandwise.kept_by_each(sliced, expr, SLICE_LIMIT, timeout_ms, deadline,
+                                        lemmas=bounds if len(bounds) <= COMMANDWISE_LEMMAS else None)
+        if kept.proven:
+            return "proven", 1, ONE_SEGMENT_AT_A_TIME
         return "unknown", 0, (f"its slice of the abstraction is too large for this budget ({nodes:,} term nodes, "
-                              f"above {SLICE_LIMIT:,})")
+                              f"above {SLICE_LIMIT:,}), and taken one rule segment at a time, {kept.why}")
     expr = sliced.invariants[name]
     candidates = {("invariant", name): expr}
     candidates.update({("bound", k): e for k, e in symbolic.bound_lemmas(sliced).items()})
