@@ -3,6 +3,7 @@ games are the games the engine plays without it, whatever the condition reads.""
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -197,3 +198,23 @@ def test_a_remembered_test_whose_inputs_seldom_change_stays_on():
     answers = [test([i // 4]) for i in range(4 * triggermemo.TRIAL)]
     assert answers == [(i // 4) % 3 == 0 for i in range(4 * triggermemo.TRIAL)]
     assert memo[2] == 3 * triggermemo.TRIAL and memo[3] == triggermemo.TRIAL  # three tests in four took the answer
+
+
+def test_a_zone_changed_in_place_is_a_new_input():
+    """The key reads the zones in place and the snapshot copies them: a card put into a zone the
+    condition reads, in the very list the last test saw, makes the next test work the answer out."""
+    key, snapshot = triggermemo.key_source(triggermemo.Inputs(zones=((0, 2), (3, 4)), values=((0, 1),),
+                                                              current=True), probes=False)
+    memo = triggermemo.new_memo()
+    namespace = {"MEMO": memo}
+    cond = "sum(len(z) for z in s.z[0:2]) + len(s.z[3]) + s.v[0] + s.cur"
+    exec("\n".join(triggermemo.memo_function("TEST", "MEMO", key, [f"_h = {cond}"], snapshot)), namespace)  # noqa: S102
+    test = namespace["TEST"]
+    s = SimpleNamespace(z=[[1], [2], [9], [4]], v=[0], cur=0)
+    assert test(s) == 3 and test(s) == 3 and memo[2] == 1  # the second test took the remembered answer
+    for change in (lambda: s.z[1].append(5), lambda: s.z[3].append(6), lambda: s.z[0].clear(),
+                   lambda: s.v.__setitem__(0, 10), lambda: setattr(s, "cur", 1)):
+        change()
+        assert test(s) == eval(cond, {"s": s})  # noqa: S307
+    s.z[2].append(7)  # a zone the condition does not read
+    assert test(s) == eval(cond, {"s": s}) and memo[2] == 2  # noqa: S307

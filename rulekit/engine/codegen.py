@@ -1228,8 +1228,9 @@ class Codegen:
                 continue
             self.env = {}
             cond_lines = self.on_one_state(lambda expr=expr: [f"_h = bool({self.whole(expr)})"])
-            out[i] = triggermemo.memo_function(f"TH{i}", self.const(f"TC{i}", triggermemo.new_memo()),
-                                               triggermemo.key_source(read, self.probing), cond_lines)
+            key, snapshot = triggermemo.key_source(read, self.probing)
+            out[i] = triggermemo.memo_function(f"TH{i}", self.const(f"TC{i}", triggermemo.new_memo()), key,
+                                               cond_lines, snapshot)
         return out
 
     # ---- assembly: instructions into Python functions

@@ -146,16 +146,20 @@ def _ranges(indices: set[int]) -> tuple[tuple[int, int], ...]:
     return tuple((a, b) for a, b in out)
 
 
-def key_source(read: Inputs, probes: bool) -> str:
-    """A Python expression of state `s` that is equal for two states exactly when the condition's inputs
-    are: each zone copied (its list changes in place), each value, the player to move."""
-    parts = [f"tuple(s.z[{a}])" if b == a + 1 else f"*map(tuple, s.z[{a}:{b}])" for a, b in read.zones]
-    parts += [f"s.v[{a}]" if b == a + 1 else f"*s.v[{a}:{b}]" for a, b in read.values]
+def key_source(read: Inputs, probes: bool) -> tuple[str, str]:
+    """Two Python expressions of state `s` for the condition's inputs: (the key, its snapshot). The key
+    reads the zones in place (a list of the zone lists themselves), so that testing it against the last
+    snapshot copies nothing; the snapshot copies each zone, which changes in place, to be kept. The key
+    is equal to a snapshot exactly when the inputs are the same: each zone, each value, the player to
+    move."""
+    key = [f"s.z[{a}]" if b == a + 1 else f"s.z[{a}:{b}]" for a, b in read.zones]
+    snapshot = [f"s.z[{a}][:]" if b == a + 1 else f"[_z[:] for _z in s.z[{a}:{b}]]" for a, b in read.zones]
+    values = [f"s.v[{a}]" if b == a + 1 else f"s.v[{a}:{b}]" for a, b in read.values]
     if read.current:
-        parts.append("s.cur")
+        values.append("s.cur")
     if probes:
-        parts.append("HITS.epoch")
-    return "(" + "".join(p + ", " for p in parts) + ")"
+        values.append("HITS.epoch")
+    return "[" + ", ".join(key + values) + "]", "[" + ", ".join(snapshot + values) + "]"
 
 
 # A remembered test goes on being remembered only where that pays: after TRIAL tests whose inputs had
@@ -171,11 +175,13 @@ def new_memo() -> list:
     return [None, None, 0, 0]
 
 
-def memo_function(name: str, memo: str, key: str, cond_lines: list[str]) -> list[str]:
-    """`name(s)`: the condition's answer, from `memo` (see `new_memo`) when the key is the same as at the
-    last test, else worked out by `cond_lines` (which set `_h`) and remembered."""
+def memo_function(name: str, memo: str, key: str, cond_lines: list[str], snapshot: str | None = None) -> list[str]:
+    """`name(s)`: the condition's answer, from `memo` (see `new_memo`) when the key is equal to the
+    snapshot taken at the last test, else worked out by `cond_lines` (which set `_h`) and remembered
+    with a new snapshot (`snapshot`, or the key itself where it holds no zone in place)."""
+    kept = "_k" if snapshot is None else snapshot
     return [f"def {name}(s):", f"    _c = {memo}", "    if _c[2] is not None:", f"        _k = {key}",
             "        if _c[0] == _k:", "            _c[2] += 1", "            return _c[1]",
             *("    " + line for line in cond_lines),
-            "    if _c[2] is not None:", "        _c[0] = _k", "        _c[1] = _h", "        _c[3] += 1",
+            "    if _c[2] is not None:", f"        _c[0] = {kept}", "        _c[1] = _h", "        _c[3] += 1",
             f"        if _c[3] >= {TRIAL} and _c[2] < _c[3]:", "            _c[2] = None", "    return _h"]
