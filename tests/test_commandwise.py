@@ -54,7 +54,8 @@ def test_an_invariant_that_needs_a_lemma_is_proven_with_it_and_not_without():
     x_below_y = compare("<=", X, Y)
     assert not kept(sys, x_below_y).proven
     lemmas = {"y >= 3": compare(">=", Y, const(3)), "x <= 3": compare("<=", X, const(3)),
-              "y <= 0 (false)": compare("<=", Y, const(0))}
+              "y <= 0 (false at the start)": compare("<=", Y, const(0)),
+              "y <= 3 (true at the start, broken by grow_y)": compare("<=", Y, const(3))}
     assert kept(sys, x_below_y, lemmas=lemmas).proven
 
 

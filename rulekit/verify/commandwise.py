@@ -7,9 +7,9 @@ and a large abstraction is not tried at all. Asked one command at a time, each q
 one command and the slots it reads: the same proof, cut into pieces that each fit a query's limits.
 
 Each query keeps what the whole system says of the slots: a slot that some command changes (or an
-unknown) is any value, a slot that no command changes keeps its initial value. Nothing else is
-assumed, so an invariant that needs a lemma to be inductive is not proven here; the answer is then no
-proof, never a refutation.
+unknown) is any value, a slot that no command changes keeps its initial value. An invariant that is
+not inductive alone may be with lemmas the caller offers (Houdini keeps those that are inductive
+together with it); otherwise the answer is no proof, never a refutation.
 """
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ class Kept:
     proven: bool
     why: str = ""
     queries: int = 0
+    timed_out: bool = False  # the wall-clock safety net stopped it
+
+
+INVARIANT = "the invariant"  # its name among the candidates
 
 
 def kept_by_each(system: System, expr, size_limit: int, timeout_ms: int, deadline: float | None = None,
@@ -45,7 +49,7 @@ def kept_by_each(system: System, expr, size_limit: int, timeout_ms: int, deadlin
     changing = {i for c in system.commands for i in c.updates} | set(system.free)
     out = _houdini(system, changing, {INVARIANT: expr}, timeout_ms, deadline)
     starting = {name: e for name, e in (lemmas or {}).items() if replay.holds(system, e, system.init)}
-    if out.proven or not starting or out.why.startswith("the time limit"):
+    if out.proven or not starting or out.timed_out:
         return out
     # most invariants that are kept need no lemma, and a query without any is small: lemmas only now
     with_lemmas = _houdini(system, changing, {INVARIANT: expr, **starting}, timeout_ms, deadline)
@@ -62,7 +66,7 @@ def _houdini(system: System, changing: set, alive: dict, timeout_ms: int, deadli
         changed = False
         for index, command in enumerate(system.commands):
             if deadline is not None and time.perf_counter() > deadline:
-                out.why = "the time limit came first"
+                out.why, out.timed_out = "the time limit came first", True
                 return out
             out.queries += 1
             broken = _broken(system, changing, command, alive, timeout_ms)
@@ -76,9 +80,6 @@ def _houdini(system: System, changing: set, alive: dict, timeout_ms: int, deadli
                 changed = True
     out.proven = True
     return out
-
-
-INVARIANT = "the invariant"
 
 
 def _broken(system: System, changing: set, command, alive: dict, timeout_ms: int) -> set:
