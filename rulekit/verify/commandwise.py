@@ -44,8 +44,8 @@ def kept_by_each(system: System, expr, size_limit: int, timeout_ms: int, deadlin
     for index, command in enumerate(system.commands):
         nodes = term_size(command.guard, command.assume, command.error, *command.updates.values())
         if nodes > size_limit:
-            return Kept(False, f"rule segment {index + 1} alone is too large ({nodes:,} term nodes, above "
-                               f"{size_limit:,})")
+            return Kept(False, f"{_named(command, index, system)} alone is too large ({nodes:,} term nodes, "
+                               f"above {size_limit:,})")
     changing = {i for c in system.commands for i in c.updates} | set(system.free)
     out = _houdini(system, changing, {INVARIANT: expr}, timeout_ms, deadline)
     starting = {name: e for name, e in (lemmas or {}).items() if replay.holds(system, e, system.init)}
@@ -71,15 +71,21 @@ def _houdini(system: System, changing: set, alive: dict, timeout_ms: int, deadli
             out.queries += 1
             broken = _broken(system, changing, command, alive, timeout_ms)
             if INVARIANT in broken:
-                out.why = (f"rule segment {index + 1} of {len(system.commands)} does not keep it"
-                           + (f", even from states where the {len(alive) - 1} lemma(s) tried with it hold"
-                              if len(alive) > 1 else "") + " (it may need a lemma, or Z3's budget ran out)")
+                out.why = (f"{_named(command, index, system)} does not keep it"
+                           + (f", even from states where the {len(alive) - 1} lemma(s) tried with it hold (it may "
+                              "need another" if len(alive) > 1 else " (it may need a lemma")
+                           + ", or Z3's budget ran out)")
                 return out
             if broken:
                 alive = {name: e for name, e in alive.items() if name not in broken}
                 changed = True
     out.proven = True
     return out
+
+
+def _named(command, index: int, system: System) -> str:
+    """How a message names a command: its label (a segment and where it starts), else its place."""
+    return f"rule {command.label}" if command.label else f"rule segment {index + 1} of {len(system.commands)}"
 
 
 def _broken(system: System, changing: set, command, alive: dict, timeout_ms: int) -> set:
