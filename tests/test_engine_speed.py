@@ -137,6 +137,17 @@ def test_tests_of_a_card_by_kind_are_sets_of_kinds_and_play_as_the_plain_code(na
     assert batch(game, seeds) == batch(by_card, seeds)
 
 
+def test_a_sum_of_the_values_of_cards_reads_a_table_of_kinds_and_plays_as_the_plain_code(monkeypatch):
+    game = rulekit.load("chuche", players=3)  # its captures add up card values, its scoring a value per kind
+    table_sum = re.compile(r"sum\(map\(SV\d+\.__getitem__, ")
+    assert table_sum.search(game.source) and table_sum.search(game.whole_games.source)
+    by_card = plain(game, monkeypatch, kind_values=lambda self, var, body: None)
+    assert not table_sum.search(by_card.source) and not table_sum.search(by_card.whole_games.source)
+    seeds = range(4)
+    assert games(game, seeds) == games(by_card, seeds)
+    assert batch(game, seeds) == batch(by_card, seeds)
+
+
 def test_loops_over_positions_read_their_zones_from_a_slice_and_play_as_the_plain_code(monkeypatch):
     game = rulekit.load("chucky", players=2)
     sliced = re.compile(r"in enumerate\((s\.z|_Sz)\[")  # the whole-game code may read s.z through a local

@@ -474,7 +474,12 @@ class Codegen:
         if e.kind == "forall":
             return f"all({self.ex(e.body)} for {var} in {src}{guard})"
         if e.kind == "sum":
-            return f"sum({self.ex(e.body)} for {var} in {src}{guard})"
+            body = self.ex(e.body)
+            if not guard and isinstance(b.iter, (core.CardsIn, core.CardsInEvery, core.CardsOf)):
+                values = self.kind_values(var, body)
+                if values is not None:  # each card's value read from a table in C, not by a generator
+                    return f"sum(map({values}.__getitem__, {src}))"
+            return f"sum({body} for {var} in {src}{guard})"
         if e.kind != "the":
             raise InternalError(f"the engine does not know the quantifier {e.kind!r}")
         what = self.text_const(f"{b.name} in ...")
