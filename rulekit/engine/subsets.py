@@ -8,7 +8,7 @@ reach the target any more). Both enumerations list multisets in the same determi
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 
 def _groups(cards) -> list[tuple[int, int]]:
@@ -22,11 +22,16 @@ def _groups(cards) -> list[tuple[int, int]]:
     return [(k, n) for k, n in out]
 
 
-def every(cards) -> Iterator[tuple[int, ...]]:
-    """Every sub-multiset of `cards`, the empty one included."""
-    if not cards:
-        yield ()
-        return
+ONLY_EMPTY = ((),)  # the sub-multisets of no cards
+
+
+def every(cards) -> Iterable[tuple[int, ...]]:
+    """Every sub-multiset of `cards`, the empty one included. Of an empty zone, the commonest case
+    (a zone that fills now and then, tested at every turn), a constant rather than a generator."""
+    return _every(cards) if cards else ONLY_EMPTY
+
+
+def _every(cards) -> Iterator[tuple[int, ...]]:
     groups = _groups(cards)
 
     def rec(i: int, chosen: tuple[int, ...]):
