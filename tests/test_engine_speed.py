@@ -452,6 +452,55 @@ def test_a_loop_whose_test_partly_reads_no_state_runs_over_the_values_that_pass_
     assert {end for *_, end in zip(*batch(game, seeds))} == {"won"}
 
 
+# The same grid, its tests of places made of definitions nested deeper than the engine inlines: the
+# innermost (`same_row`) is called, and passed the state, though it reads nothing of it; the outermost
+# joins a part that reads only the places and a part that reads the cards.
+NESTED_SPEC = GRID_SPEC.split("var row")[0] + """define same_row(x: grid, y: grid): bool = x.row == y.row
+define in_line(x: grid, y: grid): bool = same_row(x, y) or x.column == y.column
+define in_cross(x: grid, y: grid): bool = in_line(x, y) and x != y
+define open_in_cross(x: grid, y: grid): bool = in_cross(x, y) and size(down(y)) > 0
+flow {
+  move all from box to pile
+  shuffle pile
+  for y in grid { move top from pile to down(y) }
+  turns from seat(0) {
+    choose by current {
+      action pick(x in grid where size(down(x)) > 0) "Turn a card face up." {
+        move all from down(x) to up(x)
+        if exists(y in grid where open_in_cross(x, y)) {
+          choose by current {
+            action more(y in grid where open_in_cross(x, y)) "Turn another." {
+              move all from down(y) to up(y)
+            }
+            action stop "Stop." { }
+          }
+        }
+      }
+    }
+    if exists(y in grid where exists(c in up(y) where c == Ace)) {
+      win current
+      end game
+    }
+  }
+}
+"""
+
+
+def test_a_test_made_of_definitions_runs_over_the_values_that_pass_the_part_that_reads_no_state(tmp_path, monkeypatch):
+    # the quantifier and the listing, each split inside the definitions it calls; `same_row` reads nothing
+    seeds = range(16)
+    game = remembered_against_plain(tmp_path, monkeypatch, NESTED_SPEC, "remember(FD", "narrowed_domain", 2, seeds)
+    assert len(re.findall(r"remember\(FD\d+, fv\d+, tuple\(filter\(lambda _L\d+: \(D_same_row\(s, ",
+                          game.whole_games.source)) == 2
+
+
+def test_a_definition_reads_no_state_when_neither_it_nor_what_it_calls_reads_a_zone_or_a_variable(tmp_path):
+    game = rulekit.load(str(write_spec(tmp_path, NESTED_SPEC, name="grid", rulebook=GRID_RULEBOOK)), players=2)
+    pure = Codegen(game.config).state_free_defines
+    assert {"D_same_row", "D_in_line", "D_in_cross"} <= pure and "D_open_in_cross" not in pure
+    assert Codegen(game.config, probes=[]).state_free_defines == frozenset()  # a probe may record each call
+
+
 def test_state_lists_read_often_are_read_through_locals_and_only_those_never_bound_anew():
     from rulekit.engine.statelists import localized
 

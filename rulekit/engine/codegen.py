@@ -391,6 +391,16 @@ class Codegen:
                     eval(self.ex(x), {}) if x is not None else default for x in given)  # noqa: S307 - a literal
         return self._attr_tables
 
+    @functools.cached_property
+    def state_free_defines(self) -> frozenset[str]:
+        """The functions `D_<name>` of the definitions whose value depends on their arguments alone: a
+        call of one passes the state `s` but reads nothing of it. None in a build with probes, whose
+        definitions may record the sites they reach each time they run."""
+        if self.probing:
+            return frozenset()
+        return frozenset(f"D_{_py_name(d.name)}" for d in self.g.defines
+                         if triggermemo.reads_no_state(d.body, self.g, self.lay))
+
     def kind_set(self, var: str, cond: str) -> str | None:
         """For a test of card `var` that reads only the card's kind, its attributes and values bound over
         constant domains: the kinds that pass it, worked out here for every kind (a constant frozenset,

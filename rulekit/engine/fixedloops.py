@@ -14,6 +14,7 @@ face_down(y)` runs over the remembered neighbours of `x`, testing only whether e
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 
@@ -26,6 +27,19 @@ _LOCAL = re.compile(r"fv(\d+)")  # how the whole-game code names a local (see `D
 # listings, quantifiers and inlined definitions (see `Codegen.prefix`)
 _BOUND = re.compile(r"fv\d+|_L\d+|_D\d+_\d+")
 _BUILTINS = frozenset(dir(builtins))
+
+
+# a call of a definition's function, which passes it the state first (see `Codegen.x_DefineCall`)
+_DEFINE_CALL = re.compile(r"\b(D_\w+)\(s(, |\))")
+
+
+def read_names(codegen, code: str) -> set[str]:
+    """The free names of `code`, but for the state `s` where it is only passed to definitions that read
+    nothing of it (`Codegen.state_free_defines`): a test that calls only those reads nothing of the game."""
+    pure = codegen.state_free_defines
+    return free_names(_DEFINE_CALL.sub(
+        lambda found: found.group(0) if found.group(1) not in pure else f"{found.group(1)}({found.group(2)[1:]}",
+        code))
 
 
 def remember(table: dict, key, values: tuple) -> tuple:
@@ -45,7 +59,7 @@ def fixed_filter_lines(codegen, st: m.For, var: str, domain: str) -> list[str] |
         return None
     cond, body = head.branches[0]
     test = codegen.ex(cond)
-    free = free_names(test)
+    free = read_names(codegen, test)
     # the game's state is read through `s`, the code's temporaries start with `_`; what is left is
     # the loop's value, other locals and the module's constants
     if "s" in free or any(name.startswith("_") for name in free):
@@ -69,11 +83,10 @@ def narrowed_domain(codegen, b: m.Binder, var: str, domain: str, cond: str | Non
     or None when no conjunct is of that kind."""
     if cond is None or b.cond is None:
         return None
-    known = _BUILTINS | set(codegen.consts) | set(codegen.attr_tables())
+    known = _BUILTINS | set(codegen.consts) | set(codegen.attr_tables()) | codegen.state_free_defines
     fixed, rest, reads = [], [], set()
-    for part in _conjuncts(b.cond):
-        code = codegen.ex(part)
-        free = free_names(code) - {var}
+    for code in conjuncts(cond):
+        free = read_names(codegen, code) - {var}
         if all(name in known or _BOUND.fullmatch(name) for name in free):
             fixed.append(code)
             reads |= {name for name in free if _BOUND.fullmatch(name)}
@@ -92,7 +105,11 @@ def narrowed_domain(codegen, b: m.Binder, var: str, domain: str, cond: str | Non
     return values, (" and ".join(rest) if rest else None)
 
 
-def _conjuncts(e) -> list:
-    if isinstance(e, m.Binary) and e.op == "and":
-        return _conjuncts(e.left) + _conjuncts(e.right)
-    return [e]
+def conjuncts(code: str) -> list[str]:
+    """The conjuncts of a test's code, each in brackets: those of the test as the rules wrote it, and
+    those of the definitions it calls, inlined (`step_of(x) == r and bale(x)` is three)."""
+    text = code.strip()
+    node = ast.parse(text, mode="eval").body
+    if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)):
+        return [code]
+    return [part for value in node.values for part in conjuncts(f"({ast.get_source_segment(text, value)})")]

@@ -136,6 +136,18 @@ def inputs(cond: m.Expr, game: m.Game, layout) -> Inputs | None:
     return Inputs(_ranges(reader.zones), _ranges(reader.values), reader.current)
 
 
+def reads_no_state(expr: m.Expr, game: m.Game, layout) -> bool:
+    """Whether `expr` of a lowered game reads nothing of the state (no zone, no value, not the player
+    to move, not the order of play), the definitions it calls included: its value depends on its
+    arguments alone."""
+    reader = _Reader(game, layout)
+    try:
+        reader.read(expr)
+    except _Unnamed:
+        return False
+    return not (reader.zones or reader.values or reader.current)
+
+
 def _ranges(indices: set[int]) -> tuple[tuple[int, int], ...]:
     out: list[list[int]] = []
     for i in sorted(indices):
