@@ -103,6 +103,24 @@ def test_constant_chance_weights_are_folded_and_play_as_the_plain_code(tmp_path,
     assert batch(game, seeds) == batch(unfolded, seeds)
 
 
+# Dice whose faces a definition and a fact give (folded), and a coin weighted by a score (not folded).
+DICE_SPEC = COINS_SPEC.replace("var score per player: int = 0", """var score per player: int = 0
+fact sixes = 2
+define faces(d: int): int = if d == 6 then sixes else 1""").replace(
+    "random d in 1..6", "random d in 1..6 weighted faces(d)").replace(
+    "weighted (if heads then 1 else 2)", "weighted (if heads then 1 + score(current) else 2)")
+
+
+def test_weights_that_call_definitions_of_the_outcome_alone_are_folded_and_play_as_the_plain_code(tmp_path, monkeypatch):
+    game = rulekit.load(str(write_spec(tmp_path, DICE_SPEC, name="dice", rulebook="Coins.\n")), players=2)
+    assert game.source.count("_w = CW") == 1  # the die; the coin reads the score
+    unfolded = plain(game, monkeypatch, constant_weights=lambda self, st: None)
+    assert "_w = CW" not in unfolded.source
+    seeds = range(12)
+    assert games(game, seeds) == games(unfolded, seeds)
+    assert batch(game, seeds) == batch(unfolded, seeds)
+
+
 def test_a_listing_works_out_a_shared_test_once_and_offers_what_the_plain_code_offers(tmp_path, monkeypatch):
     game = coins(tmp_path)
     assert "_m = {}" in game.source and "_m = {}" in game.whole_games.source

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from .. import model as m
-from ..errors import InternalError, RuleRuntimeError
+from ..errors import InternalError
 from ..lower import Config, core
 from . import runtime, sharing, subsets, triggermemo
 from .pyscope import free_names
@@ -1073,14 +1073,15 @@ class Codegen:
         if isinstance(b.iter, core.Seats) and b.iter.start is not None:
             return None
         parts = [b.iter, *(x for x in (b.cond, st.weight) if x is not None)]
-        closed = (m.Const, m.Binary, m.Unary, m.IfExpr, m.SetLit, core.Smaller, core.Larger, core.Abs, core.Domain)
-        for x in (x for part in parts for x in m.nodes(part)):
-            if not (isinstance(x, closed) or (isinstance(x, m.Local) and x.slot == b.slot)):
-                return None
-        namespace = {**self.consts, "fail": runtime.fail}
+        # no value but the outcome's own, and nothing of the state, in the definitions called too
+        if any(isinstance(x, m.Local) and x.slot != b.slot for part in parts for x in m.nodes(part)):
+            return None
+        if not all(triggermemo.reads_no_state(part, self.g, self.lay) for part in parts):
+            return None
+        namespace = {**self.consts, "fail": runtime.fail, "s": None}  # a definition called here reads no state
         try:
             exec("\n".join(self.weight_lines(st)), namespace)  # noqa: S102 - the engine's own generated lines
-        except RuleRuntimeError:
+        except Exception:  # noqa: BLE001 - a draw whose weights fail (or call what is not yet defined): worked out at each draw
             return None
         return self.const(f"CW{len(self.consts)}", namespace["_w"])
 
