@@ -55,8 +55,9 @@ def export(rev: str, into: Path):
         raise RevisionError("git is needed to export a revision") from exc
     except subprocess.CalledProcessError as exc:
         raise RevisionError(f"git archive {rev}: {exc.stderr.decode(errors='replace').strip()}") from exc
+    safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # the filter came in Python 3.11.4
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
+        tar.extractall(into, **safe)
     name = "rulekit_at_" + re.sub(r"\W", "_", rev)
     (into / "rulekit").rename(into / name)
     sys.path.insert(0, str(into))

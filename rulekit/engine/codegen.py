@@ -394,7 +394,7 @@ class Codegen:
     @functools.cached_property
     def state_free_defines(self) -> frozenset[str]:
         """The functions `D_<name>` of the definitions whose value depends on their arguments alone: a
-        call of one passes the state `s` but reads nothing of it. None in a build with probes, whose
+        call of one passes the state `s` but reads nothing of it. Empty in a build with probes, whose
         definitions may record the sites they reach each time they run."""
         if self.probing:
             return frozenset()
