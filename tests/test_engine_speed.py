@@ -473,35 +473,15 @@ def test_a_loop_whose_test_partly_reads_no_state_runs_over_the_values_that_pass_
 # The same grid, its tests of places made of definitions nested deeper than the engine inlines: the
 # innermost (`same_row`) is called, and passed the state, though it reads nothing of it; the outermost
 # joins a part that reads only the places and a part that reads the cards.
-NESTED_SPEC = GRID_SPEC.split("var row")[0] + """define same_row(x: grid, y: grid): bool = x.row == y.row
+NESTED_DEFINES = """define same_row(x: grid, y: grid): bool = x.row == y.row
 define in_line(x: grid, y: grid): bool = same_row(x, y) or x.column == y.column
 define in_cross(x: grid, y: grid): bool = in_line(x, y) and x != y
-define open_in_cross(x: grid, y: grid): bool = in_cross(x, y) and size(down(y)) > 0
-flow {
-  move all from box to pile
-  shuffle pile
-  for y in grid { move top from pile to down(y) }
-  turns from seat(0) {
-    choose by current {
-      action pick(x in grid where size(down(x)) > 0) "Turn a card face up." {
-        move all from down(x) to up(x)
-        if exists(y in grid where open_in_cross(x, y)) {
-          choose by current {
-            action more(y in grid where open_in_cross(x, y)) "Turn another." {
-              move all from down(y) to up(y)
-            }
-            action stop "Stop." { }
-          }
-        }
-      }
-    }
-    if exists(y in grid where exists(c in up(y) where c == Ace)) {
-      win current
-      end game
-    }
-  }
-}
-"""
+define open_in_cross(x: grid, y: grid): bool = in_cross(x, y) and size(down(y)) > 0"""
+NESTED_SPEC = (NEAR_SPEC
+               .replace("define in_cross(x: grid, y: grid): bool = x.row == y.row or x.column == y.column", NESTED_DEFINES)
+               .replace("where adjacent(x, y) and size(down(y)) > 0", "where open_in_cross(x, y)")
+               .replace("where size(down(y)) > 0 and in_cross(x, y) and y != x", "where open_in_cross(x, y)"))
+assert NESTED_SPEC.count("where open_in_cross(x, y)") == 2  # the quantifier and the listing
 
 
 def test_a_test_made_of_definitions_runs_over_the_values_that_pass_the_part_that_reads_no_state(tmp_path, monkeypatch):
