@@ -13,6 +13,7 @@ together with it); otherwise the answer is no proof, never a refutation.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from . import budget, replay
@@ -58,8 +59,6 @@ def kept_by_each(system: System, expr, size_limit: int, timeout_ms: int, deadlin
 
 
 def _houdini(system: System, changing: set, alive: dict, timeout_ms: int, deadline: float | None) -> Kept:
-    import time
-
     out = Kept(False)
     changed = True
     while changed:

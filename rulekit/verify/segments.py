@@ -535,8 +535,8 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
         return "unknown", 0, spent
     sliced = slice(system, name)
     nodes = slice_size(sliced)
+    expr = sliced.invariants[name]
     if nodes > SLICE_LIMIT:
-        expr = sliced.invariants[name]
         reads = slots_of(expr)
         bounds = {k: e for k, e in symbolic.bound_lemmas(sliced).items() if e[1][1] in reads}
         kept = commandwise.kept_by_each(sliced, expr, SLICE_LIMIT, timeout_ms, deadline,
@@ -545,7 +545,6 @@ def decide(system: System, name: str, depth: int, max_k: int, timeout_ms: int, d
             return "proven", 1, ONE_SEGMENT_AT_A_TIME
         return "unknown", 0, (f"its slice of the abstraction is too large for this budget ({nodes:,} term nodes, "
                               f"above {SLICE_LIMIT:,}), and taken one rule segment at a time, {kept.why}")
-    expr = sliced.invariants[name]
     candidates = {("invariant", name): expr}
     candidates.update({("bound", k): e for k, e in symbolic.bound_lemmas(sliced).items()})
     lemmas = symbolic.houdini(sliced, candidates, timeout_ms, deadline)
