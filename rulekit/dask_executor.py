@@ -14,7 +14,7 @@ import uuid
 from distributed import Client, KilledWorker, LocalCluster, as_completed
 
 from .errors import RulekitError
-from .executors import Executor
+from .executor_base import Executor
 
 RETRIES = 3  # a task that raised is run again this many times (a worker that died is handled by the scheduler)
 

@@ -3,13 +3,14 @@
 An executor takes a picklable function and a list of argument tuples (the tasks) and yields
 `(index, result)` as the tasks finish, in any order; `run` collects the results in task order and
 moves a progress bar over the tasks done. Dask (`rulekit.dask_executor`) is imported only when asked.
+Every executor is an `Executor` (`rulekit.executor_base`), which this module hands on.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
@@ -17,27 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .errors import RulekitError
-
-
-class Executor:
-    """Runs tasks; a context manager that releases what it started (processes, a cluster)."""
-
-    workers = 1
-
-    def map(self, fn: Callable, tasks: list[tuple]) -> Iterator[tuple[int, object]]:
-        raise NotImplementedError
-
-    def describe(self) -> str:
-        raise NotImplementedError
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+from .executor_base import Executor
 
 
 class InProcess(Executor):

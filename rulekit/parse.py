@@ -8,19 +8,14 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from functools import lru_cache
 
-from lark import (Lark, Token, Transformer_NonRecursive, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
+from lark import (Token, Transformer_NonRecursive, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
                   UnexpectedToken, v_args)
 
-from . import hints, resources
+from . import hints
 from .errors import DiagnosticSink, Span
+from .grammar import expression_parser, parser
 from .syntax import Block, Name, Node, Params, Quote, Text
-
-
-@lru_cache(maxsize=1)
-def parser() -> Lark:
-    return Lark(resources.grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False)
 
 
 def _span(file: str, meta) -> Span:
@@ -768,12 +763,6 @@ def parse(text: str, file: str = "<spec>") -> Node:
                    too_deep.span, "move part of it into a define or a procedure")
     sink.raise_if_any()
     return syntax
-
-
-@lru_cache(maxsize=1)
-def expression_parser() -> Lark:
-    return Lark(resources.grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False,
-                start="expr")
 
 
 def parse_expression(text: str, file: str = "<expression>") -> Node:

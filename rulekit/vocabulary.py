@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .grammar import parser
+
 # name -> how its arguments are written in messages; the resolver checks the count and the types
 BUILTIN_FUNCTIONS: dict[str, tuple[str, ...]] = {
     "size": ("ZONE",),
@@ -40,8 +42,6 @@ def arity(name: str) -> int:
 def aggregates() -> tuple[tuple[str, str], ...]:
     """(keyword, how it is written) for every expression of the grammar that binds a variable over a domain:
     a keyword, '(' and then a binder (`x in D where C`) or `x in D: E`."""
-    from .parse import parser
-
     lark = parser()
     keywords = {t.name: t.pattern.value for t in lark.terminals if t.pattern.type == "str"}
     out = []
