@@ -8,7 +8,7 @@ import pytest
 
 import rulekit
 from rulekit.engine import Game
-from rulekit.engine import codegen, direct
+from rulekit.engine import codegen, direct, exprcode, nativecode
 from rulekit.engine.codegen import Codegen
 from rulekit.engine.state import State, splitmix
 from rulekit.engine.stepping import SteppedState
@@ -72,13 +72,15 @@ def batch(game, seeds) -> tuple:
 
 
 def plain(game, monkeypatch, module: dict | None = None, **methods) -> Game:
-    """The game compiled again with some of the code generator's methods (and functions of its module)
-    replaced: the plain code."""
+    """The game compiled again with some of the code generator's methods (and functions of its modules,
+    in each module that has them) replaced: the plain code."""
     with monkeypatch.context() as patch:
         for name, method in methods.items():
             patch.setattr(Codegen, name, method)
         for name, function in (module or {}).items():
-            patch.setattr(codegen, name, function)
+            for generator in (codegen, exprcode, nativecode):
+                if hasattr(generator, name):
+                    patch.setattr(generator, name, function)
         other = Game(game.config)
         assert other.whole_games is not None  # compiled now, with the plain code
     return other

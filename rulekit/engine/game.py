@@ -11,13 +11,14 @@ from ..lower import sites
 from . import probes as probes_runtime
 from . import pycode, runtime, subsets, triggermemo
 from .knowledge import knowledge
-from .codegen import FRAMES, HALT, SUSPEND, TRIGGER, Codegen, Program
+from .codegen import Codegen, Program
 from .decisions import decision_prefixes
 from .direct import DirectProgram, direct_program
 from .stepping import SteppingProgram, stepped_state, stepping_program
 from .statetests import state_tests
 from .watched import WatchedProgram, watched_program
 from .playouts import DEFAULT_MAX_STEPS, Playouts, playouts
+from .signals import FRAMES, HALT, SUSPEND, TRIGGER
 from .state import State
 
 STATE_FORMAT = "rulekit-state"

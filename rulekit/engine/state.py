@@ -11,7 +11,7 @@ from collections import Counter
 from ..errors import IllegalActionError, LongRun, RuleRuntimeError
 from . import runtime
 from .runtime import WATCH_AFTER, WATCH_UNTIL, CycleWatch
-from .codegen import FRAMES, SUSPEND, TRIGGER
+from .signals import FRAMES, SUSPEND, TRIGGER
 from .stream import Stream
 
 CHANCE_PLAYER = -1
