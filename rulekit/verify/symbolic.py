@@ -188,43 +188,75 @@ def bmc(system: terms.System, depth: int, timeout_ms: int = 5000, deadline: floa
     state prunes the search without changing any answer. With `deepen`, the queries past the first step
     draw on that account, and the search stops deepening once it is spent. An `unknown` answer's depth
     is the last depth decided for its question (every shallower query said no), -1 where none was."""
-    rel = Relation(system)
-    solver = _solver(timeout_ms)
-    states = [rel.state("0")]
-    choices = []
-    solver.add(*rel.initial(states[0]))
-    open_ = {("invariant", k): (lambda xs, e=e: z3.Not(rel.cond(e, xs))) for k, e in system.invariants.items()}
-    open_.update({("reachable", k): (lambda xs, e=e: rel.cond(e, xs)) for k, e in system.targets.items()})
-    open_[("deadlock",)] = rel.stuck
-    if questions is not None:
-        open_ = {k: v for k, v in open_.items() if k in questions}
-    lemmas = list(assume or ())
-    found: dict = {}
-    unknown: dict = {}
+    run = _Unrolling(system, timeout_ms, deadline, questions, list(assume or ()), deepen)
     with contextlib.ExitStack() as deepening:
-        reached = _unroll(system, rel, solver, states, choices, open_, lemmas, found, unknown, depth, deadline,
-                          deepen, deepening)
-    out = dict(found)
-    for key, (reason, at) in unknown.items():
+        reached = run.unroll(depth, deepening)
+    out = dict(run.found)
+    for key, (reason, at) in run.unknown.items():
         out[key] = Answer("unknown", at - 1, reason=reason)
     quiet = {"invariant": "bounded", "reachable": "unreached", "deadlock": "none"}
-    for key in open_:
+    for key in run.open:
         out[key] = Answer(quiet[key[0]], reached)
     return out
 
 
-def _unroll(system, rel, solver, states: list, choices: list, open_: dict, lemmas: list, found: dict, unknown: dict,
-            depth: int, deadline: float | None, deepen, deepening) -> int:
-    """BMC's steps from the start, each one deeper, until `depth` or no open question; the depth reached.
-    From the second step on, the queries draw on `deepen` (entered into `deepening`), if given."""
-    reached = -1
-    for t in range(depth + 1):
-        if deepen is not None and t == 2:
-            deepening.enter_context(budget.spending(deepen))
-        before = budget.units_spent(solver)
-        xs = states[t]
-        for lemma in lemmas:
-            solver.add(rel.cond(lemma, xs))
+class _Unrolling:
+    """BMC's unrolled relation, one state per step from the start, and its questions: those still open
+    (each a goal over a state), those answered (`found`), and those Z3 left undecided (`unknown`: the
+    reason and the depth it was asked at)."""
+
+    def __init__(self, system: terms.System, timeout_ms: int, deadline: float | None, questions: set | None,
+                 lemmas: list, deepen: budget.Account | None):
+        self.system, self.deadline, self.lemmas, self.deepen = system, deadline, lemmas, deepen
+        self.rel = Relation(system)
+        self.solver = _solver(timeout_ms)
+        self.states = [self.rel.state("0")]
+        self.choices: list = []
+        self.solver.add(*self.rel.initial(self.states[0]))
+        rel = self.rel
+        open_ = {("invariant", k): (lambda xs, e=e: z3.Not(rel.cond(e, xs))) for k, e in system.invariants.items()}
+        open_.update({("reachable", k): (lambda xs, e=e: rel.cond(e, xs)) for k, e in system.targets.items()})
+        open_[("deadlock",)] = rel.stuck
+        self.open = open_ if questions is None else {k: v for k, v in open_.items() if k in questions}
+        self.found: dict = {}
+        self.unknown: dict = {}
+
+    def unroll(self, depth: int, deepening: contextlib.ExitStack) -> int:
+        """BMC's steps from the start, each one deeper, until `depth` or no open question; the depth reached.
+        From the second step on, the queries draw on `deepen` (entered into `deepening`), if given."""
+        solver, deepen = self.solver, self.deepen
+        reached = -1
+        for t in range(depth + 1):
+            if deepen is not None and t == 2:
+                deepening.enter_context(budget.spending(deepen))
+            before = budget.units_spent(solver)
+            self.ask_at(t)
+            last = budget.units_spent(solver) - before  # what this step's queries took
+            if not self.open or t == depth:
+                reached = t
+                break
+            # A step costs at least what the one before it did: one the account cannot pay is not unrolled.
+            if deepen is not None and t >= 1 and deepen.left < max(1, last):
+                for key in self.open:
+                    self.unknown[key] = (deepen.reason() if deepen.empty else
+                                         f"the next step would cost more than the {deepen.left:,} Z3 resource "
+                                         "units left for going deeper", t + 1)
+                self.open.clear()
+                reached = t
+                break
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                reached = t
+                break
+            self.step(t)
+            reached = t
+        return reached
+
+    def ask_at(self, t: int) -> None:
+        """Every open question at state `t`: answered where Z3 finds a model, left open where it shows
+        there is none, undecided where it cannot tell."""
+        solver, xs, open_ = self.solver, self.states[t], self.open
+        for lemma in self.lemmas:
+            solver.add(self.rel.cond(lemma, xs))
         # All open questions at once first: at most depths nothing is found, and one query says so.
         batch = _ask(solver, [goal(xs) for goal in open_.values()]) if len(open_) > 1 else None
         while batch is not None and open_:
@@ -234,16 +266,14 @@ def _unroll(system, rel, solver, states: list, choices: list, open_: dict, lemma
             model = solver.model()
             hits = [key for key, goal in open_.items() if z3.is_true(model.eval(goal(xs), model_completion=True))]
             for key in hits:
-                found[key] = _answer(key, t, model, choices, states, system)
+                self.found[key] = _answer(key, t, model, self.choices, self.states, self.system)
                 del open_[key]
             batch = _ask(solver, [goal(xs) for goal in open_.values()]) if len(open_) > 1 else None
         if batch is not None and batch[0] == z3.unsat:
-            open_questions = {}
-        else:
-            open_questions = dict(open_)
-        for key, goal in list(open_questions.items()):
-            if deadline is not None and time.perf_counter() > deadline:
-                unknown[key] = ("the wall-clock safety net of BMC fired (the verdict depends on the machine)", t)
+            return
+        for key, goal in list(open_.items()):
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                self.unknown[key] = ("the wall-clock safety net of BMC fired (the verdict depends on the machine)", t)
                 del open_[key]
                 continue
             try:
@@ -253,34 +283,19 @@ def _unroll(system, rel, solver, states: list, choices: list, open_: dict, lemma
             else:
                 solver_reason = budget.unknown_reason(solver) if r == z3.unknown else ""
             if r == z3.sat:
-                found[key] = _answer(key, t, solver.model(), choices, states, system)
+                self.found[key] = _answer(key, t, solver.model(), self.choices, self.states, self.system)
                 del open_[key]
             elif r == z3.unknown:
-                unknown[key] = (solver_reason or "Z3: unknown", t)
+                self.unknown[key] = (solver_reason or "Z3: unknown", t)
                 del open_[key]
-        last = budget.units_spent(solver) - before  # what this step's queries took
-        if not open_ or t == depth:
-            reached = t
-            break
-        # A step costs at least what the one before it did: one the account cannot pay is not unrolled.
-        if deepen is not None and t >= 1 and deepen.left < max(1, last):
-            for key in open_:
-                unknown[key] = (deepen.reason() if deepen.empty else
-                                f"the next step would cost more than the {deepen.left:,} Z3 resource units left "
-                                "for going deeper", t + 1)
-            open_.clear()
-            reached = t
-            break
-        if deadline is not None and time.perf_counter() > deadline:
-            reached = t
-            break
+
+    def step(self, t: int) -> None:
+        """The relation unrolled one step further, from state `t`."""
         choice = z3.Int(f"choice@{t}", ctx=budget.context())
-        nxt = rel.state(str(t + 1))
-        solver.add(rel.step(xs, nxt, choice))
-        choices.append(choice)
-        states.append(nxt)
-        reached = t
-    return reached
+        nxt = self.rel.state(str(t + 1))
+        self.solver.add(self.rel.step(self.states[t], nxt, choice))
+        self.choices.append(choice)
+        self.states.append(nxt)
 
 
 def _ask(solver, goals: list):
