@@ -40,9 +40,9 @@ class FunctionScope:
         self.scopes.pop()
 
 
-
 class ExpressionResolver:
-    """Expressions and iteration domains, typed against the declarations collected so far."""
+    """Expressions and iteration domains, typed against the declarations collected so far. Its tables are
+    those every layer of the resolver reads: `Resolver` fills them in its first pass."""
 
     def __init__(self, sink: DiagnosticSink):
         self.sink = sink
