@@ -341,8 +341,6 @@ class Resolver(StatementResolver):
                     todo.extend(calls[callee])
 
 
-
-
 def resolve(spec: Node, path: str, text: str, checks: Node | None = None,
             checks_texts: dict[str, str] | None = None) -> m.Game:
     sink = DiagnosticSink(path, text, others=dict(checks_texts or {}))

@@ -113,7 +113,6 @@ class ExpressionResolver:
         self.unknown(name, "type", list(BUILTIN_TYPES) + list(self.enums) + list(self.boards))
         return m.INT
 
-
     def real_player(self, e: m.Expr, span, what: str) -> m.Expr:
         """A player expression where a real player is needed: `none` there is E207."""
         self.expect(e, m.PLAYER, span, what)
@@ -468,8 +467,6 @@ class ExpressionResolver:
         body = self.expect(self.expr(n.body), m.INT, n.body.span, f"the value of '{kind}'")
         self.fn.pop()
         return m.Quant(kind, binder, body, m.INT if kind in ("max", "min") else binder.iter.element, span)
-
-
 
 
 def article(word: str) -> str:

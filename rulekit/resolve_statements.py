@@ -30,9 +30,6 @@ class StatementResolver(ExpressionResolver):
         handler = getattr(self, "s_" + n.kind)
         return handler(n, n.span, self.quotes(n))
 
-
-
-
     def s_move(self, n, span, q):
         source = self.zone_expr(n.source)
         dest = self.zone_expr(n.dest)
@@ -110,7 +107,6 @@ class StatementResolver(ExpressionResolver):
     def s_subtract(self, n, span, q):
         return self.s_add(n, span, q, "-")
 
-
     def s_take(self, n, span, q, to_player=True):
         token = self._token_name(n.token)
         amount = self.expect(self.expr(n.amount), m.INT, n.amount.span, "the number of tokens")
@@ -142,7 +138,6 @@ class StatementResolver(ExpressionResolver):
     def s_if(self, n, span, q):
         branches = tuple((self.expect(self.expr(c), m.BOOL, c.span, "a condition"), self.block(b)) for c, b in n.branches)
         return m.If(branches, self.block(n.orelse), span, q)
-
 
     def s_for(self, n, span, q):
         self.fn.push()
@@ -187,7 +182,6 @@ class StatementResolver(ExpressionResolver):
             return None
         args = self._args(n.args, self.proc_sigs[name], n.name, span)
         return m.Do(name, args, span, q)
-
 
     def s_choose(self, n, span, q):
         by = self.player_arg(n.by, "the player who chooses")
@@ -275,7 +269,6 @@ class StatementResolver(ExpressionResolver):
 
     def s_rule(self, n, span, q):
         return m.Rule(n.name.text, n.title, self.block(n.body), span, q)
-
 
 
 def _keyword(kind: str) -> str:

@@ -277,7 +277,6 @@ class ControlBuilder(FlowBuilder):
         self.write_slot(st, self.at[("over",)], const(1))
 
 
-
 COMMAND_LIMIT = 100  # actions with their binders' values, summed over the decisions of the rules
 
 
