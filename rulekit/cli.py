@@ -194,6 +194,11 @@ def _parser() -> argparse.ArgumentParser:
                    f"fixed budget of {PlayBounds.whole_bmc_units:,} Z3 resource units pays for the next step, so a "
                    f"large game stops early and the report says where (default: {PlayBounds.whole_bmc_depth}: the "
                    f"set-up and 10 decisions)")
+    c.add_argument("--pdr-units", type=int, default=PlayBounds.pdr_units, metavar="N",
+                   help=f"IC3/PDR (Z3's Spacer engine) over the exact or whole-language relation: Z3 resource units "
+                   f"per player count for the invariants and unreachable targets that induction does not prove; it "
+                   f"finds the strengthening that such a proof needs by itself (default: {PlayBounds.pdr_units:,}; "
+                   f"0: no IC3/PDR)")
     c.add_argument("--whole-size", type=int, default=PlayBounds.whole_size, metavar="N",
                    help=f"work the whole-language relation may take (expressions translated, and slots written "
                    f"by each command) before the game counts as too large for it; a game whose relation needs "
@@ -366,7 +371,7 @@ def _check_alone(target, spec: Spec, bounds: PlayBounds, context):
 def _check(args, out: Console) -> int:
     for name in ("games", "variant_games", "play_budget", "min_games", "variant_budget", "explore_states",
                  "explore_budget", "jobs", "max_steps", "max_states", "time_limit", "solver_timeout", "bmc_depth",
-                 "whole_bmc_depth", "whole_size", "max_k", "symbolic_time_limit", "loop_search"):
+                 "whole_bmc_depth", "whole_size", "max_k", "pdr_units", "symbolic_time_limit", "loop_search"):
         if getattr(args, name) < 0:
             raise RulekitError(f"--{name.replace('_', '-')} must not be negative")
     if args.solver_rlimit is not None and args.solver_rlimit <= 0:
@@ -393,7 +398,7 @@ def _check(args, out: Console) -> int:
                         variant_budget=args.variant_budget, explore_states=args.explore_states,
                         explore_budget=args.explore_budget,
                         bmc_depth=args.bmc_depth, whole_bmc_depth=args.whole_bmc_depth, whole_size=args.whole_size,
-                        max_k=args.max_k, symbolic_time_limit=args.symbolic_time_limit,
+                        max_k=args.max_k, pdr_units=args.pdr_units, symbolic_time_limit=args.symbolic_time_limit,
                         confidence=args.confidence, max_violation_rate=args.max_violation_rate,
                         deep_information=args.deep_information, solver_rlimit=args.solver_rlimit,
                         exhaustive=args.exhaustive, distinct_steps=args.distinct_steps,

@@ -8,7 +8,7 @@ KINDS = ("contradiction", "invariant", "reachability", "deadlock", "termination"
          "silent-case", "conflict", "modal")
 SEVERITIES = ("error", "warning", "info")
 VERDICTS = ("proven", "refuted", "bounded", "unknown")
-METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "z3-abstraction", "hypothesis", "graph", "static",
+METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "z3-pdr", "z3-abstraction", "hypothesis", "graph", "static",
            "random-play", "explicit-state", "replay", "z3-ranking")
 
 # Kinds whose refutation breaks the rules themselves: they fail a run unless acknowledged.

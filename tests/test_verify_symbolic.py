@@ -205,7 +205,7 @@ def test_token_model_proofs_and_deadlock_freedom():
         v = symbolic.verify(fragment.build(configure(model, players, {})), depth=8, budget=30)
         assert set(v.proven) == {"within_cap", "conserved"} and v.stuck_free == 1
     v = symbolic.verify(fragment.build(configure(model, 3, {})), depth=8, budget=30)
-    assert v.unreachable == {"supply_empty": 1}  # three players hold at most 15 of the 30
+    assert list(v.unreachable) == ["supply_empty"] and v.unreachable["supply_empty"].k == 1  # three players hold at most 15 of the 30
 
 
 def test_parametric_proof_for_every_player_count_and_a_broken_variant_is_not_proven(tmp_path):

@@ -162,7 +162,7 @@ def _size(x) -> dict:
 
 METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",
                 "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
-                "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC and k-induction",
+                "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC, k-induction and IC3/PDR",
                 "graph": "judging the verdicts", "option-impact": "what each option changes",
                 "examples": "replaying the rulebook's examples", "silent-case": "silent cases",
                 "conflict": "trigger conflicts", "modal": "modal verbs"}

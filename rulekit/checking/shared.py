@@ -39,6 +39,9 @@ class PlayBounds:
     whole_bmc_units: int = 2_000_000
     whole_size: int = 250_000  # expressions the whole-language relation may translate (verify.control.WORK_LIMIT)
     max_k: int = 3  # Z3 k-induction: the largest k tried
+    # Z3 resource units per configuration for IC3/PDR (verify.pdr) over the exact or whole-language relation,
+    # for the invariants and targets that induction leaves (0: none)
+    pdr_units: int = 3_000_000
     symbolic_time_limit: float = 5.0  # Z3 over the transition relation: seconds per configuration
     confidence: float = statistics.DEFAULT_CONFIDENCE  # of the bounds stated for sampled verdicts
     max_violation_rate: float | None = None  # stop random play once every invariant's bound is below it

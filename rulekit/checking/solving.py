@@ -35,7 +35,8 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 with budget.time_box(build_limit(bounds), "the symbolic relation"):
                     system = fragment.build(config)
                 results[players] = (system, symbolic.verify(system, bounds.bmc_depth, bounds.max_k, timeout,
-                                                             bounds.symbolic_time_limit * budget.SAFETY_FACTOR))
+                                                             bounds.symbolic_time_limit * budget.SAFETY_FACTOR,
+                                                             bounds.pdr_units))
     except Unsupported as exc:
         if not game.properties:
             return []
@@ -103,13 +104,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                                      f"{prop.name} is false {d} steps from the start with {players_phrase([p])} "
                                      f"(Z3 BMC, a shortest witness){described(prop)}", bound=bound, witness=steps, **common))
             elif all(ks.values()):
-                k = max(k for k, _ in ks.values())
-                lemmas = max(n for _, n in ks.values())
-                over = " over the whole-language relation" if whole else ""
-                text = (f"{prop.name} holds in every reachable state with {players_phrase(sorted(ks))}: Z3 proves "
-                        f"it {k}-inductive{over} (with {lemmas} lemma(s) proven alongside){described(prop)}")
-                found.append(Finding(fid, game.name, "invariant", "info", "proven", "z3-k-induction", text,
-                                     bound={**bound, "players": sorted(ks), "k": k}, **common))
+                method, how, extra = proof_text(ks, whole)
+                text = f"{prop.name} holds in every reachable state with {players_phrase(sorted(ks))}: {how}"
+                found.append(Finding(fid, game.name, "invariant", "info", "proven", method, text + described(prop),
+                                     bound={**bound, "players": sorted(ks), **extra}, **common))
             else:
                 unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
                 proven = sorted(p for p, k in ks.items() if k)
@@ -146,9 +144,11 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                                      f"{prop.name} is reached in {d} steps with {players_phrase([p])} (Z3 BMC, "
                                      f"a shortest witness){described(prop)}", bound=bound, witness=steps, **common))
             elif len(never) == len(counts):
-                found.append(Finding(fid, game.name, "reachability", "warning", "refuted", "z3-k-induction",
-                                     f"{prop.name} can never be reached with {where}: its negation is "
-                                     f"inductive (Z3){described(prop)}", bound=bound, **common))
+                proofs = {p: results[p][1].unreachable[prop.name] for p in never}
+                method, how, extra = proof_text(proofs, whole, "its negation")
+                found.append(Finding(fid, game.name, "reachability", "warning", "refuted", method,
+                                     f"{prop.name} can never be reached with {where}: {how}{described(prop)}",
+                                     bound={**bound, **extra}, **common))
             else:
                 here = min((a.depth for a in answers.values() if a is not None), default=depth)
                 text = (f"{prop.name} is not reached within {_bmc_reach(here, whole)} (Z3 BMC, {where})" if here >= 1
@@ -200,6 +200,28 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     return found
 
 
+def proof_text(proofs: dict, whole: bool, what: str = "it") -> tuple[str, str, dict]:
+    """(method, the proof in words, what `bound` adds) for a condition proven at every player count of
+    `proofs` ({players: symbolic.Proof}): by k-induction, by IC3/PDR, or each at some counts."""
+    over = " over the whole-language relation" if whole else ""
+    inductive = {p: proof for p, proof in proofs.items() if proof.method == "k-induction"}
+    found = {p: proof for p, proof in proofs.items() if proof.method == "pdr"}
+    parts, extra = [], {}
+    if inductive:
+        k = max(proof.k for proof in inductive.values())
+        alongside = max(proof.lemmas for proof in inductive.values())
+        where = f" with {players_phrase(sorted(inductive))}" if found else ""
+        parts.append(f"Z3 proves {what} {k}-inductive{over} (with {alongside} lemma(s) proven alongside){where}")
+        extra["k"] = k
+    if found:
+        lemmas = max(proof.lemmas for proof in found.values())
+        where = f" with {players_phrase(sorted(found))}" if inductive else ""
+        parts.append(f"IC3/PDR (Z3's Spacer engine) finds an inductive invariant{over} of {lemmas} lemma(s) that "
+                     f"implies {what}{where}")
+        extra.update(pdr_players=sorted(found), pdr_lemmas=lemmas)
+    return ("z3-pdr" if found else "z3-k-induction"), "; ".join(parts), extra
+
+
 def _bmc_reach(depth: int, whole: bool) -> str:
     """How far from the start BMC looked, in the steps of its relation: over the exact fragment a step is
     one decision (its initial state is the first decision); over the whole-language relation the set-up
@@ -243,26 +265,33 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
             verdicts.answers = symbolic.bmc(system, bounds.whole_bmc_depth, timeout, deadline,
                                             deepen=budget.Account(bounds.whole_bmc_units))
         verdicts.depth = min((a.depth for a in verdicts.answers.values()), default=bounds.whole_bmc_depth)
-        verdicts.proven = inductive(system, list(system.invariants), timeout)
+        refuted = {key[1] for key, a in verdicts.answers.items() if key[0] == "invariant" and a.status == "refuted"}
+        verdicts.proven = inductive(system, [name for name in system.invariants if name not in refuted], timeout,
+                                    bounds.pdr_units)
         results[players] = (system, verdicts)
     return results, ""
 
 
-def inductive(system, names: list, timeout: int) -> dict:
-    """{invariant: (1, lemmas proven alongside)} for each of `names` that Z3 proves 1-inductive over a
-    relation, together with the others (Houdini) or relative to them, within WHOLE_INDUCTION_UNITS."""
+def inductive(system, names: list, timeout: int, pdr_units: int = 0) -> dict:
+    """{invariant: symbolic.Proof} for each of `names` that Z3 proves over a relation: 1-inductive
+    together with the others (Houdini) or relative to them, within WHOLE_INDUCTION_UNITS; then, for those
+    left, by IC3/PDR within `pdr_units`, relative to the ones proven."""
     from ..verify import budget, symbolic
 
     with budget.fresh_context(), budget.spending(budget.Account(WHOLE_INDUCTION_UNITS)):
         kept = symbolic.houdini(system, {name: system.invariants[name] for name in names}, timeout)
-        out = {name: (1, len(kept) - 1) for name in kept}
+        out = {name: symbolic.Proof(1, len(kept) - 1) for name in kept}
         for name in names:
             if name in kept or budget.spent():
                 continue
             status, k, _ = symbolic.k_induction(system, system.invariants[name], 1, timeout,
                                                 assume=list(kept.values()))
             if status == "proven":
-                out[name] = (k, len(kept))
+                out[name] = symbolic.Proof(k, len(kept))
+    facts = [system.invariants[name] for name in out]
+    left = {name: system.invariants[name] for name in names if name not in out}
+    if pdr_units > 0:
+        out.update(symbolic.by_pdr(system, left, facts, timeout, None, symbolic.pdr_account(pdr_units)))
     return out
 
 
@@ -286,7 +315,7 @@ def inductive_elsewhere(spec: Spec, options: dict, bounds: PlayBounds, counts: l
             out[players] = {}
             names = []
             continue
-        out[players] = inductive(system, names, timeout)
+        out[players] = inductive(system, names, timeout, bounds.pdr_units)
         names = [name for name in names if name in out[players]]
     return out
 

@@ -266,10 +266,17 @@ def rests_on(f: Finding) -> str:
         return text
     if f.kind == "invariant" and f.verdict == "proven" and b.get("conserved"):
         return "a sum no rule segment changes, each change zero term by term" + (f", {players}" if players else "")
-    if f.method == "z3-k-induction" and f.verdict in ("proven", "refuted"):
+    if f.method in ("z3-k-induction", "z3-pdr") and f.verdict in ("proven", "refuted"):
         how = ("over the counts abstraction" if b.get("abstraction") else "over the whole-language relation"
                if b.get("relation") == "whole language" else "over the exact transition relation")
-        return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players}" if players else "")
+        if f.method == "z3-k-induction":
+            return f"Z3 proof: {b.get('k', 1)}-inductive {how}" + (f", {players}" if players else "")
+        found = b.get("pdr_players") or []
+        if "k" not in b:
+            return f"Z3 proof: an inductive invariant found by IC3/PDR {how}" + (f", {players}" if players else "")
+        inductive = [p for p in b.get("players") or [] if p not in found]
+        return (f"Z3 proof {how}: {b['k']}-inductive {_with_players(inductive)}, an inductive invariant found by "
+                f"IC3/PDR {_with_players(found)}")
     if f.method == "z3-ranking":
         whole = "whole language" in (b.get("ranking_relations") or {}).values()
         how = "the whole-language relation" if whole else "the exact transition relation"

@@ -91,7 +91,7 @@ def _broken(system: System, changing: set, command, alive: dict, timeout_ms: int
     """The names of `alive` that Z3 cannot show `command` keeps, from a state where all of them hold."""
     import z3
 
-    from .symbolic import to_z3
+    from .relation import to_z3
 
     memo: dict = {}
     before = _Slots(system, changing, "x")
@@ -134,7 +134,7 @@ def _term(x, slots: dict, memo: dict):
     """The Z3 condition of `x` (an integer is true where it is not zero)."""
     import z3
 
-    from .symbolic import to_z3
+    from .relation import to_z3
 
     term = to_z3(x, slots, memo)
     return term if z3.is_bool(term) else term != 0

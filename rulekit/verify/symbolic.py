@@ -1,10 +1,8 @@
-"""The symbolic transition relation of a configuration, in Z3: bounded model checking and k-induction.
+"""Bounded model checking, k-induction and Houdini over the symbolic transition relation of a configuration.
 
-The relation is read off a `terms.System` (itself derived from the model, never written per game):
-a state is one Z3 integer per slot that some command writes (the others are their initial value), and
-a step is the disjunction over commands of `choice == c and guard and not error and x' == update(x)`.
-The choice variable of each step names the command, so a satisfying assignment is a witness: a
-sequence of engine actions, which the caller replays in the engine before reporting it.
+The relation (`verify.relation`) is read off a `terms.System` (itself derived from the model, never
+written per game). The choice variable of each step names the command, so a satisfying assignment is a
+witness: a sequence of engine actions, which the caller replays in the engine before reporting it.
 
 - `bmc`: from the initial state, step by step up to a depth, looks for a state breaking each invariant,
   meeting each reachability target, or stuck (not over, no command enabled). Each answer is shortest.
@@ -19,75 +17,13 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import z3
 
-from . import budget, replay, smtlib
+from . import budget, pdr, replay
 from . import terms
-
-_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
-
-
-def _bool(t):
-    return t if z3.is_bool(t) else t != 0
-
-
-def _int(t):
-    return z3.If(t, z3.IntVal(1, ctx=budget.context()), z3.IntVal(0, ctx=budget.context())) if z3.is_bool(t) else t
-
-
-def to_z3(x, slots: dict, memo: dict | None = None):
-    """The Z3 term of an IR expression; `slots` maps slot indexes to terms."""
-    memo = {} if memo is None else memo
-    key = id(x)
-    if key in memo:
-        return memo[key][1]
-    tag = x[0]
-    if tag == "c":
-        out = z3.IntVal(x[1], ctx=budget.context())
-    elif tag == "b":
-        out = z3.BoolVal(x[1], ctx=budget.context())
-    elif tag == "s":
-        out = slots[x[1]]
-    elif tag == "neg":
-        out = -to_z3(x[1], slots, memo)
-    elif tag == "not":
-        out = z3.Not(_bool(to_z3(x[1], slots, memo)))
-    elif tag == "ite":
-        then, orelse = to_z3(x[2], slots, memo), to_z3(x[3], slots, memo)
-        if then.sort() != orelse.sort():
-            then, orelse = _int(then), _int(orelse)
-        out = z3.If(_bool(to_z3(x[1], slots, memo)), then, orelse)
-    else:
-        a, b = to_z3(x[1], slots, memo), to_z3(x[2], slots, memo)
-        if tag in ("and", "or"):
-            a, b = _bool(a), _bool(b)
-        elif a.sort() != b.sort() or tag not in ("==", "!="):
-            a, b = _int(a), _int(b)  # a flag kept in an integer slot is 0 or 1
-        if tag == "and":
-            out = z3.And(a, b)
-        elif tag == "or":
-            out = z3.Or(a, b)
-        elif tag in _CMP:
-            out = _CMP[tag](a, b)
-        elif tag == "+":
-            out = a + b
-        elif tag == "-":
-            out = a - b
-        elif tag == "*":
-            out = a * b
-        elif tag == "min":
-            out = z3.If(a <= b, a, b)
-        elif tag == "max":
-            out = z3.If(a >= b, a, b)
-        elif tag == "div":  # the divisor is a positive constant: SMT-LIB div floors, as Python does
-            out = a / b
-        else:
-            out = a % b
-    memo[key] = (x, out)
-    return out
-
+from .relation import Relation
 
 @dataclass
 class Answer:
@@ -99,80 +35,6 @@ class Answer:
     path: list[int] = field(default_factory=list)
     reason: str = ""
     states: list = field(default_factory=list)  # the slot values before each step of `path` (inputs too)
-
-
-class Relation:
-    """The system's states and steps as Z3 terms."""
-
-    def __init__(self, system: terms.System):
-        self.system = system
-        self.changing = sorted({i for c in system.commands for i in c.updates} | set(system.free))
-        self.template = None
-
-    def state(self, tag: str) -> dict:
-        xs = {i: z3.IntVal(v, ctx=budget.context()) for i, v in enumerate(self.system.init)}
-        for i in self.changing:
-            # by index as well as name: two slots of one name would otherwise be one Z3 constant
-            xs[i] = z3.Int(f"{self.system.slots[i].name}#{i}@{tag}", ctx=budget.context())
-        return xs
-
-    def initial(self, xs: dict) -> list:
-        return [xs[i] == self.system.init[i] for i in self.changing if i not in self.system.free]
-
-    def step(self, xs: dict, ys: dict, choice) -> z3.BoolRef:
-        """One step: the chosen command is enabled, and each slot's next value is that command's update.
-        The step is written once, over placeholder states, and instantiated for each pair of states."""
-        if self.template is None:
-            self.template = self._template()
-        formula, pairs = self.template
-        targets = {"x": xs, "y": ys}
-        return z3.substitute(formula, *[(var, choice if side == "choice" else targets[side][i])
-                                        for var, (side, i) in pairs])
-
-    def _template(self):
-        """(the step over placeholder constants, [(placeholder, (side, slot))]). Each slot's next value is
-        one if-chain over the commands that change it, rather than a disjunction of whole successor
-        states, which the solver would have to split case by case."""
-        system = self.system
-        n = len(system.slots)
-        fixed = {i: terms.const(v) for i, v in enumerate(system.init) if i not in self.changing}
-        choice = ("s", 2 * n)
-
-        def pre(x):
-            return terms.substitute(x, {i: v[1] for i, v in fixed.items()}) if fixed else x
-
-        options = []
-        for ci, c in enumerate(system.commands):
-            parts = [pre(c.guard), pre(c.assume), terms.not_(pre(c.error))]
-            options.append(terms.and_(terms.compare("==", choice, terms.const(ci)), *parts))
-        frame = []
-        for i in self.changing:
-            if i in system.free:
-                continue
-            value = ("s", i)
-            for ci in range(len(system.commands) - 1, -1, -1):
-                update = system.commands[ci].updates.get(i)
-                if update is not None:
-                    value = terms.ite(terms.compare("==", choice, terms.const(ci)), pre(update), value)
-            frame.append(terms.compare("==", ("s", n + i), value))
-        step = terms.and_(terms.or_(*options), *frame)
-        names = {i: f"x!{i}" for i in range(n)}
-        names.update({n + i: f"y!{i}" for i in range(n)})
-        names[2 * n] = "choice!"
-        formula = smtlib.condition(step, names)
-        pairs = [(z3.Int(f"x!{i}", ctx=budget.context()), ("x", i)) for i in self.changing]
-        pairs += [(z3.Int(f"y!{i}", ctx=budget.context()), ("y", i)) for i in self.changing if i not in system.free]
-        pairs.append((z3.Int("choice!", ctx=budget.context()), ("choice", 0)))
-        return formula, pairs
-
-    def cond(self, expr, xs: dict) -> z3.BoolRef:
-        return to_z3(expr, xs)
-
-    def stuck(self, xs: dict) -> z3.BoolRef:
-        memo: dict = {}
-        return z3.And(to_z3(("s", self.system.over), xs, memo) == 0,
-                      *(z3.Not(to_z3(c.guard if c.enabled is None else c.enabled, xs, memo))
-                        for c in self.system.commands))
 
 
 def _solver(timeout_ms: int) -> z3.Solver:
@@ -389,12 +251,25 @@ def bound_lemmas(system: terms.System) -> dict:
     return out
 
 
+class Proof(NamedTuple):
+    """How a condition was proven to hold in every reachable state."""
+
+    k: int  # the k of a k-induction proof; 0 for one by IC3/PDR
+    lemmas: int  # conditions proven alongside (induction), or the lemmas of the invariant found (IC3/PDR)
+    method: str = "k-induction"  # or "pdr"
+
+
+# Z3 resource units per configuration for IC3/PDR (`verify.pdr`), shared by the conditions that induction
+# leaves: the hardest proof among the examples and tests takes about 0.7 million.
+PDR_UNITS = 3_000_000
+
+
 @dataclass
 class Verdicts:
     """What the symbolic methods decided for one configuration."""
 
-    proven: dict = field(default_factory=dict)  # invariant name -> (k, lemmas used)
-    unreachable: dict = field(default_factory=dict)  # target name -> k
+    proven: dict = field(default_factory=dict)  # invariant name -> Proof
+    unreachable: dict = field(default_factory=dict)  # target name -> Proof (of its negation)
     stuck_free: int = 0  # k when "no deadlock" is proven, else 0
     answers: dict = field(default_factory=dict)  # BMC answers, as `bmc` returns them
     depth: int = 0
@@ -404,11 +279,13 @@ class Verdicts:
 
 
 def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: int = 5000,
-           budget: float = 10.0) -> Verdicts:
+           budget: float = 10.0, pdr_units: int = PDR_UNITS) -> Verdicts:
     """Induction first (Houdini over the invariants, the negated targets and the slot bounds; then
-    k-induction up to `max_k` relative to what Houdini proved), then BMC up to `depth` for whatever is
-    left, with the 1-inductive lemmas assumed in every state. A k-induction proof with k > 1 counts
-    only when BMC has checked its base case (depth k - 1 without a violation)."""
+    k-induction up to `max_k` relative to what Houdini proved), then IC3/PDR for the invariants left,
+    then BMC up to `depth` for whatever is left, with the lemmas proven assumed in every state, and last
+    IC3/PDR for the targets BMC did not reach. A k-induction proof with k > 1 counts only when BMC has
+    checked its base case (depth k - 1 without a violation). IC3/PDR gets `pdr_units` Z3 resource units
+    in all (0: none)."""
     start = time.perf_counter()
     deadline = start + budget
     out = Verdicts()
@@ -424,9 +301,9 @@ def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: in
         out.notes.append("every slot proven within its declared bounds")
     for key in lemmas:
         if key[0] == "invariant":
-            out.proven[key[1]] = (1, len(lemmas) - 1)
+            out.proven[key[1]] = Proof(1, len(lemmas) - 1)
         elif key[0] == "unreachable":
-            out.unreachable[key[1]] = 1
+            out.unreachable[key[1]] = Proof(1, len(lemmas) - 1)
     facts = [e for key, e in lemmas.items() if key[0] in ("invariant", "bound")]
     pending_k = {}
     for name, e in system.invariants.items():
@@ -439,6 +316,11 @@ def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: in
         status, k, _ = k_induction(system, None, max_k, timeout_ms, assume=facts, stuck_free=True)
         if status == "proven":
             out.stuck_free = k
+    pdr_spent = pdr_account(pdr_units)  # shared by the invariants now and the targets after BMC
+    left = {name: e for name, e in system.invariants.items() if name not in out.proven and name not in pending_k}
+    for name, proof in by_pdr(system, left, facts, timeout_ms, deadline, pdr_spent).items():
+        out.proven[name] = proof
+        facts.append(system.invariants[name])  # proven: BMC may take it for granted too
     questions = {("invariant", k) for k in system.invariants if k not in out.proven}
     questions |= {("reachable", k) for k in system.targets if k not in out.unreachable}
     if not out.stuck_free or out.stuck_free > 1:
@@ -449,9 +331,32 @@ def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: in
     for name, k in pending_k.items():
         a = out.answers.get(("invariant", name))
         if a is not None and a.status == "bounded" and a.depth >= k - 1:
-            out.proven[name] = (k, len(facts))
+            out.proven[name] = Proof(k, len(facts))
+    unreached = {name: terms.not_(e) for name, e in system.targets.items() if name not in out.unreachable
+                 and out.answers.get(("reachable", name), Answer("unknown")).status != "reached"}
+    out.unreachable.update(by_pdr(system, unreached, facts, timeout_ms, deadline, pdr_spent))
     a = out.answers.get(("deadlock",))
     if out.stuck_free > 1 and not (a is not None and a.status == "none" and a.depth >= out.stuck_free - 1):
         out.stuck_free = 0
     out.seconds = time.perf_counter() - start
+    return out
+
+
+def pdr_account(units: int = PDR_UNITS) -> budget.Account:
+    """The resource units of IC3/PDR for one configuration."""
+    return budget.Account(units)
+
+
+def by_pdr(system: terms.System, conditions: dict, facts: list, timeout_ms: int, deadline: float | None,
+           account: budget.Account) -> dict:
+    """{name: Proof} for each of `conditions` (name -> condition) that IC3/PDR proves within what
+    `account` has left, taking `facts` (proven) for granted; the others are left as they were."""
+    out = {}
+    with budget.spending(account):
+        for name, e in conditions.items():
+            if account.empty or (deadline is not None and time.perf_counter() > deadline):
+                break
+            outcome = pdr.prove(system, e, timeout_ms, assume=facts)
+            if outcome.status == "proven":
+                out[name] = Proof(0, outcome.lemmas, "pdr")
     return out
