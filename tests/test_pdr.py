@@ -132,3 +132,31 @@ def test_a_condition_over_no_changing_slot_is_decided(ladder):
     system = _system(ladder, 1)
     assert pdr.prove(system, terms.TRUE, 5000).status == "proven"
     assert pdr.prove(system, terms.FALSE, 5000).status == "violated"
+
+
+# Never stuck because the climbers stay level: from a state where they are not (left 0, right 3), three
+# climbs lead to one where neither climbing nor descending is allowed, so k-induction up to 3 fails.
+SEESAW = LADDER.replace('''      action rest "Rest." { add 1 to rests }''', '''      action descend when right > 0 and right == left "Both go down a rung." {
+        add -1 to left
+        add -1 to right
+      }''').replace('game ladder "Ladder"', 'game seesaw "Seesaw"').replace('"ladder.txt"', '"seesaw.txt"')
+
+
+def test_no_deadlock_that_needs_a_strengthening_is_proven(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, SEESAW, name="seesaw", rulebook=LADDER_RULEBOOK,
+                                    checks="checks seesaw\n")))
+    with budget.fresh_context():
+        verdicts = symbolic.verify(_system(spec, 1), depth=6, budget=30)
+    assert verdicts.stuck_free == 0 and verdicts.stuck_free_pdr is not None
+    assert verdicts.stuck_free_pdr.method == "pdr"
+    report = check_spec(spec, PlayBounds(**QUICK))
+    deadlock = next(f for f in report.findings if f.id == "seesaw/deadlock/z3")
+    assert (deadlock.verdict, deadlock.method, deadlock.bound["players"]) == ("proven", "z3-pdr", [1, 2])
+    assert '"over, or some action is legal"' in deadlock.message
+
+
+def test_no_deadlock_is_proven_at_every_count_over_the_whole_language_relation():
+    spec = Spec.find(str(PIG))
+    report = check_spec(spec, PlayBounds(**QUICK))
+    deadlock = next(f for f in report.findings if f.id == "pig/deadlock/z3-bmc")
+    assert (deadlock.verdict, deadlock.method, deadlock.bound["players"]) == ("proven", "z3-pdr", [2, 3, 4])

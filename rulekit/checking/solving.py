@@ -80,7 +80,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
         everywhere = list(range(game.min_players, game.max_players + 1))
         first = {name for _, v in results.values() for name in v.proven}
         elsewhere = inductive_elsewhere(spec, options, bounds, [p for p in everywhere if p not in results],
-                                        sorted(first))
+                                        sorted(first), all(v.stuck_free_pdr for _, v in results.values()))
     spurious: dict = {}
     tag = "z3-bmc" if whole else "z3"
     for prop in (p for p in game.properties if p.applies(options)):
@@ -92,7 +92,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             fid = f"{game.name}/invariant/{prop.name}/{tag}{suffix}"
             bad = sorted((a.depth, p) for p, a in answers.items() if a is not None and a.status == "refuted")
             ks = {p: v.proven.get(prop.name) for p, (_, v) in results.items()}
-            ks.update({p: proofs.get(prop.name) for p, proofs in elsewhere.items()})
+            ks.update({p: proofs.get(prop.name) for p, (proofs, _) in elsewhere.items()})
             steps = None
             while bad and steps is None:
                 d, p = bad.pop(0)
@@ -163,6 +163,9 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     stuck = sorted((a.depth, p) for p, (_, v) in results.items()
                    if (a := v.answers.get(("deadlock",))) is not None and a.status == "found")
     fid = f"{game.name}/deadlock/{tag}{suffix}"
+    stuck_free = {p: symbolic.Proof(v.stuck_free, v.lemmas) if v.stuck_free else v.stuck_free_pdr
+                  for p, (_, v) in results.items()}
+    stuck_free.update({p: proof for p, (_, proof) in elsewhere.items()})
     steps = None
     while stuck and steps is None:
         d, p = stuck.pop(0)
@@ -172,11 +175,11 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                              f"the game is not over, yet no one has a legal move, {d} steps from the start with "
                              f"{players_phrase([p])} (Z3 BMC, a shortest witness)", bound=bound, witness=steps,
                              options=changed))
-    elif all(v.stuck_free for _, v in results.values()):
-        k = max(v.stuck_free for _, v in results.values())
-        found.append(Finding(fid, game.name, "deadlock", "info", "proven", "z3-k-induction",
-                             f"no reachable state is stuck with {where}: Z3 proves \"over, or some action "
-                             f"is legal\" {k}-inductive", bound={**bound, "k": k}, options=changed))
+    elif all(stuck_free.values()):
+        method, how, extra = proof_text(stuck_free, whole, '"over, or some action is legal"')
+        found.append(Finding(fid, game.name, "deadlock", "info", "proven", method,
+                             f"no reachable state is stuck with {players_phrase(sorted(stuck_free))}: {how}",
+                             bound={**bound, "players": sorted(stuck_free), **extra}, options=changed))
     else:
         here = min((a.depth for _, v in results.values() if (a := v.answers.get(("deadlock",))) is not None),
                    default=depth)
@@ -266,16 +269,21 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
                                             deepen=budget.Account(bounds.whole_bmc_units))
         verdicts.depth = min((a.depth for a in verdicts.answers.values()), default=bounds.whole_bmc_depth)
         refuted = {key[1] for key, a in verdicts.answers.items() if key[0] == "invariant" and a.status == "refuted"}
+        pdr_spent = symbolic.pdr_account(bounds.pdr_units)  # shared by the invariants and "no deadlock"
         verdicts.proven = inductive(system, [name for name in system.invariants if name not in refuted], timeout,
-                                    bounds.pdr_units)
+                                    pdr_spent)
+        stuck = verdicts.answers.get(("deadlock",))
+        if stuck is None or stuck.status != "found":
+            facts = [system.invariants[name] for name in verdicts.proven]
+            verdicts.stuck_free_pdr = symbolic.stuck_free_by_pdr(system, facts, timeout, None, pdr_spent)
         results[players] = (system, verdicts)
     return results, ""
 
 
-def inductive(system, names: list, timeout: int, pdr_units: int = 0) -> dict:
+def inductive(system, names: list, timeout: int, pdr=None) -> dict:
     """{invariant: symbolic.Proof} for each of `names` that Z3 proves over a relation: 1-inductive
     together with the others (Houdini) or relative to them, within WHOLE_INDUCTION_UNITS; then, for those
-    left, by IC3/PDR within `pdr_units`, relative to the ones proven."""
+    left, by IC3/PDR within what the account `pdr` has left (None: no IC3/PDR), relative to the ones proven."""
     from ..verify import budget, symbolic
 
     with budget.fresh_context(), budget.spending(budget.Account(WHOLE_INDUCTION_UNITS)):
@@ -290,33 +298,40 @@ def inductive(system, names: list, timeout: int, pdr_units: int = 0) -> dict:
                 out[name] = symbolic.Proof(k, len(kept))
     facts = [system.invariants[name] for name in out]
     left = {name: system.invariants[name] for name in names if name not in out}
-    if pdr_units > 0:
-        out.update(symbolic.by_pdr(system, left, facts, timeout, None, symbolic.pdr_account(pdr_units)))
+    if pdr is not None:
+        out.update(symbolic.by_pdr(system, left, facts, timeout, None, pdr))
     return out
 
 
-def inductive_elsewhere(spec: Spec, options: dict, bounds: PlayBounds, counts: list, names: list) -> dict:
-    """{players: {invariant: (k, lemmas)}} over the whole-language relation at each of `counts`, for the
-    invariants `names` (proven at another count); a count where one is not proven drops it from the
-    counts after it, and a relation that cannot be built proves nothing."""
-    from ..verify import Unsupported, budget, control
+def inductive_elsewhere(spec: Spec, options: dict, bounds: PlayBounds, counts: list, names: list,
+                        deadlock: bool = False) -> dict:
+    """{players: ({invariant: symbolic.Proof}, the proof that no state is stuck or None)} over the
+    whole-language relation at each of `counts`, for the invariants `names` (proven at another count)
+    and, with `deadlock`, "no deadlock" (proven there too); a count where one is not proven drops it from
+    the counts after it, and a relation that cannot be built proves nothing."""
+    from ..verify import Unsupported, budget, control, symbolic
 
     out: dict = {}
     timeout = int(bounds.solver_timeout * 1000)
     for players in counts:
         config = config_of(spec, players, options)
-        if config is None or not names:
-            out[players] = {}
+        if config is None or not (names or deadlock):
+            out[players] = ({}, None)
             continue
         try:
             with budget.time_box(build_limit(bounds), "the whole-language relation"):
                 system = control.build(config, work_limit=bounds.whole_size)
         except (budget.TooLarge, Unsupported):
-            out[players] = {}
-            names = []
+            out[players] = ({}, None)
+            names, deadlock = [], False
             continue
-        out[players] = inductive(system, names, timeout, bounds.pdr_units)
-        names = [name for name in names if name in out[players]]
+        pdr_spent = symbolic.pdr_account(bounds.pdr_units)
+        proofs = inductive(system, names, timeout, pdr_spent)
+        stuck_free = (symbolic.stuck_free_by_pdr(system, [system.invariants[name] for name in proofs], timeout,
+                                                 None, pdr_spent) if deadlock else None)
+        out[players] = (proofs, stuck_free)
+        names = [name for name in names if name in proofs]
+        deadlock = stuck_free is not None
     return out
 
 

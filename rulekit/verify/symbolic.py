@@ -270,7 +270,8 @@ class Verdicts:
 
     proven: dict = field(default_factory=dict)  # invariant name -> Proof
     unreachable: dict = field(default_factory=dict)  # target name -> Proof (of its negation)
-    stuck_free: int = 0  # k when "no deadlock" is proven, else 0
+    stuck_free: int = 0  # k when "no deadlock" is proven by k-induction, else 0
+    stuck_free_pdr: Proof | None = None  # its proof by IC3/PDR, where k-induction gave none
     answers: dict = field(default_factory=dict)  # BMC answers, as `bmc` returns them
     depth: int = 0
     lemmas: int = 0
@@ -338,8 +339,16 @@ def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: in
     a = out.answers.get(("deadlock",))
     if out.stuck_free > 1 and not (a is not None and a.status == "none" and a.depth >= out.stuck_free - 1):
         out.stuck_free = 0
+    if not out.stuck_free and (a is None or a.status != "found"):
+        out.stuck_free_pdr = stuck_free_by_pdr(system, facts, timeout_ms, deadline, pdr_spent)
     out.seconds = time.perf_counter() - start
     return out
+
+
+def stuck_free_by_pdr(system: terms.System, facts: list, timeout_ms: int, deadline: float | None,
+                      account: budget.Account) -> Proof | None:
+    """The proof by IC3/PDR that no reachable state is stuck (`terms.System.not_stuck`), if it finds one."""
+    return by_pdr(system, {"deadlock": system.not_stuck()}, facts, timeout_ms, deadline, account).get("deadlock")
 
 
 def pdr_account(units: int = PDR_UNITS) -> budget.Account:

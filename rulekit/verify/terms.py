@@ -431,6 +431,11 @@ class System:
     def enabled_any(self):
         return or_(*(c.guard for c in self.commands))
 
+    def not_stuck(self):
+        """Over, or some action is legal: the negation of what BMC calls stuck (`Relation.stuck`)."""
+        return or_(compare("!=", ("s", self.over), const(0)),
+                   *(c.guard if c.enabled is None else c.enabled for c in self.commands))
+
 
 # ---- simplification within the declared bounds -------------------------------------------------------
 
