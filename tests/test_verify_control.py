@@ -540,3 +540,17 @@ flow {
     assert all((s.low, s.high) == (1, 3) for s in system.slots if s.key[0] == "input")
     followed, whole = follow_random_games(spec, 2, range(6), 20)
     assert whole == 6 and followed > 40
+
+
+def test_the_end_that_the_set_up_reaches_is_a_state_of_the_relation(tmp_path):
+    # The set-up deals and ends the game before any decision: the end is reached without leaving the
+    # start location, and a target met there is met (it was once read as the start, where none is).
+    from helpers import TINY_SPEC
+
+    checks = ("checks tiny\nreachable ace_drawn \"Someone has the Ace\": "
+              "exists(p in players where size(hand(p)) > 0)\n")
+    spec = Spec.find(str(write_spec(tmp_path, TINY_SPEC, checks=checks)))
+    system = control.build(spec.config(2, {}))
+    with budget.fresh_context():
+        answers = symbolic.bmc(system, 3)
+    assert (answers[("reachable", "ace_drawn")].status, answers[("reachable", "ace_drawn")].depth) == ("reached", 1)

@@ -153,7 +153,9 @@ class ControlBuilder(FlowBuilder):
         for i, (low, high) in kept_ranges(self.slots, self.init, commands, kept).items():
             self.slots[i].low, self.slots[i].high = low, high
         waiting = [compare("!=", ("s", self.pc), const(loc.pc)) for loc in self.order if loc.choose is None]
-        started = and_(compare("!=", ("s", self.pc), const(0)), *waiting)  # a state: a decision point or the end
+        # a state: a decision point or the end (which the set-up can reach without leaving location 0)
+        started = or_(compare("!=", ("s", self.at[("over",)]), const(0)),
+                      and_(compare("!=", ("s", self.pc), const(0)), *waiting))
         props = {"invariant": {}, "reachable": {}}
         for p in self.g.properties:
             if p.kind in props:
