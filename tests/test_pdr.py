@@ -160,3 +160,16 @@ def test_no_deadlock_is_proven_at_every_count_over_the_whole_language_relation()
     report = check_spec(spec, PlayBounds(**QUICK))
     deadlock = next(f for f in report.findings if f.id == "pig/deadlock/z3-bmc")
     assert (deadlock.verdict, deadlock.method, deadlock.bound["players"]) == ("proven", "z3-pdr", [2, 3, 4])
+
+
+def test_a_violation_past_bmc_s_depth_gets_a_witness_that_replays(tmp_path):
+    spec = Spec.find(str(write_spec(tmp_path, LADDER, name="ladder", rulebook=LADDER_RULEBOOK, checks=(
+        "checks ladder\ninvariant few_rests \"At most 24 rests.\" : rests <= 24\n"
+        "reachable many_rests \"30 rests.\" : rests == 30\n"))))
+    report = check_spec(spec, PlayBounds(**QUICK, bmc_depth=20))
+    broken = next(f for f in report.findings if f.id == "ladder/invariant/few_rests/z3")
+    assert (broken.verdict, broken.method) == ("refuted", "z3-pdr") and len(broken.witness) == 25
+    assert "IC3/PDR found such a state past the steps BMC searched" in broken.message
+    assert rests_on(broken) == "IC3/PDR, past BMC's depth: a witness of 25 steps, replayed in the engine"
+    reached = next(f for f in report.findings if f.id == "ladder/reachability/many_rests/z3")
+    assert (reached.verdict, reached.method) == ("proven", "z3-pdr") and len(reached.witness) == 30

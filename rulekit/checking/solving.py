@@ -100,9 +100,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 if steps is None:
                     spurious[prop.name] = p
             if steps is not None:
-                found.append(Finding(fid, game.name, "invariant", "error", "refuted", "z3-bmc",
+                method, how = _witness_method(answers[p])
+                found.append(Finding(fid, game.name, "invariant", "error", "refuted", method,
                                      f"{prop.name} is false {d} steps from the start with {players_phrase([p])} "
-                                     f"(Z3 BMC, a shortest witness){described(prop)}", bound=bound, witness=steps, **common))
+                                     f"({how}){described(prop)}", bound=bound, witness=steps, **common))
             elif all(ks.values()):
                 method, how, extra = proof_text(ks, whole)
                 text = f"{prop.name} holds in every reachable state with {players_phrase(sorted(ks))}: {how}"
@@ -140,9 +141,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 d, p = hits.pop(0)
                 steps = replay(p, answers[p], lambda s, t=test: t(s), f"target {prop.name}")
             if steps is not None:
-                found.append(Finding(fid, game.name, "reachability", "info", "proven", "z3-bmc",
-                                     f"{prop.name} is reached in {d} steps with {players_phrase([p])} (Z3 BMC, "
-                                     f"a shortest witness){described(prop)}", bound=bound, witness=steps, **common))
+                method, how = _witness_method(answers[p])
+                found.append(Finding(fid, game.name, "reachability", "info", "proven", method,
+                                     f"{prop.name} is reached in {d} steps with {players_phrase([p])} ({how})"
+                                     f"{described(prop)}", bound=bound, witness=steps, **common))
             elif len(never) == len(counts):
                 proofs = {p: results[p][1].unreachable[prop.name] for p in never}
                 method, how, extra = proof_text(proofs, whole, "its negation")
@@ -171,10 +173,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
         d, p = stuck.pop(0)
         steps = replay(p, results[p][1].answers[("deadlock",)], lambda s: s.is_stuck(), "a deadlock")
     if steps is not None:
-        found.append(Finding(fid, game.name, "deadlock", "error", "refuted", "z3-bmc",
+        method, how = _witness_method(results[p][1].answers[("deadlock",)])
+        found.append(Finding(fid, game.name, "deadlock", "error", "refuted", method,
                              f"the game is not over, yet no one has a legal move, {d} steps from the start with "
-                             f"{players_phrase([p])} (Z3 BMC, a shortest witness)", bound=bound, witness=steps,
-                             options=changed))
+                             f"{players_phrase([p])} ({how})", bound=bound, witness=steps, options=changed))
     elif all(stuck_free.values()):
         method, how, extra = proof_text(stuck_free, whole, '"over, or some action is legal"')
         found.append(Finding(fid, game.name, "deadlock", "info", "proven", method,
@@ -201,6 +203,15 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     if whole:
         found += segment_findings(spec, game, options, bounds)
     return found
+
+
+def _witness_method(answer) -> tuple[str, str]:
+    """(method, how the witness was found) of a BMC answer: BMC's own, shortest, or one at the depth where
+    IC3/PDR found the state, past the steps BMC searched."""
+    if answer.by == "pdr":
+        return "z3-pdr", ("IC3/PDR found such a state past the steps BMC searched; the witness is Z3's run of "
+                          "that length")
+    return "z3-bmc", "Z3 BMC, a shortest witness"
 
 
 def proof_text(proofs: dict, whole: bool, what: str = "it") -> tuple[str, str, dict]:
@@ -245,9 +256,11 @@ WHOLE_INDUCTION_UNITS = 3_000_000
 def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, counts: list) -> tuple[dict, str]:
     """BMC over the whole-language relation (`verify.control`) to `whole_bmc_depth` steps, at the
     smallest player count (the cheapest to unroll); ({players: (system, verdicts)}, why not) where it
-    does not cover the game. The invariants that are 1-inductive there (with those proven alongside)
-    are `verdicts.proven`; each is then tried at the other player counts (`inductive_elsewhere`)."""
-    from ..verify import Unsupported, budget, control, symbolic
+    does not cover the game. The invariants proven there (1-inductive with those proven alongside, or by
+    IC3/PDR) are `verdicts.proven`; each is then tried at the other player counts (`inductive_elsewhere`).
+    IC3/PDR also proves "no deadlock", and gives a witness at its depth for what it finds broken or stuck
+    past BMC's depth."""
+    from ..verify import Unsupported, budget, control, pdr, symbolic
 
     timeout = int(bounds.solver_timeout * 1000)
     results = {}
@@ -269,22 +282,30 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
                                             deepen=budget.Account(bounds.whole_bmc_units))
         verdicts.depth = min((a.depth for a in verdicts.answers.values()), default=bounds.whole_bmc_depth)
         refuted = {key[1] for key, a in verdicts.answers.items() if key[0] == "invariant" and a.status == "refuted"}
-        pdr_spent = symbolic.pdr_account(bounds.pdr_units)  # shared by the invariants and "no deadlock"
+        units = pdr.account(bounds.pdr_units)  # shared by the invariants, the targets and "no deadlock"
+        tried: dict = {}
         verdicts.proven = inductive(system, [name for name in system.invariants if name not in refuted], timeout,
-                                    pdr_spent)
-        stuck = verdicts.answers.get(("deadlock",))
-        if stuck is None or stuck.status != "found":
-            facts = [system.invariants[name] for name in verdicts.proven]
-            verdicts.stuck_free_pdr = symbolic.stuck_free_by_pdr(system, facts, timeout, None, pdr_spent)
+                                    units, tried)
+        # No target is tried: its states here are the decision points and the end, and one that the engine
+        # meets only between two decisions (at a chance event) would be called unreachable.
+        facts = [system.invariants[name] for name in verdicts.proven]
+        with budget.fresh_context():
+            symbolic.past_bmc(system, {("invariant", name): o for name, o in tried.items()}, verdicts.answers,
+                              facts, timeout)
+            stuck = verdicts.answers.get(("deadlock",))
+            if stuck is None or stuck.status != "found":
+                verdicts.stuck_free_pdr = symbolic.stuck_free_by_pdr(system, facts, timeout, None, units,
+                                                                     verdicts.answers)
         results[players] = (system, verdicts)
     return results, ""
 
 
-def inductive(system, names: list, timeout: int, pdr=None) -> dict:
+def inductive(system, names: list, timeout: int, units=None, tried: dict | None = None) -> dict:
     """{invariant: symbolic.Proof} for each of `names` that Z3 proves over a relation: 1-inductive
     together with the others (Houdini) or relative to them, within WHOLE_INDUCTION_UNITS; then, for those
-    left, by IC3/PDR within what the account `pdr` has left (None: no IC3/PDR), relative to the ones proven."""
-    from ..verify import budget, symbolic
+    left, by IC3/PDR within what the account `units` has left (None: no IC3/PDR), relative to the ones
+    proven. `tried` receives IC3/PDR's outcome for each invariant it tried."""
+    from ..verify import budget, pdr, symbolic
 
     with budget.fresh_context(), budget.spending(budget.Account(WHOLE_INDUCTION_UNITS)):
         kept = symbolic.houdini(system, {name: system.invariants[name] for name in names}, timeout)
@@ -296,10 +317,13 @@ def inductive(system, names: list, timeout: int, pdr=None) -> dict:
                                                 assume=list(kept.values()))
             if status == "proven":
                 out[name] = symbolic.Proof(k, len(kept))
-    facts = [system.invariants[name] for name in out]
-    left = {name: system.invariants[name] for name in names if name not in out}
-    if pdr is not None:
-        out.update(symbolic.by_pdr(system, left, facts, timeout, None, pdr))
+    if units is not None:
+        facts = [system.invariants[name] for name in out]
+        outcomes = pdr.prove_each(system, {name: system.invariants[name] for name in names if name not in out},
+                                  facts, timeout, None, units)
+        out.update(symbolic.proofs(outcomes))
+        if tried is not None:
+            tried.update(outcomes)
     return out
 
 
@@ -309,7 +333,7 @@ def inductive_elsewhere(spec: Spec, options: dict, bounds: PlayBounds, counts: l
     whole-language relation at each of `counts`, for the invariants `names` (proven at another count)
     and, with `deadlock`, "no deadlock" (proven there too); a count where one is not proven drops it from
     the counts after it, and a relation that cannot be built proves nothing."""
-    from ..verify import Unsupported, budget, control, symbolic
+    from ..verify import Unsupported, budget, control, pdr, symbolic
 
     out: dict = {}
     timeout = int(bounds.solver_timeout * 1000)
@@ -325,10 +349,10 @@ def inductive_elsewhere(spec: Spec, options: dict, bounds: PlayBounds, counts: l
             out[players] = ({}, None)
             names, deadlock = [], False
             continue
-        pdr_spent = symbolic.pdr_account(bounds.pdr_units)
-        proofs = inductive(system, names, timeout, pdr_spent)
+        units = pdr.account(bounds.pdr_units)
+        proofs = inductive(system, names, timeout, units)
         stuck_free = (symbolic.stuck_free_by_pdr(system, [system.invariants[name] for name in proofs], timeout,
-                                                 None, pdr_spent) if deadlock else None)
+                                                 None, units) if deadlock else None)
         out[players] = (proofs, stuck_free)
         names = [name for name in names if name in proofs]
         deadlock = stuck_free is not None

@@ -266,6 +266,8 @@ def rests_on(f: Finding) -> str:
         return text
     if f.kind == "invariant" and f.verdict == "proven" and b.get("conserved"):
         return "a sum no rule segment changes, each change zero term by term" + (f", {players}" if players else "")
+    if f.method == "z3-pdr" and f.witness:
+        return f"IC3/PDR, past BMC's depth: a witness of {len(f.witness)} steps, replayed in the engine"
     if f.method in ("z3-k-induction", "z3-pdr") and f.verdict in ("proven", "refuted"):
         how = ("over the counts abstraction" if b.get("abstraction") else "over the whole-language relation"
                if b.get("relation") == "whole language" else "over the exact transition relation")

@@ -16,8 +16,9 @@ The system is written as constrained Horn clauses over one predicate `Inv` of th
 
 `bad` unreachable (Spacer's `unsat`) means Spacer found an inductive invariant that implies the
 condition: the condition holds in every reachable state. `bad` reachable (`sat`) means some reachable
-state breaks it; on an exact relation that is a real violation, which the caller still has to show by a
-witness (BMC's, replayed in the engine) before it says so. Anything else is `unknown` with its reason.
+state breaks it, and Spacer says how many steps from the start its run takes; the caller still has to
+show it by a witness (BMC's query at that depth, replayed in the engine) before it says so, as the
+relation may over-approximate the game. Anything else is `unknown` with its reason.
 
 Deterministic: Spacer gets a resource limit (Z3's `rlimit`) drawn from the budget's account, in a fresh
 Z3 context, so the same spec gives the same verdicts on any machine; the wall-clock timeout is only the
@@ -25,6 +26,7 @@ budget's safety net.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import z3
@@ -32,8 +34,9 @@ import z3
 from . import budget, terms
 from .relation import Relation
 
-# Resource units one condition may spend when no account is given: the hardest proof among the examples
-# and tests (at most one winner in Pig, 4 players) takes about 0.6 million.
+# Resource units per configuration by default (`rulekit check --pdr-units`), shared by its conditions, and
+# what one condition may spend when no account is given: the hardest proof among the examples and tests
+# (at most one winner in Pig, 4 players) takes about 0.7 million.
 DEFAULT_UNITS = 3_000_000
 
 
@@ -43,6 +46,7 @@ class Outcome:
     reason: str = ""  # why unknown
     lemmas: int = 0  # conjuncts of the inductive invariant found, when proven
     units: int = 0  # Z3 resource units spent
+    depth: int = 0  # when violated: the steps from the start of the run Spacer found to a state breaking it
 
 
 def prove(system: terms.System, expr, timeout_ms: int, assume: list | None = None,
@@ -63,13 +67,33 @@ def prove(system: terms.System, expr, timeout_ms: int, assume: list | None = Non
             result, reason = z3.unknown, (exc.value.decode() if isinstance(exc.value, bytes) else str(exc.value))
         spent = _units(fp)
         lemmas = _conjuncts(fp) if result == z3.unsat else 0
+        depth = _steps(fp) if result == z3.sat else 0
     if acc is not None:
         acc.left -= spent
     if result == z3.unsat:
         return Outcome("proven", lemmas=lemmas, units=spent)
     if result == z3.sat:
-        return Outcome("violated", units=spent)
+        return Outcome("violated", units=spent, depth=depth)
     return Outcome("unknown", _why(reason, limit, acc), units=spent)
+
+
+def account(units: int = DEFAULT_UNITS) -> budget.Account:
+    """The resource units of IC3/PDR for one configuration."""
+    return budget.Account(units)
+
+
+def prove_each(system: terms.System, conditions: dict, facts: list, timeout_ms: int, deadline: float | None,
+               units: budget.Account) -> dict:
+    """{name: Outcome} for `conditions` (name -> condition) in turn, each drawing on the account `units`
+    and taking `facts` (proven) for granted, until the account or the wall-clock `deadline` (a safety
+    net) runs out."""
+    out = {}
+    with budget.spending(units):
+        for name, e in conditions.items():
+            if units.empty or (deadline is not None and time.perf_counter() > deadline):
+                break
+            out[name] = prove(system, e, timeout_ms, assume=facts)
+    return out
 
 
 def _clauses(system: terms.System, expr, assume: list) -> z3.Fixedpoint:
@@ -95,6 +119,15 @@ def _clauses(system: terms.System, expr, assume: list) -> z3.Fixedpoint:
 def _units(fp: z3.Fixedpoint) -> int:
     stats = fp.statistics()
     return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+
+
+def _steps(fp: z3.Fixedpoint) -> int:
+    """The steps of the run that reaches `bad`: the clauses along Spacer's trace are the query's, one step
+    clause per step, and the initial state's (0 where Spacer gives no trace)."""
+    try:
+        return max(0, len(fp.get_rules_along_trace()) - 2)
+    except z3.Z3Exception:
+        return 0
 
 
 def _conjuncts(fp: z3.Fixedpoint) -> int:
@@ -128,4 +161,4 @@ def _why(reason: str, limit: int, acc) -> str:
     return f"IC3/PDR (Z3 Spacer): {reason or 'unknown'}"
 
 
-__all__ = ["DEFAULT_UNITS", "Outcome", "prove"]
+__all__ = ["DEFAULT_UNITS", "Outcome", "account", "prove", "prove_each"]

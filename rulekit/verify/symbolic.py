@@ -35,6 +35,7 @@ class Answer:
     path: list[int] = field(default_factory=list)
     reason: str = ""
     states: list = field(default_factory=list)  # the slot values before each step of `path` (inputs too)
+    by: str = "bmc"  # "pdr": a violation IC3/PDR found past BMC's depth, its witness a query at that depth
 
 
 def _solver(timeout_ms: int) -> z3.Solver:
@@ -259,11 +260,6 @@ class Proof(NamedTuple):
     method: str = "k-induction"  # or "pdr"
 
 
-# Z3 resource units per configuration for IC3/PDR (`verify.pdr`), shared by the conditions that induction
-# leaves: the hardest proof among the examples and tests takes about 0.7 million.
-PDR_UNITS = 3_000_000
-
-
 @dataclass
 class Verdicts:
     """What the symbolic methods decided for one configuration."""
@@ -280,7 +276,7 @@ class Verdicts:
 
 
 def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: int = 5000,
-           budget: float = 10.0, pdr_units: int = PDR_UNITS) -> Verdicts:
+           budget: float = 10.0, pdr_units: int = pdr.DEFAULT_UNITS) -> Verdicts:
     """Induction first (Houdini over the invariants, the negated targets and the slot bounds; then
     k-induction up to `max_k` relative to what Houdini proved), then IC3/PDR for the invariants left,
     then BMC up to `depth` for whatever is left, with the lemmas proven assumed in every state, and last
@@ -317,9 +313,10 @@ def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: in
         status, k, _ = k_induction(system, None, max_k, timeout_ms, assume=facts, stuck_free=True)
         if status == "proven":
             out.stuck_free = k
-    pdr_spent = pdr_account(pdr_units)  # shared by the invariants now and the targets after BMC
+    pdr_spent = pdr.account(pdr_units)  # shared by the invariants now and the targets and deadlocks after BMC
     left = {name: e for name, e in system.invariants.items() if name not in out.proven and name not in pending_k}
-    for name, proof in by_pdr(system, left, facts, timeout_ms, deadline, pdr_spent).items():
+    tried = pdr.prove_each(system, left, facts, timeout_ms, deadline, pdr_spent)
+    for name, proof in proofs(tried).items():
         out.proven[name] = proof
         facts.append(system.invariants[name])  # proven: BMC may take it for granted too
     questions = {("invariant", k) for k in system.invariants if k not in out.proven}
@@ -333,39 +330,72 @@ def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: in
         a = out.answers.get(("invariant", name))
         if a is not None and a.status == "bounded" and a.depth >= k - 1:
             out.proven[name] = Proof(k, len(facts))
+    past_bmc(system, {("invariant", name): o for name, o in tried.items()}, out.answers, facts, timeout_ms)
     unreached = {name: terms.not_(e) for name, e in system.targets.items() if name not in out.unreachable
                  and out.answers.get(("reachable", name), Answer("unknown")).status != "reached"}
-    out.unreachable.update(by_pdr(system, unreached, facts, timeout_ms, deadline, pdr_spent))
+    tried = pdr.prove_each(system, unreached, facts, timeout_ms, deadline, pdr_spent)
+    out.unreachable.update(proofs(tried))
+    past_bmc(system, {("reachable", name): o for name, o in tried.items()}, out.answers, facts, timeout_ms)
     a = out.answers.get(("deadlock",))
     if out.stuck_free > 1 and not (a is not None and a.status == "none" and a.depth >= out.stuck_free - 1):
         out.stuck_free = 0
     if not out.stuck_free and (a is None or a.status != "found"):
-        out.stuck_free_pdr = stuck_free_by_pdr(system, facts, timeout_ms, deadline, pdr_spent)
+        out.stuck_free_pdr = stuck_free_by_pdr(system, facts, timeout_ms, deadline, pdr_spent, out.answers)
     out.seconds = time.perf_counter() - start
     return out
 
 
 def stuck_free_by_pdr(system: terms.System, facts: list, timeout_ms: int, deadline: float | None,
-                      account: budget.Account) -> Proof | None:
-    """The proof by IC3/PDR that no reachable state is stuck (`terms.System.not_stuck`), if it finds one."""
-    return by_pdr(system, {"deadlock": system.not_stuck()}, facts, timeout_ms, deadline, account).get("deadlock")
+                      units: budget.Account, answers: dict | None = None) -> Proof | None:
+    """The proof by IC3/PDR that no reachable state is stuck (`terms.System.not_stuck`), if it finds one;
+    where it finds a stuck state instead, past what BMC decided in `answers`, its witness goes there."""
+    tried = pdr.prove_each(system, {"deadlock": system.not_stuck()}, facts, timeout_ms, deadline, units)
+    if answers is not None and "deadlock" in tried:
+        past_bmc(system, {("deadlock",): tried["deadlock"]}, answers, facts, timeout_ms)
+    return proofs(tried).get("deadlock")
 
 
-def pdr_account(units: int = PDR_UNITS) -> budget.Account:
-    """The resource units of IC3/PDR for one configuration."""
-    return budget.Account(units)
+def proofs(outcomes: dict) -> dict:
+    """{name: Proof} of the IC3/PDR outcomes that are proofs."""
+    return {name: Proof(0, o.lemmas, "pdr") for name, o in outcomes.items() if o.status == "proven"}
 
 
-def by_pdr(system: terms.System, conditions: dict, facts: list, timeout_ms: int, deadline: float | None,
-           account: budget.Account) -> dict:
-    """{name: Proof} for each of `conditions` (name -> condition) that IC3/PDR proves within what
-    `account` has left, taking `facts` (proven) for granted; the others are left as they were."""
-    out = {}
-    with budget.spending(account):
-        for name, e in conditions.items():
-            if account.empty or (deadline is not None and time.perf_counter() > deadline):
-                break
-            outcome = pdr.prove(system, e, timeout_ms, assume=facts)
-            if outcome.status == "proven":
-                out[name] = Proof(0, outcome.lemmas, "pdr")
-    return out
+_FOUND = {"invariant": "refuted", "reachable": "reached", "deadlock": "found"}
+
+
+def past_bmc(system: terms.System, outcomes: dict, answers: dict, facts: list, timeout_ms: int) -> None:
+    """For each question (BMC's key) whose IC3/PDR outcome is a violation that BMC did not find, a witness
+    at the depth of Spacer's run, by one BMC query there, put in `answers` (marked as found by IC3/PDR)."""
+    for key, outcome in outcomes.items():
+        a = answers.get(key)
+        if outcome.status != "violated" or outcome.depth <= 0 or (a is not None and a.status == _FOUND[key[0]]):
+            continue
+        found = witness_at(system, key, outcome.depth, timeout_ms, facts)
+        if found is not None:
+            answers[key] = found
+
+
+def witness_at(system: terms.System, key: tuple, depth: int, timeout_ms: int, facts: list) -> Answer | None:
+    """A run of `depth` steps from the start to a state that answers BMC's question `key` (an invariant
+    broken, a target met, a stuck state), by one query at that depth; None where Z3 finds none within
+    its resource limit."""
+    rel = Relation(system)
+    solver = _solver(timeout_ms)
+    states, choices = [rel.state("0")], []
+    solver.add(*rel.initial(states[0]))
+    for t in range(depth):
+        solver.add(*(rel.cond(fact, states[t]) for fact in facts))
+        choices.append(z3.Int(f"choice@{t}", ctx=budget.context()))
+        states.append(rel.state(str(t + 1)))
+        solver.add(rel.step(states[t], states[t + 1], choices[t]))
+    end = states[depth]
+    goal = (z3.Not(rel.cond(system.invariants[key[1]], end)) if key[0] == "invariant" else
+            rel.cond(system.targets[key[1]], end) if key[0] == "reachable" else rel.stuck(end))
+    try:
+        if budget.check(solver, goal) != z3.sat:
+            return None
+    except z3.Z3Exception:
+        return None
+    found = _answer(key, depth, solver.model(), choices, states, system)
+    found.by = "pdr"
+    return found
