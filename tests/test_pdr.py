@@ -173,3 +173,10 @@ def test_a_violation_past_bmc_s_depth_gets_a_witness_that_replays(tmp_path):
     assert rests_on(broken) == "IC3/PDR, past BMC's depth: a witness of 25 steps, replayed in the engine"
     reached = next(f for f in report.findings if f.id == "ladder/reachability/many_rests/z3")
     assert (reached.verdict, reached.method) == ("proven", "z3-pdr") and len(reached.witness) == 30
+
+
+def test_a_relation_above_the_size_limit_is_not_tried(ladder, monkeypatch):
+    system = _system(ladder, 1)
+    monkeypatch.setattr(pdr, "NODE_LIMIT", pdr.relation_size(system) - 1)
+    outcome = pdr.prove(system, system.invariants["right_below_the_top"], 5000)
+    assert outcome.status == "unknown" and outcome.units == 0 and "too large for IC3/PDR" in outcome.reason
