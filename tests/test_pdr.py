@@ -180,3 +180,16 @@ def test_a_relation_above_the_size_limit_is_not_tried(ladder, monkeypatch):
     monkeypatch.setattr(pdr, "NODE_LIMIT", pdr.relation_size(system) - 1)
     outcome = pdr.prove(system, system.invariants["right_below_the_top"], 5000)
     assert outcome.status == "unknown" and outcome.units == 0 and "too large for IC3/PDR" in outcome.reason
+
+
+def test_a_target_is_proven_unreachable_over_the_whole_language_relation(tmp_path):
+    import shutil
+
+    folder = tmp_path / "pig"
+    shutil.copytree(PIG, folder)
+    with open(folder / "pig.checks", "a", encoding="utf-8") as f:
+        f.write('\nreachable negative_score "A score below zero." : exists(p in players where score(p) < 0)\n')
+    report = check_spec(Spec.find(str(folder)), PlayBounds(**QUICK))
+    never = next(f for f in report.findings if f.id == "pig/reachability/negative_score/z3-bmc")
+    assert (never.verdict, never.method, never.bound["pdr_players"]) == ("refuted", "z3-pdr", [2])
+    assert "can never be reached with 2 players" in never.message

@@ -258,9 +258,9 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
     smallest player count (the cheapest to unroll); ({players: (system, verdicts)}, why not) where it
     does not cover the game. The invariants proven there (1-inductive with those proven alongside, or by
     IC3/PDR) are `verdicts.proven`; each is then tried at the other player counts (`inductive_elsewhere`).
-    IC3/PDR also proves "no deadlock", and gives a witness at its depth for what it finds broken or stuck
-    past BMC's depth."""
-    from ..verify import Unsupported, budget, control, pdr, symbolic
+    IC3/PDR also proves targets unreachable (at the smallest count) and "no deadlock", and gives a witness
+    at its depth for what it finds broken, reached or stuck past BMC's depth."""
+    from ..verify import Unsupported, budget, control, pdr, symbolic, terms
 
     timeout = int(bounds.solver_timeout * 1000)
     results = {}
@@ -286,12 +286,15 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
         tried: dict = {}
         verdicts.proven = inductive(system, [name for name in system.invariants if name not in refuted], timeout,
                                     units, tried)
-        # No target is tried: its states here are the decision points and the end, and one that the engine
-        # meets only between two decisions (at a chance event) would be called unreachable.
         facts = [system.invariants[name] for name in verdicts.proven]
+        unreached = {name: terms.not_(e) for name, e in system.targets.items()
+                     if (a := verdicts.answers.get(("reachable", name))) is None or a.status != "reached"}
+        reached = pdr.prove_each(system, unreached, facts, timeout, None, units)
+        verdicts.unreachable = symbolic.proofs(reached)
         with budget.fresh_context():
-            symbolic.past_bmc(system, {("invariant", name): o for name, o in tried.items()}, verdicts.answers,
-                              facts, timeout)
+            symbolic.past_bmc(system, {**{("invariant", name): o for name, o in tried.items()},
+                                       **{("reachable", name): o for name, o in reached.items()}},
+                              verdicts.answers, facts, timeout)
             stuck = verdicts.answers.get(("deadlock",))
             if stuck is None or stuck.status != "found":
                 verdicts.stuck_free_pdr = symbolic.stuck_free_by_pdr(system, facts, timeout, None, units,
