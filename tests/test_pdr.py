@@ -193,3 +193,31 @@ def test_a_target_is_proven_unreachable_over_the_whole_language_relation(tmp_pat
     never = next(f for f in report.findings if f.id == "pig/reachability/negative_score/z3-bmc")
     assert (never.verdict, never.method, never.bound["pdr_players"]) == ("refuted", "z3-pdr", [2])
     assert "can never be reached with 2 players" in never.message
+
+
+def test_a_computation_that_does_not_stop_is_killed_and_one_that_fails_is_a_bug():
+    import time
+
+    from rulekit.verify import isolated
+
+    assert isolated.run(lambda: {"a": 1}, 5) == {"a": 1}
+    started = time.monotonic()
+    with pytest.raises(isolated.Stopped):
+        isolated.run(lambda: time.sleep(30), 0.5)
+    assert time.monotonic() - started < 10
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        isolated.run(lambda: 1 // 0, 5)
+
+
+def test_spacer_that_runs_past_its_safety_net_stops_the_conditions_after_it(ladder, monkeypatch):
+    from rulekit.verify import isolated
+
+    def stopped(compute, seconds):
+        raise isolated.Stopped("not finished")
+
+    monkeypatch.setattr(isolated, "run", stopped)
+    system = _system(ladder, 1)
+    account = pdr.account()
+    tried = pdr.prove_each(system, system.invariants, [], 5000, None, account)
+    assert list(tried) == ["right_below_the_top"] and tried["right_below_the_top"].reason == pdr.HUNG
+    assert account.left == 0

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import z3
 
-from . import budget, terms
+from . import budget, isolated, terms
 from .relation import Relation
 
 # Resource units per configuration by default (`rulekit check --pdr-units`), shared by its conditions, and
@@ -56,6 +56,14 @@ class Outcome:
 NODE_LIMIT = 20_000
 
 
+# The wall-clock safety net of one condition, per million resource units it may spend: Spacer spends
+# about 2 million a second on the relations it is tried on, but on some (a random game of the tests, 6,500
+# term nodes) it loops where neither its resource limit, nor its timeout, nor an interrupt stops it, so it
+# runs in a child process that the net kills.
+SECONDS_PER_MILLION_UNITS = 3.0
+LEAST_SECONDS = 3.0
+
+
 def prove(system: terms.System, expr, timeout_ms: int, assume: list | None = None,
           units: int = DEFAULT_UNITS) -> Outcome:
     """Whether `expr` holds in every reachable state of `system`, by Spacer, within `units` resource units
@@ -67,25 +75,43 @@ def prove(system: terms.System, expr, timeout_ms: int, assume: list | None = Non
                                   f"{NODE_LIMIT:,})")
     acc = budget.account()
     limit = max(1, min(units, acc.left) if acc is not None else units)
+    net = min(timeout_ms * budget.SAFETY_FACTOR / 1000,
+              max(LEAST_SECONDS, SECONDS_PER_MILLION_UNITS * limit / 1_000_000))
+    try:
+        outcome = isolated.run(lambda: _spacer(system, expr, list(assume or ()), limit, net), net)
+    except isolated.Stopped:
+        outcome = Outcome("unknown", HUNG, units=limit)
+    except isolated.Crashed as exc:
+        outcome = Outcome("unknown", f"IC3/PDR (Z3 Spacer) crashed ({exc})", units=limit)
+    else:
+        if outcome.status == "unknown":
+            outcome.reason = _why(outcome.reason, limit, acc, outcome.units)
+    if acc is not None:
+        acc.left -= outcome.units
+    return outcome
+
+
+# The reason of a condition whose Spacer run the safety net stopped: the conditions after it are not tried.
+HUNG = ("IC3/PDR (Z3 Spacer) did not stop within its wall-clock safety net (the verdict depends on the "
+        "machine)")
+
+
+def _spacer(system: terms.System, expr, assume: list, limit: int, seconds: float) -> Outcome:
     with budget.fresh_context():
-        fp = _clauses(system, expr, list(assume or ()))
+        fp = _clauses(system, expr, assume)
         fp.set("rlimit", limit)
-        fp.set("timeout", max(1, int(timeout_ms * budget.SAFETY_FACTOR)))
+        fp.set("timeout", max(1, int(seconds * 1000)))
         try:
             result = fp.query(z3.Bool("bad", ctx=budget.context()))
             reason = fp.reason_unknown() if result == z3.unknown else ""
         except z3.Z3Exception as exc:  # Spacer raises where a plain solver answers unknown
             result, reason = z3.unknown, (exc.value.decode() if isinstance(exc.value, bytes) else str(exc.value))
         spent = _units(fp)
-        lemmas = _conjuncts(fp) if result == z3.unsat else 0
-        depth = _steps(fp) if result == z3.sat else 0
-    if acc is not None:
-        acc.left -= spent
-    if result == z3.unsat:
-        return Outcome("proven", lemmas=lemmas, units=spent)
-    if result == z3.sat:
-        return Outcome("violated", units=spent, depth=depth)
-    return Outcome("unknown", _why(reason, limit, acc), units=spent)
+        if result == z3.unsat:
+            return Outcome("proven", lemmas=_conjuncts(fp), units=spent)
+        if result == z3.sat:
+            return Outcome("violated", units=spent, depth=_steps(fp))
+        return Outcome("unknown", reason, units=spent)
 
 
 def relation_size(system: terms.System) -> int:
@@ -112,6 +138,8 @@ def prove_each(system: terms.System, conditions: dict, facts: list, timeout_ms: 
             if units.empty or (deadline is not None and time.perf_counter() > deadline):
                 break
             out[name] = prove(system, e, timeout_ms, assume=facts)
+            if out[name].reason == HUNG:
+                break
     return out
 
 
@@ -169,9 +197,9 @@ def _conjuncts(fp: z3.Fixedpoint) -> int:
     return count
 
 
-def _why(reason: str, limit: int, acc) -> str:
+def _why(reason: str, limit: int, acc, spent: int) -> str:
     if "resource limit" in reason:
-        if acc is not None and acc.left <= 0:
+        if acc is not None and acc.left <= spent:
             return acc.reason()
         return f"IC3/PDR (Z3 Spacer) reached its resource limit ({limit:,} Z3 resource units)"
     if reason in ("canceled", "timeout"):
@@ -180,4 +208,4 @@ def _why(reason: str, limit: int, acc) -> str:
     return f"IC3/PDR (Z3 Spacer): {reason or 'unknown'}"
 
 
-__all__ = ["DEFAULT_UNITS", "NODE_LIMIT", "Outcome", "account", "prove", "prove_each", "relation_size"]
+__all__ = ["DEFAULT_UNITS", "HUNG", "NODE_LIMIT", "Outcome", "account", "prove", "prove_each", "relation_size"]

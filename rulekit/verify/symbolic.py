@@ -9,6 +9,8 @@ witness: a sequence of engine actions, which the caller replays in the engine be
 - `k_induction`: proves that a condition holds in every reachable state: if it holds in k consecutive
   states linked by the relation, it holds in the next (the base case is BMC to depth k - 1).
   Conditions already proven may be assumed in every state of the step case.
+- `verify` runs them in turn with IC3/PDR (`verify.pdr`) for what induction leaves; `past_bmc` turns a
+  violation IC3/PDR finds deeper than BMC looked into a witness, by one query at its depth.
 
 Every query has a time limit; a timeout or a Z3 error is `unknown`, never a crash.
 """
@@ -24,6 +26,7 @@ import z3
 from . import budget, pdr, replay
 from . import terms
 from .relation import Relation
+
 
 @dataclass
 class Answer:
