@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from rulekit.checking.solving import inductive
-from rulekit.verify import replay
+from rulekit.verify import pdr, replay
 
 from helpers import random_game, whole_relations
 from random_specs import claimed_specs, random_specs
@@ -50,12 +50,12 @@ def test_many_random_specs_follow_the_whole_relation(text, tmp_path_factory):
     follows(text, tmp_path_factory.mktemp("fz"))
 
 
-def proofs_hold(text: str, names: list[str], folder) -> int:
-    """The invariants that induction proves over the whole-language relation are never broken at a
-    decision or an end of a random engine game; the proofs checked, at each count."""
+def proofs_hold(text: str, names: list[str], folder, with_pdr: bool = False) -> int:
+    """The invariants that induction (and, `with_pdr`, IC3/PDR) proves over the whole-language relation are
+    never broken at a decision or an end of a random engine game; the proofs checked, at each count."""
     checked = 0
     for players, system, loaded in relations(text, folder):
-        proven = set(inductive(system, names, 2000))
+        proven = set(inductive(system, names, 2000, pdr.account() if with_pdr else None))
         for seed in range(4):
             state = loaded.new_initial_state(seed)
             for action in [*engine_game(loaded, seed), None]:
@@ -74,3 +74,11 @@ def proofs_hold(text: str, names: list[str], folder) -> int:
 def test_invariants_proven_over_the_whole_relation_hold_along_engine_games(claimed, tmp_path_factory):
     text, names = claimed
     proofs_hold(text, names, tmp_path_factory.mktemp("fz"))
+
+
+@pytest.mark.slow
+@settings(max_examples=25, suppress_health_check=SUPPRESSED)  # about 18 proofs by IC3/PDR among their claims
+@given(claimed=claimed_specs())
+def test_invariants_proven_by_ic3_pdr_hold_along_engine_games(claimed, tmp_path_factory):
+    text, names = claimed
+    proofs_hold(text, names, tmp_path_factory.mktemp("fz"), with_pdr=True)
