@@ -36,7 +36,7 @@ from .relation import Relation
 
 # Resource units per configuration by default (`rulekit check --pdr-units`), shared by its conditions, and
 # what one condition may spend when no account is given: the hardest proof among the examples and tests
-# (at most one winner in Pig, 4 players) takes about 0.7 million.
+# (at most one winner in Pig, 4 players) takes about 180,000.
 DEFAULT_UNITS = 3_000_000
 
 
