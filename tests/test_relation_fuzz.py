@@ -1,6 +1,6 @@
 """Random small games (`random_specs`): the whole-language relation must model every one of them,
 and every game the engine plays must follow it (`replay.follow`), step by step and state by state;
-and what induction proves over it must hold along the engine's games."""
+and what induction and IC3/PDR prove over it must hold along the engine's games."""
 from __future__ import annotations
 
 import pytest
@@ -50,12 +50,12 @@ def test_many_random_specs_follow_the_whole_relation(text, tmp_path_factory):
     follows(text, tmp_path_factory.mktemp("fz"))
 
 
-def proofs_hold(text: str, names: list[str], folder, with_pdr: bool = False) -> int:
-    """The invariants that induction (and, `with_pdr`, IC3/PDR) proves over the whole-language relation are
-    never broken at a decision or an end of a random engine game; the proofs checked, at each count."""
+def proofs_hold(text: str, names: list[str], folder) -> int:
+    """The invariants that induction or IC3/PDR proves over the whole-language relation are never broken
+    at a decision or an end of a random engine game; the proofs checked, at each count."""
     checked = 0
     for players, system, loaded in relations(text, folder):
-        proven = set(inductive(system, names, 2000, pdr.account() if with_pdr else None))
+        proven = set(inductive(system, names, 2000, pdr.account()))
         for seed in range(4):
             state = loaded.new_initial_state(seed)
             for action in [*engine_game(loaded, seed), None]:
@@ -69,16 +69,8 @@ def proofs_hold(text: str, names: list[str], folder, with_pdr: bool = False) -> 
 
 
 @pytest.mark.slow
-@settings(max_examples=15, suppress_health_check=SUPPRESSED)
+@settings(max_examples=25, suppress_health_check=SUPPRESSED)  # 8 proofs by IC3/PDR and 4 by induction among their claims
 @given(claimed=claimed_specs())
-def test_invariants_proven_over_the_whole_relation_hold_along_engine_games(claimed, tmp_path_factory):
+def test_invariants_proven_by_induction_or_ic3_pdr_hold_along_engine_games(claimed, tmp_path_factory):
     text, names = claimed
     proofs_hold(text, names, tmp_path_factory.mktemp("fz"))
-
-
-@pytest.mark.slow
-@settings(max_examples=25, suppress_health_check=SUPPRESSED)  # about 18 proofs by IC3/PDR among their claims
-@given(claimed=claimed_specs())
-def test_invariants_proven_by_ic3_pdr_hold_along_engine_games(claimed, tmp_path_factory):
-    text, names = claimed
-    proofs_hold(text, names, tmp_path_factory.mktemp("fz"), with_pdr=True)
