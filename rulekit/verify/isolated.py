@@ -43,19 +43,21 @@ def run(compute, seconds: float):
         finally:
             os._exit(0)
     os.close(write)
-    chunks, deadline = [], time.monotonic() + seconds
+    chunks, deadline, finished = [], time.monotonic() + seconds, False
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([read], [], [], left)[0]:
-                os.kill(pid, signal.SIGKILL)
                 raise Stopped(f"not finished within {seconds:g} s")
             chunk = os.read(read, 1 << 16)
             if not chunk:
+                finished = True
                 break
             chunks.append(chunk)
-    finally:
+    finally:  # stopped, or interrupted (Ctrl-C): the child must not outlive the wait
         os.close(read)
+        if not finished:
+            os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
     if not chunks:
         raise Crashed(f"the child process ended without a result (status {status})")
