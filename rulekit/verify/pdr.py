@@ -36,7 +36,7 @@ from .relation import Relation
 
 # Resource units per configuration by default (`rulekit check --pdr-units`), shared by its conditions, and
 # what one condition may spend when no account is given: the hardest proof among the examples and tests
-# (at most one winner in Pig, 4 players) takes about 180,000.
+# takes about 180,000.
 DEFAULT_UNITS = 3_000_000
 
 
@@ -51,8 +51,8 @@ class Outcome:
 
 # Distinct term nodes of a relation's commands above which Spacer is not tried: its preprocessing, which
 # grows with the relation and which its resource limit does not count, then takes seconds per condition
-# (on Chucky's whole-language relation, 260,000 nodes, minutes), while the relations it proves things on
-# are small (Pig's: about 200 nodes).
+# (minutes on a relation of 260,000 nodes), while the relations it proves things on are small (a few
+# hundred nodes).
 NODE_LIMIT = 20_000
 
 
