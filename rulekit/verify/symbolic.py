@@ -382,23 +382,12 @@ def witness_at(system: terms.System, key: tuple, depth: int, timeout_ms: int, fa
     """A run of `depth` steps from the start to a state that answers BMC's question `key` (an invariant
     broken, a target met, a stuck state), by one query at that depth; None where Z3 finds none within
     its resource limit."""
-    rel = Relation(system)
-    solver = _solver(timeout_ms)
-    states, choices = [rel.state("0")], []
-    solver.add(*rel.initial(states[0]))
+    run = _Unrolling(system, timeout_ms, None, {key}, list(facts), None)
     for t in range(depth):
-        solver.add(*(rel.cond(fact, states[t]) for fact in facts))
-        choices.append(z3.Int(f"choice@{t}", ctx=budget.context()))
-        states.append(rel.state(str(t + 1)))
-        solver.add(rel.step(states[t], states[t + 1], choices[t]))
-    end = states[depth]
-    goal = (z3.Not(rel.cond(system.invariants[key[1]], end)) if key[0] == "invariant" else
-            rel.cond(system.targets[key[1]], end) if key[0] == "reachable" else rel.stuck(end))
-    try:
-        if budget.check(solver, goal) != z3.sat:
-            return None
-    except z3.Z3Exception:
-        return None
-    found = _answer(key, depth, solver.model(), choices, states, system)
-    found.by = "pdr"
+        run.solver.add(*(run.rel.cond(fact, run.states[t]) for fact in facts))
+        run.step(t)
+    run.ask_at(depth)
+    found = run.found.get(key)
+    if found is not None:
+        found.by = "pdr"
     return found
