@@ -119,3 +119,23 @@ flow {
 invariant few_coins: Coin(current) <= 3
 reachable a_coin: Coin(current) >= 1
 """
+
+
+def test_a_broken_invariant_does_not_cut_the_games_short(tmp_path, monkeypatch):
+    """Random play goes on past a broken invariant: the targets, the ends and the lengths, and the other
+    invariants, are those of the same games without it (a game stopped at the break made a target that
+    play reaches later look unreached, and an invariant broken later look sampled)."""
+    game = TINY_GAME.replace("{END}", "")
+    plain = Spec.find(str(write_spec(tmp_path, game, name="plain", rulebook=TINY_RULEBOOK)))
+    claimed = game.replace("invariant few_coins", "invariant never_taken: size(hand(seat(0))) + size(hand(seat(1))) == 0\n"
+                           "invariant few_coins")
+    spec = Spec.find(str(write_spec(tmp_path, claimed, name="claimed", rulebook=TINY_RULEBOOK)))
+    base, _, _ = tallies(plain, 2, {}, 40, monkeypatch=monkeypatch)
+    fast, slow, _ = tallies(spec, 2, {}, 40, monkeypatch=monkeypatch)
+    assert not differences(fast, slow)
+    assert fast.broken_by_players["never_taken"][2] > 30  # broken early in nearly every game
+    assert fast.reach_by_players == base.reach_by_players and fast.reached.keys() == base.reached.keys()
+    assert fast.broken_by_players["few_coins"] == base.broken_by_players["few_coins"]
+    assert fast.lengths == base.lengths and fast.unfinished == base.unfinished
+    outcome, plain_outcome = fast.outcomes[2], base.outcomes[2]
+    assert outcome.ends == plain_outcome.ends and outcome.broken == fast.broken_by_players["never_taken"][2]

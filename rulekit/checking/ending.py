@@ -557,9 +557,9 @@ def _lengths(tally, bounds: PlayBounds) -> dict:
 
 def _long_games(tally, bounds: PlayBounds):
     """The random games played to an end, a deadlock or the step limit, per player count, and those cut
-    at the limit (a game stopped sooner by a broken invariant or a rule error says nothing of its
-    length): what bounds the chance that a game runs past the limit, as a statistical model checker
-    bounds the chance of not reaching a target within a number of steps. None without such games."""
+    at the limit (a game stopped sooner by a rule error says nothing of its length): what bounds the
+    chance that a game runs past the limit, as a statistical model checker bounds the chance of not
+    reaching a target within a number of steps. None without such games."""
     outcomes = getattr(tally, "outcomes", {}) or {}
     games = {p: o.finished + o.ends.get("deadlock", 0) + o.ends.get("cut off", 0) for p, o in outcomes.items()}
     games = {p: n for p, n in games.items() if n}

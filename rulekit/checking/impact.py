@@ -34,7 +34,7 @@ from .variants import changed_options
 from .coupled import coupled_replay
 
 CLASSES = ("outcomes", "legal-moves", "nothing")
-ENDS = ("won", "no winner", "cut off", "deadlock", "rule error", "invariant broken")
+ENDS = ("won", "no winner", "cut off", "deadlock", "rule error")
 
 
 def option_impact(spec, game: m.Game, variants: list[dict], tallies: dict, verdicts: dict,
@@ -217,12 +217,17 @@ def outcome_tests(base: Tally, mine: Tally, confidence: float) -> list[dict]:
             out.append(rate_test(f"games that end {_end_words(end)}",
                                  {n: base.outcomes[n].games for n in counts}, a,
                                  {n: mine.outcomes[n].games for n in counts}, b, confidence))
+    a = {n: base.outcomes[n].broken for n in counts}
+    b = {n: mine.outcomes[n].broken for n in counts}
+    if any(a.values()) or any(b.values()):
+        out.append(rate_test("games that break an invariant", {n: base.outcomes[n].games for n in counts}, a,
+                             {n: mine.outcomes[n].games for n in counts}, b, confidence))
     return out
 
 
 def _end_words(end: str) -> str:
     return {"won": "with a winner", "no winner": "with no winner", "cut off": "cut off at the step limit",
-            "deadlock": "stuck", "rule error": "in a rule error", "invariant broken": "breaking an invariant"}[end]
+            "deadlock": "stuck", "rule error": "in a rule error"}[end]
 
 
 def rate_test(what: str, base_games: dict, base_hits: dict, my_games: dict, my_hits: dict, confidence: float,

@@ -56,7 +56,8 @@ class Outcomes:
     """How the random games of one player count ended: what option impact compares between option sets."""
 
     players: int
-    ends: Counter = field(default_factory=Counter)  # simulation.ENDS -> games ("invariant broken" games count too)
+    ends: Counter = field(default_factory=Counter)  # simulation.ENDS -> games
+    broken: int = 0  # games that broke some invariant (and played on to one of their ends)
     wins: list = field(default_factory=list)  # per seat: finished games that seat won
     lengths: list = field(default_factory=list)  # decisions of each finished game
 
@@ -74,6 +75,7 @@ class Outcomes:
 
     def add(self, other: "Outcomes") -> None:
         self.ends.update(other.ends)
+        self.broken += other.broken
         self.wins = [a + b for a, b in zip(self.wins, other.wins)]
         self.lengths += other.lengths
 
@@ -228,6 +230,7 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
     tally.games_by_players[players] = tally.games_by_players.get(players, 0) + 1
     outcome = tally.outcome(players)
     reached_here: set = set()
+    broken_here: set = set()  # the invariants this game has broken (each counts once per game)
     table = loaded.action_table
     tests = tests or one_by_one(loaded)
     decisions = 0
@@ -247,13 +250,18 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
         while True:
             tally.steps += 1
             broken, reached = tests(state, reached_here)
+            # Play goes on past a broken invariant: the state is one the rules reach all the same, and
+            # the other verdicts (targets, ends, lengths) rest on whole games.
             for name in broken:
+                if name in broken_here:
+                    continue
+                if not broken_here:
+                    outcome.broken += 1
+                broken_here.add(name)
                 counts = tally.broken_by_players.setdefault(name, {})
                 counts[players] = counts.get(players, 0) + 1
-                tally.broken.setdefault(name, (loaded, list(state.history)))
-            if broken:  # play stops where the rules broke: the rest of the game says nothing more
-                outcome.ends["invariant broken"] += 1
-                return
+                if name not in tally.broken:
+                    tally.broken[name] = (loaded, list(state.history))
             for name in reached:
                 reached_here.add(name)
                 counts = tally.reach_by_players.setdefault(name, {})

@@ -46,8 +46,8 @@ def watched_game(loaded, program, max_steps: int, seed: int, tally, traces: int)
                 tally.causes.setdefault(names[i], set()).add(cause)
     outcome = tally.outcome(players)
     if watch.broken:
-        outcome.ends["invariant broken"] += 1
-    elif played.end in (WON, NO_WINNER):
+        outcome.broken += 1
+    if played.end in (WON, NO_WINNER):
         outcome.ends[played.end] += 1
         for p in played.winners:
             outcome.wins[p] += 1
@@ -69,7 +69,7 @@ def _needs_history(loaded, watch, end: str, players: int, tally, traces: int) ->
         return True
     if end == DEADLOCK:
         return True
-    if end in (WON, NO_WINNER) and not watch.broken and len(tally.traces.get(players, [])) < traces:
+    if end in (WON, NO_WINNER) and len(tally.traces.get(players, [])) < traces:
         return True
     if watch.singles and loaded.probe_decisions:
         sites, table = loaded.probe_sites, loaded.action_table

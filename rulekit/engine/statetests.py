@@ -7,9 +7,9 @@ quantifier over a few values unrolled into one test per value), with one memo of
 
     broken, reached_now = tests(state, reached)
 
-`broken`: the names of the invariants the state breaks, in the spec's order (when there are any, the
-targets are not tested: play stops where the rules broke); `reached_now`: the names of the targets the
-state meets that are not yet in `reached` (which the caller updates). The state is a `State` or
+`broken`: the names of the invariants the state breaks, in the spec's order; `reached_now`: the names
+of the targets the state meets that are not yet in `reached` (which the caller updates). A state that
+breaks an invariant is tested for the targets too: it is a state the rules reach. The state is a `State` or
 anything with the same zones and variables (`direct.Playout`).
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ class StateTestsCodegen(DirectCodegen):
         def body() -> list[str]:
             lines = ["broken = []"]
             lines += [f"if not ({self.whole(p.expr)}): broken.append({p.name!r})" for p in invariants]
-            lines += ["if broken:", "    return broken, ()", "new = []"]
+            lines += ["new = []"]
             lines += [f"if {p.name!r} not in reached and ({self.whole(p.expr)}): new.append({p.name!r})" for p in targets]
             return lines + ["return broken, new"]
 
@@ -54,8 +54,6 @@ def one_by_one(game):
 
     def tests(s, reached):
         broken = [p.name for p, test in invariants if not test(s)]
-        if broken:
-            return broken, ()
         return broken, [p.name for p, test in targets if p.name not in reached and test(s)]
 
     return tests

@@ -17,13 +17,6 @@ from .direct import (CUT, DEADLOCK, NO_WINNER, WON, Cut, Deadlock, DirectCodegen
 from .stream import Stream
 
 
-BROKEN = "invariant broken"  # how a game ended that stopped where an invariant broke
-
-
-class Stop(Exception):
-    """An invariant broke: the game stops there, as the checks' random play does."""
-
-
 class WatchedCodegen(DirectCodegen):
     """`DirectCodegen` with the probes, each action taken noted, and `watch(s, _o)` called at each decision:
     the invariants and targets tested by the game's `state_tests` (see `rulekit.engine.statetests`)."""
@@ -35,17 +28,17 @@ class WatchedCodegen(DirectCodegen):
         return super().source() + "\n".join(self.watch_lines()) + "\n"
 
     def watch_lines(self) -> list[str]:
-        # the triggers that the last action fired count even where the state it led to breaks an invariant
+        # play goes on past a broken invariant, as the checks' random play does
         return ["def watch(s, _o):", "    w = WATCHER", "    w.states += 1",
                 *(["    w.note_triggers(s)"] if self.g.triggers else []),
-                "    broken, new = STATE_TESTS(s, w.reached)", "    if broken:", "        w.broken.extend(broken)",
-                "        raise Stop", "    w.reached.update(new)",
+                "    broken, new = STATE_TESTS(s, w.reached)", "    if broken:", "        w.note_broken(broken)",
+                "    w.reached.update(new)",
                 "    if len(_o) == 1 and s.made < s.max_steps:", "        w.singles.append(_o[0])"]
 
 
 class Watch:
-    """What one game showed the watcher: states seen, invariants broken (where it stopped), targets
-    reached, decisions with one option (their action ids), triggers fired after each action."""
+    """What one game showed the watcher: states seen, invariants broken (each once, in the order first
+    broken), targets reached, decisions with one option (their action ids), triggers fired after each action."""
 
     __slots__ = ("trigger_count", "states", "broken", "reached", "singles", "fired", "armed", "taken")
 
@@ -62,6 +55,10 @@ class Watch:
         self.fired: list[tuple[int, list[int]]] = []  # (index in `taken` of the action, triggers fired after it)
         self.armed = [True] * self.trigger_count
         self.taken.clear()
+
+    def note_broken(self, names) -> None:
+        broken = self.broken
+        broken.extend(name for name in names if name not in broken)
 
     def note_triggers(self, s) -> None:
         """The triggers that fired since the last state seen: after the action taken there."""
@@ -83,8 +80,7 @@ class WatchedProgram:
         self.taken: list[int] = []
         self.watch = Watch(len(game.config.game.triggers), self.taken)
         namespace = program_namespace(game, codegen.consts)
-        namespace.update(HITS=game.probe_hits, WATCHER=self.watch, TAKEN=self.taken, Stop=Stop,
-                         STATE_TESTS=game.state_tests)
+        namespace.update(HITS=game.probe_hits, WATCHER=self.watch, TAKEN=self.taken, STATE_TESTS=game.state_tests)
         exec(code, namespace)  # noqa: S102
         self.flow = namespace["FLOW"]
         self.watch_state = namespace["watch"]
@@ -102,8 +98,6 @@ class WatchedProgram:
             s.over = True
         except Deadlock:
             s.end = DEADLOCK
-        except Stop:
-            s.end = BROKEN
         except Cut:
             s.end = CUT
         except Exception:  # noqa: BLE001 - a rule error, an `end turn` outside turns, ...: the engine's to say
@@ -112,8 +106,6 @@ class WatchedProgram:
             s.end = WON if s.winners else NO_WINNER
             try:
                 self.watch_state(s, ())
-            except Stop:
-                pass
             except Exception:  # noqa: BLE001 - a test that fails on the end state: the engine's to say
                 return None
         return s
