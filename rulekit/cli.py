@@ -338,14 +338,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_one(spec: Spec | str, bounds: PlayBounds, progress=None, executor=None):
-    """(report, None), or (None, the rendered errors) for a spec that does not compile."""
+    """(report, None), or (None, (the rendered errors, the errors for machines)) for a spec that does
+    not compile."""
     try:
         spec = Spec.find(spec) if isinstance(spec, str) else spec
         return check_spec(spec, bounds, progress, executor=executor), None
     except SpecError as exc:
-        return None, exc.render()
+        return None, (exc.render(), [d.to_json() for d in exc.diagnostics])
     except RulekitError as exc:  # anything else a spec can cause, said without a traceback
-        return None, f"{spec.display_path if isinstance(spec, Spec) else spec}: error: {exc}"
+        return None, _failed(spec.display_path if isinstance(spec, Spec) else spec, exc.code, str(exc))
+
+
+def _failed(where, code: str, message: str) -> tuple[str, list[dict]]:
+    """A spec's failure that no diagnostic places: the text for people and the error for machines."""
+    return f"{where}: error: {message}", [{"code": code, "message": message, "hint": None, "file": str(where)}]
 
 
 def _result(future):
@@ -363,9 +369,9 @@ def _check_alone(target, spec: Spec, bounds: PlayBounds, context):
         try:
             return pool.submit(_check_one, target, bounds, None).result()
         except BrokenProcessPool:
-            return None, (f"{spec.display_path}: error: the process checking this spec stopped abruptly (killed, "
-                          "perhaps for lack of memory), so it has no report; check it alone with smaller bounds "
-                          "(--memory-limit, --max-states, or without --exhaustive)")
+            return None, _failed(spec.display_path, "E000", "the process checking this spec stopped abruptly (killed, "
+                                 "perhaps for lack of memory), so it has no report; check it alone with smaller "
+                                 "bounds (--memory-limit, --max-states, or without --exhaustive)")
 
 
 def _check(args, out: Console) -> int:
@@ -446,17 +452,19 @@ def _check(args, out: Console) -> int:
                     results[i] = _check_alone(targets[i], specs[i], bounds, context)
         else:
             results = [_check_one(spec, bounds, progress) for spec in specs]
+    errors = []
     for report, error in results:
         if error is None:
             reports.append(report)
         else:
-            broken.append(error)
+            broken.append(error[0])
+            errors += error[1]
     for text in broken:
         print(text, file=sys.stderr)
     if args.format == "json":
-        print(to_json(reports, __version__))
+        print(to_json(reports, __version__, errors))
     elif args.format == "sarif":
-        print(to_sarif(reports, __version__))
+        print(to_sarif(reports, __version__, errors))
     else:
         render_text(reports, out, args.verbose, seconds=time.perf_counter() - started, broken=len(broken))
     if broken:

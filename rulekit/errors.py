@@ -89,6 +89,14 @@ class Diagnostic:
             lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)
 
+    def to_json(self) -> dict:
+        """The diagnostic for machines (`rulekit check --format json`): its code, message, hint and place."""
+        out = {"code": self.code, "message": self.message, "hint": self.hint}
+        if self.span is not None:
+            out.update(file=self.span.file, line=self.span.line, column=self.span.column,
+                       end_line=self.span.end_line or None, end_column=self.span.end_column or None)
+        return out
+
 
 class SpecError(RulekitError):
     """A spec that does not compile: one or more diagnostics, in source order."""

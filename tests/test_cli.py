@@ -56,6 +56,22 @@ def test_check_a_spec_that_does_not_compile_exits_2_with_a_caret(tmp_path, capsy
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("form", ["json", "sarif"])
+def test_the_errors_of_a_spec_that_does_not_compile_are_in_the_report_for_machines(form, tmp_path, capsys):
+    path = write_spec(tmp_path, TINY.replace("move c from box", "move c frm box"))
+    code, out, err = run(capsys, "check", str(path), "--format", form)
+    assert code == 2 and "E101" in err
+    data = json.loads(out)
+    if form == "json":
+        assert data["games"] == [] and [(e["code"], e["line"], e["column"]) for e in data["errors"]] == [("E101", 15, 12)]
+        assert data["errors"][0]["file"].endswith("tiny.rules") and data["errors"][0]["message"]
+    else:
+        [result] = data["runs"][0]["results"]
+        assert result["ruleId"] == "rulekit/spec-error" and result["level"] == "error"
+        assert result["message"]["text"].startswith("E101")
+        assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 15, "startColumn": 12}
+
+
 def test_check_unknown_game_exits_2(capsys):
     code, _, err = run(capsys, "check", "no-such-game")
     assert code == 2 and "no spec called 'no-such-game'" in err

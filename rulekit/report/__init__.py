@@ -11,9 +11,11 @@ from .sarif import to_sarif
 from .text import game_summary, pass_rows, render_text, run_summary
 
 
-def to_json(reports: list[GameReport], version: str) -> str:
-    """Every finding of every method, complete: what the text report merges, this keeps apart."""
-    return json.dumps({"rulekit": version, "games": [r.to_json() for r in reports]}, indent=2, ensure_ascii=False)
+def to_json(reports: list[GameReport], version: str, errors: list[dict] = ()) -> str:
+    """Every finding of every method, complete: what the text report merges, this keeps apart; and the
+    errors of the specs that could not be checked (a spec that does not compile: each diagnostic)."""
+    return json.dumps({"rulekit": version, "games": [r.to_json() for r in reports], "errors": list(errors)},
+                      indent=2, ensure_ascii=False)
 
 
 __all__ = ["game_summary", "pass_rows", "render_text", "run_summary", "to_json", "to_sarif"]

@@ -10,11 +10,29 @@ from . import wording as w
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+SPEC_ERROR = "rulekit/spec-error"
 
 
-def to_sarif(reports: list[GameReport], version: str) -> str:
+def to_sarif(reports: list[GameReport], version: str, errors: list[dict] = ()) -> str:
+    """`errors`: those of the specs that could not be checked (see `rulekit.report.to_json`), each a result
+    of level error at its place in the spec."""
     rules: dict[str, dict] = {}
     results = []
+    for error in errors:
+        rules.setdefault(SPEC_ERROR, {
+            "id": SPEC_ERROR, "name": "specError", "shortDescription": {"text": "the spec does not compile"},
+            "fullDescription": {"text": "a spec that does not compile is not checked: fix it where the error says"},
+            "defaultConfiguration": {"level": "error"}, "properties": {"tags": ["spec"]}})
+        hint = error.get("hint")
+        result = {"ruleId": SPEC_ERROR, "ruleIndex": list(rules).index(SPEC_ERROR), "level": "error",
+                  "message": {"text": _sentence(f"{error['code']} {error['message']}")
+                              + (f" Hint: {_sentence(hint)}" if hint else "")},
+                  "properties": {"code": error["code"]}}
+        where = _location(f"{error['file']}:{error['line']}:{error['column']}" if error.get("line") else
+                          error.get("file", ""))
+        if where:
+            result["locations"] = [where]
+        results.append(result)
     for r in reports:
         for f in r.findings:
             if not w.is_problem(f):
