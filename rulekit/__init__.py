@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .engine import CHANCE_PLAYER, TERMINAL_PLAYER, Game, State
 from .errors import (GameNotFoundError, IllegalActionError, OptionError, RuleRuntimeError, RulekitError,
-                     SpecError, StateFormatError)
+                     SeatError, SpecError, StateFormatError)
 from .pipeline import Spec
 from .simulation import simulate
 
@@ -26,5 +26,5 @@ def load(name_or_path: str, players: int | None = None, options: dict[str, str] 
 
 
 __all__ = ["load", "simulate", "Game", "State", "Spec", "CHANCE_PLAYER", "TERMINAL_PLAYER", "RulekitError", "SpecError",
-           "IllegalActionError", "StateFormatError", "GameNotFoundError", "OptionError", "RuleRuntimeError",
+           "IllegalActionError", "SeatError", "StateFormatError", "GameNotFoundError", "OptionError", "RuleRuntimeError",
            "__version__"]

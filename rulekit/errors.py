@@ -160,6 +160,16 @@ class IllegalActionError(RulekitError):
                          else f"illegal action {action!r}; no action is legal here")
 
 
+class SeatError(RulekitError, ValueError):
+    """A player that is no seat of the game, asked what it observes."""
+
+    code = "E301"
+
+    def __init__(self, player, players: int):
+        self.player = player
+        super().__init__(f"no player {player!r} in this game: its seats are 0 to {players - 1}")
+
+
 class StateFormatError(RulekitError):
     """A serialized state that is malformed, truncated, or was altered."""
 

@@ -70,6 +70,34 @@ def test_illegal_action_raises_names_it_and_leaves_the_state_unchanged(game):
         state.apply_action("hunt")
 
 
+@pytest.mark.parametrize("auto", [True, False])
+def test_numpy_integer_actions_are_ints_and_floats_are_illegal(game, auto):
+    """An agent's actions often come out of numpy arrays: the history keeps them as plain ints, so the
+    state still serializes; a float is no action id, even one that equals one."""
+    np = pytest.importorskip("numpy")
+    state = game.new_initial_state(seed=1, auto_chance=auto)
+    plain = state.clone()
+    before = state.to_json()
+    with pytest.raises(rulekit.IllegalActionError):
+        state.apply_action(float(state.legal_actions()[0]))
+    assert state.to_json() == before
+    for _ in range(20):
+        action = state.legal_actions()[-1]
+        state.apply_action(np.int64(action))
+        plain.apply_action(action)
+    assert all(type(a) is int for a in state.history) and state.history == plain.history
+    assert game.state_from_json(state.to_json()).history == plain.history
+
+
+def test_observations_of_a_seat_that_does_not_exist_are_an_error(game):
+    state = game.new_initial_state(seed=1, auto_chance=True)
+    for bad in (4, -1, 1.0, "P1"):
+        for ask in (state.observation_string, state.information_state_string, state.observation, state.events):
+            with pytest.raises(rulekit.SeatError, match="seats are 0 to 3"):
+                ask(bad)
+    assert state.observation_string(3) and state.events(0) is not None
+
+
 def test_terminal_state_rejects_actions_and_pays_out(game):
     state = play_random(game, seed=2)
     assert state.is_terminal()

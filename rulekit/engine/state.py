@@ -4,11 +4,12 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import operator
 import pickle
 import zlib
 from collections import Counter
 
-from ..errors import IllegalActionError, LongRun, RuleRuntimeError
+from ..errors import IllegalActionError, LongRun, RuleRuntimeError, SeatError
 from . import runtime
 from .runtime import WATCH_AFTER, WATCH_UNTIL, CycleWatch
 from .signals import FRAMES, SUSPEND, TRIGGER
@@ -25,6 +26,15 @@ def splitmix(seed: int, step: int) -> float:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
     return ((z ^ (z >> 31)) >> 11) * 1.1102230246251565e-16
+
+
+def integral_action(action, state) -> int:
+    """An action id given as another integer type (numpy's, as an agent's arrays hold them) as a Python
+    int, so that the history stays plain data; anything that is not an integer is an illegal action."""
+    try:
+        return operator.index(action)
+    except TypeError:
+        raise IllegalActionError(action, state.legal, state.action_to_string) from None
 
 
 class State:
@@ -296,6 +306,8 @@ class State:
         return mask
 
     def apply_action(self, action: int) -> None:
+        if type(action) is not int:
+            action = integral_action(action, self)
         if action not in self.pending:
             raise IllegalActionError(action, self.legal, self.action_to_string)
         before = len(self.history)
@@ -482,20 +494,31 @@ class State:
     def events(self, player: int, since: int = 0) -> list[str]:
         """What `player` observed happen, from position `since` of the move log on (every decision,
         move, reveal and announcement, each as that seat sees it)."""
+        player = self.seat(player)
         return [self.game.event_text(e, player) for e in self.log[since:]]
+
+    def seat(self, player) -> int:
+        """`player` as a seat of this game, or a SeatError: what a player observes needs a player."""
+        try:
+            seat = operator.index(player)
+        except TypeError:
+            seat = None
+        if seat is None or not 0 <= seat < self.game.num_players():
+            raise SeatError(player, self.game.num_players())
+        return seat
 
     @property
     def log_size(self) -> int:
         return len(self.log)
 
     def observation(self, player: int) -> dict:
-        return self.game.observe(self, player)
+        return self.game.observe(self, self.seat(player))
 
     def observation_string(self, player: int) -> str:
-        return self.game.observation_text(self, player)
+        return self.game.observation_text(self, self.seat(player))
 
     def information_state_string(self, player: int) -> str:
-        return self.game.information_text(self, player)
+        return self.game.information_text(self, self.seat(player))
 
     def __str__(self) -> str:
         return self.game.describe_state(self)

@@ -20,7 +20,7 @@ from .. import model as m
 from ..errors import IllegalActionError, RuleRuntimeError
 from . import direct, runtime
 from .direct import DirectCodegen, GameOver, Playout, Unsupported
-from .state import CHANCE_PLAYER, TERMINAL_PLAYER, State
+from .state import CHANCE_PLAYER, TERMINAL_PLAYER, State, integral_action
 from .stream import DrawCounts, SeedStreams
 
 
@@ -355,6 +355,8 @@ class SteppedState(State):
         fast = self.fast
         if fast is None:
             return State.apply_action(self, action)
+        if type(action) is not int:
+            action = integral_action(action, self)
         if action not in self.pending:
             raise IllegalActionError(action, self.legal, self.action_to_string)
         gen, s = fast
