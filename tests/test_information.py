@@ -62,21 +62,24 @@ def _check(tmp_path, text, name):
 
 def test_a_leak_through_legal_actions_is_reported_and_its_twin_is_not(tmp_path):
     leaky = _check(tmp_path, LEAKY, "leaky")
-    leak = next(f for f in leaky if f.id.startswith("information-flow/legal-actions"))
+    leak = next(f for f in leaky if f.id.startswith("tiny/information-flow/legal-actions"))
     assert leak.severity == "error" and leak.verdict == "refuted" and leak.location
     assert leak.witness[-1]["real"] != leak.witness[-1]["redealt"] and "P0" in leak.message
     twin = _check(tmp_path, TWIN, "twin")
-    assert [f.id for f in twin] == ["information-flow"] and twin[0].verdict == "bounded"
+    assert [f.id for f in twin] == ["tiny/information-flow"] and twin[0].verdict == "bounded"
 
 
-def test_the_check_runs_in_rulekit_check_and_an_expect_acknowledges_it(tmp_path):
-    checks = ('checks tiny\nexpect calling_tells "information-flow/legal-actions" because "Calling shows the Ace."\n'
+@pytest.mark.parametrize("named", ["tiny/information-flow/legal-actions",
+                                   "information-flow/legal-actions"])  # as ids were before they named the game
+def test_the_check_runs_in_rulekit_check_and_an_expect_acknowledges_it(named, tmp_path):
+    checks = (f'checks tiny\nexpect calling_tells "{named}" because "Calling shows the Ace."\n'
               '  quote "The player with the Ace wins."\n')
     path = write_spec(tmp_path, LEAKY, name="tiny", checks=checks)
     report = check_spec(Spec.find(str(path)), PlayBounds(games=5, variant_games=1, shrink=False, time_limit=0.5,
                                                          explore_budget=0.5, symbolic_time_limit=0.5))
     found = [f for f in report.findings if f.kind == "information-flow"]
-    assert found and all(f.acknowledged_by == "expect calling_tells" for f in found)
+    assert found and all(f.acknowledged_by == "expect calling_tells" and f.id.startswith("tiny/") for f in found)
+    assert not any(f.kind == "stale-expect" for f in report.findings)
     assert not any(f.kind == "quote" and "The player with the Ace wins." in f.message for f in report.findings)
 
 

@@ -159,13 +159,14 @@ def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset =
     searched = [f for f in report.findings if f.verdict == "bounded"]
     for e in game.expected:
         matched = False
+        wanted = _finding_id(game, e.finding)
         for f in report.findings:
-            if f.id == e.finding or f.id.startswith(e.finding + "/"):
+            if f.id == wanted or f.id.startswith(wanted + "/"):
                 f.acknowledged_by = f"expect {e.name}"
                 matched = True
-        if matched or any(u == e.finding or u.startswith(e.finding + "/") for u in unconfirmed):
+        if matched or any(u == wanted or u.startswith(wanted + "/") for u in unconfirmed):
             continue
-        family = next((f for f in searched if e.finding.startswith(f.id + "/")), None)
+        family = next((f for f in searched if wanted.startswith(f.id + "/")), None)
         if family is not None:
             report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "info", "unknown",
                                "static", f"expect {e.name} acknowledges {e.finding!r}, which this run did not meet: "
@@ -178,6 +179,14 @@ def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset =
                            "that id (or starts with it)", location=location_of(e.span),
                            hint="remove the `expect`, or correct the finding id it names (the ids are in "
                                 "`--format json`); a finding that only deeper bounds produce needs them to match"))
+
+
+def _finding_id(game: m.Game, named: str) -> str:
+    """The finding id an `expect` names. The ids of information-flow findings once lacked the game's
+    name (`information-flow/observation/...`); an `expect` written then still names its finding."""
+    if named == "information-flow" or named.startswith("information-flow/"):
+        return f"{game.name}/{named}"
+    return named
 
 
 def locate(spec: Spec, report: GameReport) -> None:

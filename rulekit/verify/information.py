@@ -27,6 +27,7 @@ from ..errors import RuleRuntimeError
 
 WHAT = {"game-over": "whether the game is over", "to-move": "who is to move", "legal-actions": "its legal actions",
         "action-strings": "the strings of its legal actions", "observation": "its observation"}
+PLURAL = frozenset({"legal-actions", "action-strings"})  # the entries of WHAT that take a plural verb
 
 
 @dataclass
@@ -347,7 +348,7 @@ def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
             compared += n
             configurations += 1
             for leak in leaks:
-                grouped.setdefault(f"information-flow/{leak.what}/{leak.place}", []).append(leak)
+                grouped.setdefault(f"{game.name}/information-flow/{leak.what}/{leak.place}", []).append(leak)
     out = []
     for fid, leaks in grouped.items():
         first = leaks[0]
@@ -359,7 +360,7 @@ def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
         out.append(make_finding(
             id=fid, kind="information-flow", severity=SEVERITY[first.what], verdict="refuted", method="random-play",
             message=(f"{game_player} can tell apart two deals of the cards hidden from them: {WHAT[first.what]} "
-                     f"differ at {first.place} ({', '.join(first.real[:3]) or 'nothing'} against "
+                     f"{'differ' if first.what in PLURAL else 'differs'} at {first.place} ({', '.join(first.real[:3]) or 'nothing'} against "
                      f"{', '.join(first.redealt[:3]) or 'nothing'}); seats that learn something: {', '.join(seats)}; "
                      f"seen in {len(where)} configuration(s), first with {first.players} players"),
             quotes=[q.text for q in quotes], location=str(choose.span) if choose is not None and choose.span else None,
@@ -368,7 +369,7 @@ def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
             bound={"re-deals": compared, "configurations": configurations, "horizon": bounds.horizon}))
     if not grouped:
         out.append(make_finding(
-            id="information-flow", kind="information-flow", severity="info",
+            id=f"{game.name}/information-flow", kind="information-flow", severity="info",
             verdict="bounded" if compared else "unknown", method="random-play",
             message=(f"no leak found in {compared} re-deals of hidden cards over {configurations} configuration(s)"
                      if compared else "nothing hidden to re-deal was met in random play"),
