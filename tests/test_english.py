@@ -172,3 +172,16 @@ def test_consecutive_moves_become_one_sentence():
     lines = English(game).procedure(next(p for p in game.procedures if p.name == "gather_cards"))
     assert lines[1].text == ("Move all cards of the deck, all cards of the discard pile and all cards of the pile of "
                              "unused cards to the box.")
+
+
+def test_alternatives_keep_their_grouping_and_a_flag_reads_as_a_predicate():
+    """`A or (B and C) or (not D and E)` read as a comma list ("A, B and C or ...") loses its grouping; a
+    flag with no phrase reads "the card is shiny", not "the card's shiny"."""
+    text = SPEC.replace("card Coin x 3 { kind = gold, worth = 2 }", "card Coin x 3 { kind = gold, worth = 2, shiny = true }")
+    text = text.replace("card Pebble x 3 { kind = plain, worth = 1 }", "card Pebble x 3 { kind = plain, worth = 1, shiny = false }")
+    text = text.replace("define rich(p: player)", "define good(c: card): bool = c.worth == 2 or (c.kind == plain and "
+                        "c.shiny) or (not c.shiny and c.worth == 1)\ndefine rich(p: player)")
+    game = compile_text(text)
+    said = plain(English(game).define(next(d for d in game.defines if d.name == "good")).parts)
+    assert said == ("The card is good when the card's value is 2; the card is a plain card and the card is shiny; "
+                    "or the card is not shiny and the card's value is 1."), said

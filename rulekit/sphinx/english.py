@@ -226,6 +226,8 @@ class English(Sentences):
             decl = self.attr_decls.get(e.attr)
             if e.type == m.BOOL and decl is not None and getattr(decl, "phrase", None):
                 return [*target, " ", decl.phrase]  # a flag said as a predicate: "the card is reusable"
+            if e.type == m.BOOL:  # with no phrase, its name as the predicate: "the card is wild"
+                return [*target, f" is {self.attribute(e.attr)}"]
             if len(plain(target).split()) > 3:
                 return [f"the {self.attribute(e.attr)} of ", *target]
             return self.possessive(target, self.attribute(e.attr))
@@ -411,11 +413,8 @@ class English(Sentences):
                     said = ["either ", *said]  # "A and either B or C": the grouping said in words
                 items.append(said)
             flat = self._flatten(e, e.op)
-            if e.op == "or" and len(flat) > 2 and any(isinstance(x, m.Binary) and x.op == "and" for x in flat):
-                out: list[Part] = []  # "A and B; or C and D; or E": the alternatives kept apart
-                for i, item in enumerate(items):
-                    out += ([("; or " if i == len(items) - 1 else "; ")] if i else []) + item
-                return out
+            if e.op == "or" and any(isinstance(x, m.Binary) and x.op == "and" for x in flat):
+                return self.alternatives(items)
             return self.listing(items, e.op)
         if e.op in COMPARE:
             special = self.comparison(e)
@@ -686,7 +685,7 @@ class English(Sentences):
         """A condition, with the ambiguity readings it depends on said last: "X (under the reading Y)"."""
         if isinstance(e, m.Binary) and e.op == "or" and any(isinstance(x, m.Binary) and x.op == "and"
                                                              for x in self._flatten(e, "or")):
-            return self.listing([self.cond(x) for x in self._flatten(e, "or")], "or")
+            return self.alternatives([self.cond(x) for x in self._flatten(e, "or")])
         if isinstance(e, m.Binary) and e.op == "and":
             items = self._flatten(e, "and")
             readings = [x for x in items if isinstance(x, m.OptionIs)]
@@ -697,6 +696,15 @@ class English(Sentences):
                     out += [" (under the reading ", self.reading(r), ")"]
                 return out
         return self.expr(e)
+
+    @staticmethod
+    def alternatives(items: list[list[Part]]) -> list[Part]:
+        """Alternatives some of which are conjunctions, kept apart so that the grouping reads: "A and B;
+        or C", "A; B and C; or D" (a comma list would read "A, B and C or D")."""
+        out: list[Part] = []
+        for i, item in enumerate(items):
+            out += ([("; or " if i == len(items) - 1 else "; ")] if i else []) + item
+        return out
 
     @staticmethod
     def listing(items: list[list[Part]], conj: str) -> list[Part]:
