@@ -225,3 +225,15 @@ def test_a_single_player_count_reads_in_the_singular(tmp_path, capsys):
     solo = TINY.replace("players 2 to 3\n", "players 1\n")
     code, out, err = run(capsys, "check", str(write_spec(tmp_path, solo, checks=CHECKS)), *FAST)
     assert "1 player)" in out and "1 players" not in out, out
+
+
+def test_a_sampled_target_not_reached_says_how_rarely_a_game_reaches_it():
+    from rulekit.findings import Finding
+    from rulekit.report.wording import rests_on
+
+    bound = {"games": 300, "states": 8096, "confidence": 0.95, "violation_rate_below": 0.0295}
+    target = Finding("g/reachability/big", "g", "reachability", "warning", "bounded", "explicit-state", "not reached",
+                     bound=bound)
+    invariant = Finding("g/invariant/small", "g", "invariant", "info", "bounded", "explicit-state", "holds", bound=bound)
+    assert rests_on(target) == "300 random games (8,096 states): a game reaches it with a chance below 3.0 % (95 % confidence)"
+    assert "a game breaks it with a chance below 3.0 %" in rests_on(invariant)

@@ -305,7 +305,8 @@ def rests_on(f: Finding) -> str:
     if b.get("complete") and f.method in ("explicit-state", "graph"):
         return f"exhaustive: every reachable state ({_count(b.get('states', '?'))} states)"
     if "violation_rate_below" in b:
-        return (f"{b['games']} random games ({_count(b['states'])} states): a game breaks it with a chance below "
+        happens = "reaches it" if f.kind == "reachability" else "breaks it"
+        return (f"{b['games']} random games ({_count(b['states'])} states): a game {happens} with a chance below "
                 f"{percent(b['violation_rate_below'], up=True)} ({percent(b['confidence'])} confidence)")
     if "bmc_depth" in b:
         return f"Z3 BMC to depth {b['bmc_depth']}" + (f", {players}" if players else "")
