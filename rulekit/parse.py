@@ -755,7 +755,7 @@ def parse(text: str, file: str = "<spec>") -> Node:
             line, column, width = typo.line, typo.column, len(typo)
             message = f"unexpected {str(typo)!r}"
         sink.error(code, message, Span(file, line, column, line, column + width), hint)
-        sink.raise_if_any()
+    sink.raise_if_any()  # outside the `except`: the error reads without Lark's own traceback chained to it
     syntax = _ToSyntax(file, sink).transform(tree)
     too_deep = _too_deep(syntax)
     if too_deep is not None:
@@ -784,7 +784,7 @@ def parse_expression(text: str, file: str = "<expression>") -> Node:
         width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
         sink.error(code, message, Span(file, line, column, line, column + width),
                    hints.expected_hint(err, text, expression_parser()))
-        sink.raise_if_any()
+    sink.raise_if_any()
     syntax = _ToSyntax(file, sink).transform(tree)
     if _too_deep(syntax) is not None:
         sink.error("E101", f"this is nested too deeply: more than {MAX_DEPTH} levels of operators",
