@@ -726,6 +726,14 @@ def _friendly(err: UnexpectedInput, text: str) -> tuple[str, str]:
     return "E101", f"unexpected {got}"
 
 
+def _token_before(err: UnexpectedInput) -> Token | None:
+    """The last token read before an unexpected one, where the parser says it."""
+    if not isinstance(err, UnexpectedToken) or err.token.type == "$END":
+        return None
+    history = getattr(err, "token_history", None) or []
+    return history[-1] if history else None
+
+
 def _misspelt_keyword(err: UnexpectedInput) -> Token | None:
     """The name just before the error when it is a misspelling of the one keyword expected there."""
     import difflib
@@ -751,9 +759,14 @@ def parse(text: str, file: str = "<spec>") -> Node:
         width = len(err.token) if isinstance(err, UnexpectedToken) and err.token.type != "$END" else 1
         hint = hints.expected_hint(err, text, parser())
         typo = _misspelt_keyword(err)
+        before = _token_before(err)
         if typo is not None:  # `move c frm box`: `frm` reads as a token name of `move N TOKEN from`
             line, column, width = typo.line, typo.column, len(typo)
             message = f"unexpected {str(typo)!r}"
+        elif code == "E104" and before is not None and before.end_line is not None and before.end_line < line:
+            # the visibility missing belongs at the end of the line before (`zone laid: set`, then a new
+            # declaration): the caret goes there, not on the next declaration, which is fine
+            line, column, width = before.end_line, before.end_column, 1
         sink.error(code, message, Span(file, line, column, line, column + width), hint)
     sink.raise_if_any()  # outside the `except`: the error reads without Lark's own traceback chained to it
     syntax = _ToSyntax(file, sink).transform(tree)

@@ -253,7 +253,8 @@ MALFORMED = [
     # E104: zone without shape and visibility
     pytest.param("zone discard: public", "E104", 1, 15, id="E104-no-shape"),
     pytest.param("zone hand", "E104", 1, 6, id="E104-nothing"),
-    pytest.param("zone d:\n  stack\n\nvar x: int = 1", "E104", 4, 1, id="E104-no-visibility"),
+    # the caret where the visibility is missing, not on the next declaration
+    pytest.param("zone d:\n  stack\n\nvar x: int = 1", "E104", 2, 8, id="E104-no-visibility"),
     # E105: an expression where a statement belongs
     pytest.param("flow {\n  x = 1\n}\n", "E105", 2, 3, id="E105-assignment-without-set"),
     pytest.param("flow { size(deck) }", "E105", 1, 8, id="E105-call"),
