@@ -40,6 +40,9 @@ _HANDLED = {
     "cap": r"\b(cap|limit\w*|maximum|at most|already (has|have)|more than|höchstens|maximal|bereits)\b",
 }
 _KIND_WORDS = {"tie": ("tie",), "cap-clamp": ("cap", "absent")}
+# A few of those words, for the hint that tells a rules editor which quote clears a site.
+_HINT_WORDS = {"absent": '"no", "none", "empty", "run out", "fewer" or "up to"',
+               "tie": '"tie", "equal" or "same number"', "cap-clamp": '"limit", "at most", "maximum" or "already has"'}
 
 
 def handled_by_quote(kind: str, quotes) -> bool:
@@ -112,8 +115,10 @@ def _finding(game: m.Game, site, options: dict, steps: list, source: list[str], 
         f"the rulebook is silent here; the spec decides: {does} (`{statement}`, in {site.owner})",
         quotes=list(dict.fromkeys(site.quotes)), location=location_of(site.span), witness=steps, options=changed,
         acknowledged_by=_ambiguity_for(game, site),
-        hint="if the rulebook does say what happens, quote that sentence on the statement; if it does not, "
-             "declare an `ambiguity` (kind silence) with the readings, or acknowledge it with an `expect`",
+        hint=("if the rulebook does say what happens, quote on the statement the sentence that speaks of this "
+              f"case (one with words such as {_HINT_WORDS[site.kind if site.kind in _HINT_WORDS else 'absent']}); "
+              "if it does not, declare an `ambiguity` (kind silence) with the readings, or acknowledge it with an "
+              "`expect`"),
         details={"site": site.kind, "case": case or None, "statement": statement,
                  "rule": site.owner, "reached_with": changed})
 
