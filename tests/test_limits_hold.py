@@ -39,7 +39,9 @@ def test_a_process_that_dies_is_an_error_for_its_spec_not_a_traceback(tmp_path):
 
     path = write_spec(tmp_path, TINY_SPEC)
     report, error = _check_alone(str(path), Spec.find(str(path)), _Dies(), multiprocessing.get_context("spawn"))
-    assert report is None and "stopped abruptly" in error and "tiny.rules" in error
+    text, errors = error
+    assert report is None and "stopped abruptly" in text and "tiny.rules" in text
+    assert [e["code"] for e in errors] == ["E000"] and "stopped abruptly" in errors[0]["message"]
 
 
 def test_a_memory_limit_must_be_positive(tmp_path, capsys):
@@ -64,3 +66,23 @@ def test_commands_are_told_apart_by_identity_never_by_their_terms():
     told_apart = [a == a, a != twin, twin not in [a]]
     assert told_apart == [True, True, True]
     assert len({a, twin}) == 2
+
+
+def test_a_resource_account_with_a_safety_net_is_spent_once_the_net_fires_and_says_so():
+    import time
+
+    import z3
+
+    x = z3.Int("x")
+    plain = budget.Account(10**9)
+    timed = budget.Account(10**9, seconds=1e-6)
+    time.sleep(0.01)
+    for account in (plain, timed):
+        with budget.spending(account):
+            s = z3.Solver()
+            s.add(x * x == 49, x > 0)
+            answer = budget.check(s)
+            assert budget.spent() is (account is timed)
+        if account is plain:
+            assert answer == z3.sat and not account.empty and "safety net" not in account.reason()
+    assert timed.empty and timed.left <= 0 and "safety net of 1e-06 s fired" in timed.reason()

@@ -328,7 +328,8 @@ def _ranked_whole(config, bounds: PlayBounds, tried: list) -> str | None:
         with budget.time_box(build_limit(bounds), "the whole-language relation"):
             system = control.build(config, work_limit=bounds.whole_size)
         with budget.resource_limit(min(budget.rlimit(), WHOLE_RANKING_RLIMIT)), \
-                budget.spending(budget.Account(WHOLE_RANKING_UNITS)):
+                budget.spending(budget.Account(WHOLE_RANKING_UNITS,
+                                               bounds.symbolic_time_limit * budget.SAFETY_FACTOR)):
             ranking, why = term.ranking(system, int(bounds.solver_timeout * 1000))
     except budget.TooLarge as exc:
         tried.append(f"ranking function over the whole-language relation: {exc} (--whole-size allows a larger one)")

@@ -71,15 +71,29 @@ class Account:
     most what is left (`check` holds a solver asked again to what is left then), so the work done, and
     the verdicts, do not depend on the machine."""
 
-    def __init__(self, units: int):
+    def __init__(self, units: int, seconds: float | None = None):
         self.units = int(units)
         self.left = int(units)
+        # a wall-clock safety net: past it the account counts as spent, and says why
+        self.seconds = seconds if seconds and seconds > 0 else None
+        self.deadline = time.perf_counter() + self.seconds if self.seconds else None
+        self.timed_out = False
 
     @property
     def empty(self) -> bool:
-        return self.left <= 0
+        return self.out_of_time() or self.left <= 0
+
+    def out_of_time(self) -> bool:
+        """Whether the safety net has fired (it empties the account once it has)."""
+        if self.deadline is not None and not self.timed_out and time.perf_counter() > self.deadline:
+            self.timed_out, self.left = True, 0
+        return self.timed_out
 
     def reason(self) -> str:
+        if self.timed_out:
+            return (f"the wall-clock safety net of {self.seconds:g} s fired before the resource budget of the "
+                    f"configuration ({self.units:,} Z3 resource units) was spent (the machine was too slow or too "
+                    "busy; the verdict depends on the machine)")
         return f"the resource budget of the configuration ({self.units:,} Z3 resource units) is spent"
 
 
@@ -160,6 +174,7 @@ def check(s, *assumptions):
     if usage is None and acc is None:
         return s.check(*assumptions)
     if acc is not None:
+        acc.out_of_time()
         # Z3 gives each check of a solver its `rlimit` afresh: a solver asked again must be held to what
         # the account has left now, not to what it had when the solver was made.
         s.set("rlimit", max(1, min(rlimit(), acc.left)))
