@@ -85,7 +85,8 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
     for options in variants:
         k = options_key(options)
         with clock("graph"):
-            found = judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds, fired_by, known)
+            found = judge(spec, game, options, tallies[k], explorations.get(k), proofs.get(k), bounds, fired_by, known,
+                          clock)
         found += symbolic.get(k, [])
         verdicts[k] = found
         default = options == variants[0]
@@ -163,7 +164,8 @@ def _size(x) -> dict:
 METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the declared numbers",
                 "z3-abstraction": "Z3: the counts abstraction", "random-play": "random play",
                 "explicit-state": "exploring the states", "z3-symbolic": "Z3: BMC, k-induction and IC3/PDR",
-                "graph": "judging the verdicts", "option-impact": "what each option changes",
+                "graph": "judging the verdicts", "termination": "whether every play ends (loops, ranking functions)",
+                "option-impact": "what each option changes",
                 "examples": "replaying the rulebook's examples", "silent-case": "silent cases",
                 "conflict": "trigger conflicts", "modal": "modal verbs"}
 
@@ -177,17 +179,29 @@ class _Clock:
         self.timings = timings
         self.progress = progress if hasattr(progress, "describe") else None
         self.game = game
+        self.running: list[list] = []  # the methods running, outermost first: [name, seconds of methods inside]
 
     @contextlib.contextmanager
     def __call__(self, name: str):
-        if self.progress is not None:
-            self.progress.describe(f"{self.game}: {METHOD_NAMES.get(name, name)}")
+        """Times a method; one may run inside another (termination inside judging the verdicts), and the
+        outer one's time then leaves the inner one's out."""
+        self._describe(name)
+        self.running.append([name, 0.0])
         with collector.paused():
             start = time.perf_counter()
             try:
                 yield
             finally:
-                self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
+                took = time.perf_counter() - start
+                _, inside = self.running.pop()
+                self.timings[name] = self.timings.get(name, 0.0) + took - inside
+                if self.running:
+                    self.running[-1][1] += took
+                    self._describe(self.running[-1][0])
+
+    def _describe(self, name: str) -> None:
+        if self.progress is not None:
+            self.progress.describe(f"{self.game}: {METHOD_NAMES.get(name, name)}")
 
 
 __all__ = ["CheckBounds", "METHOD_NAMES", "PlayBounds", "check_spec", "play_sample", "workload", "replayed", "setup_error", "witness"]

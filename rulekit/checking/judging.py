@@ -1,6 +1,7 @@
 """One finding per question, with the strongest verdict that the evidence of every method supports."""
 from __future__ import annotations
 
+import contextlib
 import re
 
 from .. import model as m
@@ -16,9 +17,11 @@ from .ending import KnownLoops, termination
 
 
 def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None, proofs: dict | None,
-          bounds: PlayBounds, fired_by: dict | None = None, known: KnownLoops | None = None) -> list[Finding]:
+          bounds: PlayBounds, fired_by: dict | None = None, known: KnownLoops | None = None,
+          clock=None) -> list[Finding]:
     """`fired_by`: for each action, the option changes under which random play took it; `known`: the
-    loops found under the default options, which the other option sets replay (see `ending`)."""
+    loops found under the default options, which the other option sets replay (see `ending`); `clock`:
+    `clock(name)` times a method (the termination search, here) and shows it in the progress display."""
     explored = explored or []
     fired_by = fired_by or {}
     proofs = proofs or {}
@@ -168,8 +171,9 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                              "random-play", f"{rule or 'a rule'} could not be carried out: {text}",
                              location=where, witness=steps, options=changed))
 
-    # termination: one finding per option set (`ending`)
-    found.append(termination(spec, game, options, tally, explored, bounds, known))
+    # termination: one finding per option set (`ending`), timed on its own
+    with clock("termination") if clock is not None else contextlib.nullcontext():
+        found.append(termination(spec, game, options, tally, explored, bounds, known))
 
     # dead actions: never enabled and taken by random play or the explorer
     fired = set(tally.fired).union(*(x.fired for x in explored)) if explored else set(tally.fired)
