@@ -237,3 +237,13 @@ def test_a_sampled_target_not_reached_says_how_rarely_a_game_reaches_it():
     invariant = Finding("g/invariant/small", "g", "invariant", "info", "bounded", "explicit-state", "holds", bound=bound)
     assert rests_on(target) == "300 random games (8,096 states): a game reaches it with a chance below 3.0 % (95 % confidence)"
     assert "a game breaks it with a chance below 3.0 %" in rests_on(invariant)
+
+
+def test_the_termination_search_is_timed_apart_from_judging_the_verdicts(tmp_path):
+    from rulekit.checking import PlayBounds, check_spec
+    from rulekit.pipeline import Spec
+
+    timings = {}
+    check_spec(Spec.find(str(write_spec(tmp_path, TINY))), PlayBounds(games=4, variant_games=1, symbolic_time_limit=0),
+               timings=timings)
+    assert {"graph", "termination"} <= timings.keys() and min(timings.values()) >= 0
