@@ -145,13 +145,56 @@ def play_chunk(config: SimulationConfig, seed: int, start: int, stop: int) -> Su
         summary.stats[name] = Counter()
         if config.each_round and rounds_in_spec:
             summary.round_stats[name] = Counter()
+    seeds = [game_seed(seed, index) for index in range(start, stop)]
     if not stats:  # returns, lengths and ends only: the engine plays the whole chunk itself
-        played = game.playouts(seeds=[game_seed(seed, index) for index in range(start, stop)], max_steps=config.max_steps)
-        _count_playouts(summary, played, start, rounds_in_spec)
+        _count_playouts(summary, game.playouts(seeds=seeds, max_steps=config.max_steps), start, rounds_in_spec)
         return summary
+    if not (config.each_round and rounds_in_spec):  # statistics at the end only: measured on the last states
+        measured = measured_playouts(game, stats, seeds, config.max_steps)
+        if measured is not None:
+            played, values = measured
+            _count_playouts(summary, played, start, rounds_in_spec)
+            for i, row in values:
+                for name, value, error in row:
+                    if error is None:
+                        summary.stats[name][value] += 1
+                    else:
+                        _stat_error(summary, name, start + i, error)
+            return summary
     for index in range(start, stop):
         _play_one(game, stats, config, seed, index, summary, rounds_in_spec)
     return summary
+
+
+def measured_playouts(game, stats, seeds: list[int], max_steps: int):
+    """(`game.playouts` of `seeds`, [(game index, [(statistic, value, error)])] of the games that ended),
+    the statistics measured on each game's last state, whichever code played it; None where a statistic
+    reads what the whole-game code's state does not hold (then the caller plays the games through State)."""
+    values: list = []
+
+    class Unmeasurable(Exception):
+        pass
+
+    def at_end(index: int, state) -> None:
+        row = []
+        for name, evaluate in stats:
+            try:
+                row.append((name, evaluate(state), None))
+            except AttributeError as exc:  # not the statistic's fault: the state has no such field
+                raise Unmeasurable from exc
+            except Exception as exc:  # noqa: BLE001 - a statistic that fails is reported, the game goes on
+                row.append((name, None, str(exc)))
+        values.append((index, row))
+
+    try:
+        return game.playouts(seeds=seeds, max_steps=max_steps, at_end=at_end), values
+    except Unmeasurable:
+        return None
+
+
+def _stat_error(summary: Summary, name: str, index: int, error: str) -> None:
+    count, first = summary.stat_errors.get(name, (0, (index, error)))
+    summary.stat_errors[name] = (count + 1, min(first, (index, error)))
 
 
 PLAYOUT_ENDS = {"cut": "cut off"}  # the engine's name of an end -> this summary's
@@ -186,8 +229,7 @@ def _play_one(game, stats, config: SimulationConfig, run_seed: int, index: int, 
             try:
                 into[name][evaluate(state)] += 1
             except Exception as exc:  # noqa: BLE001 - a statistic that fails is reported, the game goes on
-                count, first = summary.stat_errors.get(name, (0, (index, str(exc))))
-                summary.stat_errors[name] = (count + 1, min(first, (index, str(exc))))
+                _stat_error(summary, name, index, str(exc))
 
     def round_begins(state) -> None:
         nonlocal rounds

@@ -68,6 +68,39 @@ def test_without_statistics_the_engine_plays_the_chunk_and_counts_the_same():
     assert bare.ends["cut off"] and bare.ends["won"]  # both ends are compared
 
 
+@pytest.mark.parametrize("name,players", [("chocobo", 4), ("chucky", 3), ("chicken", 2), ("chuche", 3), ("cranky", 5)])
+def test_end_statistics_measured_on_the_playouts_last_states_are_those_of_the_state_api(name, players, monkeypatch):
+    """Statistics at the end of each game are measured on the batch playouts' last states (the whole-game
+    code's own, most of them): the summary is the one of every game played through State."""
+    from rulekit import simulation
+
+    from rulekit.errors import SpecError
+    from rulekit.expressions import compile_expression
+
+    game = rulekit.load(name, players)
+    model = game.model
+    candidates = [(z.name, f"size({z.name}(seat(0)))" if z.per_player else f"size({z.name})") for z in model.zones]
+    candidates += [(v.name, f"{v.name}(seat(0))" if v.per_player else v.name) for v in model.vars]
+    stats = []
+    for stat, text in candidates:
+        try:
+            compile_expression(game, text)
+        except SpecError:  # a board's spaces, a variable holding a seat: no number to measure
+            continue
+        stats.append((stat, text))
+    stats = stats[:10] + [("broken", f"10 / ({stats[0][1]} - {stats[0][1]})")]
+    config = SimulationConfig(name, players, tuple(sorted(rulekit.load(name, players).options.items())), max_steps=400,
+                              stats=tuple(stats))
+    measured = []
+    real = simulation.measured_playouts
+    monkeypatch.setattr(simulation, "measured_playouts", lambda *args: measured.append(real(*args)) or measured[-1])
+    fast = play_chunk(config, 4, 0, 20)
+    assert measured and measured[0] is not None  # the playouts measured them: the State API was not needed
+    monkeypatch.setattr(simulation, "measured_playouts", lambda *args: None)
+    assert play_chunk(config, 4, 0, 20) == fast
+    assert fast.stat_errors["broken"][0] == fast.ends["won"] + fast.ends["no winner"] > 0
+
+
 def chunk_that_kills_its_worker_once(marker: str, *args):
     """A chunk whose first run kills the worker process running it (as a crash or an OOM kill would)."""
     if not os.path.exists(marker):

@@ -210,12 +210,13 @@ class Game:
         return State(self, seed, auto_chance, on_round)
 
     def playouts(self, n: int | None = None, seed: int = 0, policy=None, max_steps: int = DEFAULT_MAX_STEPS,
-                 seeds=None) -> Playouts:
+                 seeds=None, at_end=None) -> Playouts:
         """`n` seeded games to the end, the loop inside the engine: returns, lengths and end kinds
         (see `rulekit.engine.playouts`). Game `i` is the game of seed `seed + i` (or `seeds[i]`) played
         with chance drawn inside and, without `policy`, each decision `random.Random(its seed).choice`
-        of the legal actions; `policy(state)` returns the action to take instead."""
-        return playouts(self, n, seed, policy, max_steps, seeds)
+        of the legal actions; `policy(state)` returns the action to take instead; `at_end(i, state)`
+        sees the last state of each game that ends."""
+        return playouts(self, n, seed, policy, max_steps, seeds, at_end)
 
     @cached_property
     def whole_games(self) -> DirectProgram | None:

@@ -52,11 +52,13 @@ class Playouts:
 
 
 def playouts(game, n: int | None = None, seed: int = 0, policy=None, max_steps: int = DEFAULT_MAX_STEPS,
-             seeds=None) -> Playouts:
+             seeds=None, at_end=None) -> Playouts:
     """Play `n` games with seeds `seed`, `seed + 1`, ... (or the given `seeds`), chance drawn inside
     from each game's seed. `policy`, when given, is called on the state at each decision and returns
     one of its legal actions; by default each decision is uniformly random from `random.Random(seed
-    of the game)`, as in the loop of the module docstring."""
+    of the game)`, as in the loop of the module docstring. `at_end(index, state)`, when given, is called
+    on the last state of each game that ends (won or with no winner): a `State`, or the whole-game code's
+    own state, which has the same zones, variables, seat to move and winners (`direct.Playout`)."""
     if seeds is None:
         if n is None:
             raise ValueError("playouts needs a number of games or the seeds to play")
@@ -75,9 +77,11 @@ def playouts(game, n: int | None = None, seed: int = 0, policy=None, max_steps: 
         if played is not None:
             fast.draws.seen(played.t)
         if played is None:
-            _engine_playout(game, index, game_seed, policy, max_steps, result)
+            _engine_playout(game, index, game_seed, policy, max_steps, result, at_end)
             continue
         over = played.over
+        if over and at_end is not None:
+            at_end(index, played)
         result.returns.append([float(win if p in played.winners else lose) for p in range(players)] if over
                               else [0.0] * players)
         result.winners.append(sorted(played.winners) if over else [])
@@ -88,7 +92,7 @@ def playouts(game, n: int | None = None, seed: int = 0, policy=None, max_steps: 
     return result
 
 
-def _engine_playout(game, index: int, seed: int, policy, max_steps: int, result: Playouts) -> None:
+def _engine_playout(game, index: int, seed: int, policy, max_steps: int, result: Playouts, at_end=None) -> None:
     """Game `index`, played by the engine's State."""
     players = game.num_players()
     rounds = [0]
@@ -114,6 +118,8 @@ def _engine_playout(game, index: int, seed: int, policy, max_steps: int, result:
         result.ends.append(RULE_ERROR)
         return
     over = state.over
+    if over and at_end is not None:
+        at_end(index, state)
     result.returns.append(state.returns())
     result.winners.append(sorted(state.winners) if over else [])
     result.lengths.append(made)
