@@ -46,6 +46,13 @@ def words(name: str) -> str:
     return " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in spaced.split())
 
 
+# First words by which a condition's name is already a predicate: `can_play(p)` reads "p can play", not
+# "p is can play".
+VERB_STARTS = frozenset({"can", "could", "may", "might", "must", "should", "will", "would", "is", "are", "was", "were",
+                         "has", "have", "had", "does", "do", "did", "needs", "holds", "owns", "sees", "knows", "matches",
+                         "beats", "wins", "loses", "covers", "fits", "reaches", "shows", "gets", "plays", "takes"})
+
+
 def default_define(name: str, params: list[str], boolean: bool) -> str:
     """A definition said from its name: a condition about its first parameter, or a noun phrase."""
     said = words(name)
@@ -54,7 +61,8 @@ def default_define(name: str, params: list[str], boolean: bool) -> str:
         if not holes:
             return said
         rest = f" {_and(holes[1:])}" if len(holes) > 1 else ""
-        return f"{holes[0]} is {said}{rest}"
+        verb = "" if said.split(" ", 1)[0] in VERB_STARTS else "is "
+        return f"{holes[0]} {verb}{said}{rest}"
     return f"the {said}" + (f" of {_and(holes)}" if holes else "")
 
 

@@ -136,7 +136,7 @@ def test_default_phrases_come_from_the_names():
     assert "Move all cards of the box to the deck." in text
     assert "Draw for you." in text
     assert "If you are rich:" in text
-    assert "From now on, the dealt." in text  # not bookkeeping any more: said, however stiffly
+    assert "From now on, the dealt flag is on." in text  # not bookkeeping any more: a flag with no phrase
 
 
 @pytest.mark.parametrize("bad, message", [
@@ -185,3 +185,16 @@ def test_alternatives_keep_their_grouping_and_a_flag_reads_as_a_predicate():
     said = plain(English(game).define(next(d for d in game.defines if d.name == "good")).parts)
     assert said == ("The card is good when the card's value is 2; the card is a plain card and the card is shiny; "
                     "or the card is not shiny and the card's value is 1."), said
+
+
+def test_a_condition_named_by_a_verb_and_a_flag_read_as_english():
+    """`can_play(p)` reads "you can play" (not "you are can play"), its negation "you cannot play"; a
+    flag with no phrase is on or off."""
+    text = SPEC.replace('define rich(p: player): bool = count(c in hand(p) where c.kind == gold) >= 2 phrase "{p} holds two gold cards"',
+                        "define can_cash(p: player): bool = count(c in hand(p) where c.kind == gold) >= 1")
+    text = text.replace("if rich(current) { win current end game }",
+                        "if not can_cash(current) { set dealt = false }\n    if dealt and can_cash(current) { win current end game }")
+    said = rules_text(compile_text(text.replace(' bookkeeping phrase "the cards are dealt"', "")))
+    assert "If you cannot cash, from now on, the dealt flag is off." in said, said
+    assert "If the dealt flag is on and you can cash:" in said, said
+    assert "The player can cash when" in said, said

@@ -20,8 +20,8 @@ import re
 from .. import model as m
 from .. import phrases
 from .sentences import Sentences
-from .wording import (ADJECTIVES, AGREE, ARITH, COMPARE, NOT_NOUNS, NOUNS, ORDINALS, PRECEDENCE, SELF, SYMMETRIC, Line,
-                      Part, Ref, agree, humanize, is_you, join_text, plain, sentence)
+from .wording import (ADJECTIVES, AGREE, ARITH, COMPARE, FLAG_OFF, FLAG_ON, NOT_NOUNS, NOUNS, ORDINALS, PRECEDENCE, SELF,
+                      SYMMETRIC, Line, Part, Ref, agree, humanize, is_you, join_text, plain, sentence)
 
 __all__ = ["English", "Line", "Part", "Ref", "humanize", "language", "plain", "translation"]
 
@@ -285,10 +285,13 @@ class English(Sentences):
         if isinstance(e, m.Binary) and e.op in ("==", "!="):
             return self.binary(m.Binary("!=" if e.op == "==" else "==", e.left, e.right, e.type))
         inner = self.expr(e, 6)
+        if inner and inner[-1] == FLAG_ON:
+            return [*inner[:-1], FLAG_OFF]
         text = plain(inner)
-        for word, neg in ((" is ", " is not "), (" has a ", " has no "), (" have a ", " have no "),
+        for word, neg in ((" is ", " is not "), (" are ", " are not "), (" has a ", " has no "), (" have a ", " have no "),
                           (" has ", " has not "), (" have ", " have not "), (" holds ", " does not hold "),
-                          (" hold ", " do not hold ")):
+                          (" hold ", " do not hold "), (" can ", " cannot "), (" must ", " need not "),
+                          (" may ", " may not ")):
             if text.count(word) == 1 and " and " not in text and " or " not in text:
                 return self._replace_first(inner, word, neg)
         return ["it is not the case that ", *inner]
@@ -340,6 +343,16 @@ class English(Sentences):
         return self.expr(e, 9)
 
     def var(self, e: m.VarRef) -> list[Part]:
+        """A variable read in an expression. A flag with no phrase of its own reads as a condition ("the
+        skip next flag is on"): its name alone ("the skip next") says nothing of whether it holds."""
+        noun = self.var_noun(e)
+        decl = self.vars.get(e.var)
+        if decl is not None and decl.type == m.BOOL and not getattr(decl, "phrase", None):
+            return [*noun, FLAG_ON]
+        return noun
+
+    def var_noun(self, e: m.VarRef) -> list[Part]:
+        """A variable named as a thing that holds a value: "the score", "your points"."""
         if e.var in self.tokens:  # a token count written as a call: Fear(p)
             return self.held(e.var, e.player)
         decl = self.vars.get(e.var)

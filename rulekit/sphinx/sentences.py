@@ -97,7 +97,8 @@ class Sentences:
             return [self._line(s, ["Shuffle ", *self.expr(s.zone), "."])]
         if isinstance(s, m.Assign):
             decl = self.vars.get(s.var)
-            target = self.var(m.VarRef(s.var, s.player, decl.type if decl else m.INT))
+            ref = m.VarRef(s.var, s.player, decl.type if decl else m.INT)
+            target = self.var_noun(ref)
             value = self.expr(s.value)
             if s.op == "+":
                 return [self._line(s, ["Add ", *value, " to ", *target, "."])]
@@ -105,8 +106,8 @@ class Sentences:
                 return [self._line(s, ["Subtract ", *value, " from ", *target, "."])]
             if decl is not None and decl.type == m.BOOL and isinstance(s.value, m.Const):
                 if s.value.value:
-                    return [self._line(s, ["From now on, ", *target, "."])]
-                return [self._line(s, ["From now on, ", *self.negate(m.VarRef(s.var, s.player, m.BOOL)), "."])]
+                    return [self._line(s, ["From now on, ", *self.var(ref), "."])]
+                return [self._line(s, ["From now on, ", *self.negate(ref), "."])]
             return [self._line(s, ["Set ", *target, " to ", *value, "."])]
         if isinstance(s, m.TokenMove):
             return [self._line(s, self.tokens_sentence(s))]

@@ -53,6 +53,8 @@ def humanize(name: str) -> str:
 # The value a binder's condition is about, while that condition is said: it becomes "that ...",
 # "whose ...", "it" or "its" once the condition is rendered.
 SELF = "\x00self\x00"
+# A flag with no phrase of its own, read as a condition: "the skip next flag is on" / "... is off".
+FLAG_ON, FLAG_OFF = " flag is on", " flag is off"
 
 COMPARE = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
             ">=": "is at least"}
