@@ -106,6 +106,19 @@ def _cooperative(game: m.Game) -> bool:
     return any(isinstance(s, m.Win) and s.player is None for body in m.bodies(game) for s in m.walk(body, True))
 
 
+def _first(english: English, before: list, start) -> list[Part]:
+    """Who starts, named as the set-up named them: a player picked at random there is "the first
+    player" (its name), not "the player"."""
+    saved = english.scoped()
+    try:
+        for s in before:
+            if isinstance(s, m.Random):
+                english.bind(s.binder.slot, s.binder.name, s.binder.iter.element)
+        return english.expr(start)
+    finally:
+        english.env = saved
+
+
 def _before_turns(stmts):
     """The statements of a block before its turns (or rounds) begin, and the block holding the turns."""
     before = []
@@ -231,11 +244,11 @@ def _setup(game: m.Game, english: English) -> list[list[Part]]:
 
 
 def _turn(game: m.Game, english: English) -> list[list[Part]]:
-    _, _, turns = _before_turns(game.flow.body)
+    before, each_round, turns = _before_turns(game.flow.body)
     if turns is None:
         return []
     out: list[list[Part]] = [["Players take turns", f" {english.phrases_order()}" if game.order else "",
-                              ", starting with ", *english.expr(turns.start), "."]]
+                              ", starting with ", *_first(english, [*before, *each_round], turns.start), "."]]
     body = english.block(turns.body)
     out.append(["On your turn:"])
     out += _sentences(body, limit=6)

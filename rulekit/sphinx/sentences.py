@@ -262,9 +262,11 @@ class Sentences:
             weight = self.expr(s.weight)
             self.env[b.slot] = saved_ref
             return ["Chance picks ", *what, ", weighted by ", *weight, "; call it ", *saved_ref, "."]
+        # the name the rules go on to use, where it says more than the noun: "; call it the first player"
+        named = ["; call it ", *saved_ref] if plain(saved_ref) != f"the {self.noun(b.iter.element)}" else []
         if b.iter.kind in ("cards", "bag"):
-            return ["Take ", *what, " at random (without looking)."]
-        return ["Pick ", *what, " at random."]
+            return ["Take ", *what, " at random (without looking)", *named, "."]
+        return ["Pick ", *what, " at random", *named, "."]
 
     @staticmethod
     def _indefinite(ref: list[Part]) -> list[Part]:
