@@ -53,7 +53,7 @@ def test_the_compiled_tests_of_random_games_answer_as_the_engines(text, tmp_path
     assert_same_answers(spec.engine(2, {}), 3, 60)
 
 
-def test_a_broken_invariant_leaves_the_targets_untested(tmp_path):
+def test_a_state_that_breaks_an_invariant_is_tested_for_the_targets_too(tmp_path):
     text = """
 game tiny "Tiny"
 rulebook "rulebook.txt" source "tiny.txt"
@@ -68,4 +68,4 @@ reachable one: n == 1
     loaded = Spec.find(str(write_spec(tmp_path, text, rulebook=TINY_RULEBOOK))).engine(2, {})
     end = loaded.new_initial_state(seed=0, auto_chance=True)
     assert end.is_terminal()
-    assert [list(x) for x in loaded.state_tests(end, set())] == [["small"], []]
+    assert [list(x) for x in loaded.state_tests(end, set())] == [["small"], ["one"]]  # a state the rules reach
