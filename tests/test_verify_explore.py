@@ -259,3 +259,47 @@ def test_the_distance_of_a_child_measured_on_its_changed_zones_is_its_whole_dist
                 measured += 1
         state.apply_action(rng.choice(state.legal))
     assert measured > 100
+
+
+NO_DRAW_RULEBOOK = """Three in a Row
+
+Two players take turns placing a piece of their own colour on an empty cell of a 3 by 3 board.
+A line of three of your own pieces in a row, a column or a diagonal wins at once.
+"""
+
+NO_DRAW = """game nodraw "Three in a Row"
+rulebook "rulebook.txt" source "rulebook.txt"
+players 2 quote "Two players"
+order clockwise quote "take turns"
+unmodelled "Three in a Row" because "The title."
+piece White x 5
+piece Black x 4
+board grid: 3 by 3 quote "a 3 by 3 board"
+zone box: set, public, initial
+zone cell per grid: set, public
+define mark(p: player): card = if p == seat(0) then White else Black
+define at(x: grid, p: player): bool = exists(c in cell(x) where c == mark(p))
+define line(p: player): bool =
+  exists(a in grid where at(a, p) and
+    exists(b in grid where at(b, p) and adjacent(a, b) and (b.row > a.row or (b.row == a.row and b.column > a.column)) and
+      exists(c in grid where at(c, p) and c.row - b.row == b.row - a.row and c.column - b.column == b.column - a.column)))
+  quote "A line of three of your own pieces in a row, a column or a diagonal wins at once."
+flow {
+  turns from seat(0) {
+    choose x in grid where size(cell(x)) == 0 by current
+      quote "placing a piece of their own colour on an empty cell"
+    move mark(current) from box to cell(x)
+  } then {
+    if line(current) { win current end game }
+  }
+}
+"""
+
+
+def test_stuck_states_reached_by_other_orders_are_one_state(tmp_path):
+    """Noughts and crosses without its draw rule: 5,478 positions, 16 of them full boards where nobody
+    can move. A stuck state still held the cell chosen last, which nothing reads again, so each full
+    board counted once per last move (5,542 states)."""
+    game = load(str(write_spec(tmp_path, NO_DRAW, name="nodraw", rulebook=NO_DRAW_RULEBOOK)))
+    x = explore(game, Limits(max_states=100_000))
+    assert x.complete and x.states == 5478 and len(x.deadlocks) == 16

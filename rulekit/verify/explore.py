@@ -209,6 +209,10 @@ class _Keyer:
         self.table = game.action_table
         self.dead = {point: sorted({b.slot + 1 for a in c.actions for b in a.binders})
                      for point, c in game.choices.items()}
+        # A stuck state offers nothing to tell its decision by: the statement it waits at does.
+        self.program = game.program
+        self.point_of_span = {c.span: point for point, c in game.choices.items() if c.span is not None}
+        self.point_at: dict[int, int | None] = {}
         # A decision's binders outlive its action's body in the frame: there they are dead too.
         self.scopes = game.program.action_scopes
         self.stale_at: dict[int, tuple] = {}
@@ -242,12 +246,22 @@ class _Keyer:
             if s.chance is not None:
                 if s.resume is not None and s.resume[0] == "random":
                     top[s.resume[1]] = None
-            elif s.pending:
-                point = self.table.owner(next(iter(s.pending)))[0]
-                for slot in self.dead[point]:
+            else:
+                point = self.waiting(s, top[0])
+                for slot in self.dead.get(point, ()):
                     if slot < len(top):
                         top[slot] = None
         return frames
+
+    def waiting(self, s: State, pc: int) -> int | None:
+        """The decision a state waits at: the owner of its actions, or, stuck with none, the decision of
+        the statement at `pc` (two stuck states that differ only in a value chosen at an earlier pass of
+        that decision are one state: nothing reads it again)."""
+        if s.pending:
+            return self.table.owner(next(iter(s.pending)))[0]
+        if pc not in self.point_at:
+            self.point_at[pc] = self.point_of_span.get(self.program.origin(pc)[0])
+        return self.point_at[pc]
 
     def values(self, s: State) -> list:
         if not self.blank:
