@@ -94,3 +94,8 @@ def _and(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def counted(n: int, noun: str) -> str:
+    """A count with its noun: "1 step", "3 steps", "0 steps"."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

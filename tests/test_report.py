@@ -247,3 +247,13 @@ def test_the_termination_search_is_timed_apart_from_judging_the_verdicts(tmp_pat
     check_spec(Spec.find(str(write_spec(tmp_path, TINY))), PlayBounds(games=4, variant_games=1, symbolic_time_limit=0),
                timings=timings)
     assert {"graph", "termination"} <= timings.keys() and min(timings.values()) >= 0
+
+
+def test_counts_agree_with_their_nouns():
+    from rulekit.findings import Finding
+    from rulekit.phrases import counted
+    from rulekit.report.wording import rests_on
+
+    assert [counted(n, "step") for n in (0, 1, 2, 1066)] == ["0 steps", "1 step", "2 steps", "1,066 steps"]
+    one = Finding("g/invariant/x", "g", "invariant", "error", "refuted", "explicit-state", "false", witness=[{"step": 1}])
+    assert rests_on(one) == "a witness of 1 step, replayed in the engine"

@@ -29,6 +29,7 @@ from ..statistics import Sample, percent
 from .shared import PlayBounds, build_limit, config_of, players_phrase
 from .variants import changed_options, options_suffix
 from .witnesses import witness
+from ..phrases import counted
 
 
 @dataclass
@@ -78,7 +79,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         run = _endless_run(x, tally, players)
         if run is not None:
             runs[players] = run
-            verdicts[players] = ("refuted", f"after a play of {len(run[1])} steps the rules go round for ever, the same "
+            verdicts[players] = ("refuted", f"after a play of {counted(len(run[1]), 'step')} the rules go round for ever, the same "
                                             "state coming back with no decision or chance event to end it")
             continue
         long_run = x is not None and any(not shown for _, _, shown in x.unending)
@@ -225,7 +226,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         before = loaded.replay(history[:-1]) if history else None  # with no history, the set-up goes round
         last = before.action_to_string(history[-1]) if history else ""
         when = ("from the start" if not history else f"after {last}" if len(history) == 1 else
-                f"after the {len(history) - 1} steps of the witness and then {last}")
+                f"after the {counted(len(history) - 1, 'step')} of the witness and then {last}")
         bound["endless_run"] = {"players": players, "steps": len(history)}
         return Finding(fid, game.name, "termination", "warning", "refuted", method,
                        f"play can go on forever with {players_phrase(sorted(runs))}, whatever the players do: {when}, "

@@ -7,6 +7,7 @@ from ..findings import Finding
 from ..pipeline import Spec
 from .shared import location_of, quote_texts, setup_error
 from .witnesses import witness
+from ..phrases import counted
 
 SHOWN_MOVES = 8  # legal moves named when a step cannot occur
 
@@ -56,6 +57,6 @@ def _check(spec: Spec, game: m.Game, example: m.Example) -> Finding:
                       "expectation is false", example.expr.span, state)
     players = f"{example.players} player{'s' if example.players != 1 else ''}"
     return Finding(fid, game.name, "example", "info", "proven", "replay",
-                   f"example {example.name} plays out as the rulebook says, in {len(example.steps)} steps with "
+                   f"example {example.name} plays out as the rulebook says, in {counted(len(example.steps), 'step')} with "
                    f"{players}" + (f": {example.description}" if example.description else ""),
                    location=location_of(example.span), witness=witness(state) if state.history else None, **common)

@@ -14,6 +14,7 @@ from .variants import changed_options, options_suffix
 from .witnesses import PendingWitness, replayed, rule_at, witness
 from .sampling import Tally
 from .ending import KnownLoops, termination
+from ..phrases import counted
 
 
 def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None, proofs: dict | None,
@@ -56,7 +57,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                 x, index = hit
                 steps = replayed(x.loaded, x.path(index), lambda s, t=test: not t(s), f"invariant {prop.name}")
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", "explicit-state",
-                                     f"{prop.name} is false in a state {len(steps)} steps from the start, with "
+                                     f"{prop.name} is false in a state {counted(len(steps), 'step')} from the start, with "
                                      f"{x.players} players (a shortest witness){described(prop)}", bound=bound,
                                      quotes=quote_texts(prop), location=location_of(prop.span), witness=steps, options=changed))
             elif prop.name in tally.broken:
@@ -65,7 +66,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                 history, method = _shrunk(loaded, history, fails, bounds)
                 steps = replayed(loaded, history, fails, f"invariant {prop.name}")
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", method,
-                                     f"{prop.name} is false after {len(steps)} steps with {loaded.num_players()} "
+                                     f"{prop.name} is false after {counted(len(steps), 'step')} with {loaded.num_players()} "
                                      f"players{described(prop)}", bound=bound, quotes=quote_texts(prop),
                                      location=location_of(prop.span), witness=steps, options=changed))
             elif complete:
@@ -93,7 +94,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                 path, x = hit
                 steps = PendingWitness(x.loaded, path, lambda s, t=test: t(s), f"target {prop.name}")
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "explicit-state",
-                                     f"{prop.name} is reached in {len(path)} steps with {x.players} players "
+                                     f"{prop.name} is reached in {counted(len(path), 'step')} with {x.players} players "
                                      f"(a shortest witness){frequency}{described(prop)}", bound=reach_bound, quotes=quote_texts(prop),
                                      location=location_of(prop.span), witness=steps, options=changed))
             elif prop.name in tally.reached:
@@ -127,7 +128,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
         who = x.loaded.player_name(max(0, state.current_player()))
         span, rule = state.waiting_at()
         found.append(Finding(f"{game.name}/deadlock/{x.players}{suffix}", game.name, "deadlock", "error", "refuted",
-                             "explicit-state", f"the game is not over, yet {who} has no legal move, {len(steps)} steps "
+                             "explicit-state", f"the game is not over, yet {who} has no legal move, {counted(len(steps), 'step')} "
                              f"from the start with {x.players} players (a shortest witness)"
                              + (f", in rule {rule}" if rule and rule != "flow" else ""), bound=bound,
                              location=location_of(span), witness=steps, options=changed))

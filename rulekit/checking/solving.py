@@ -12,6 +12,7 @@ from .shared import (build_limit, PlayBounds, config_of, described, location_of,
 from .variants import changed_options, options_suffix
 from .witnesses import replayed
 from ..errors import WitnessError
+from ..phrases import counted
 
 
 def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds) -> list[Finding]:
@@ -102,7 +103,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             if steps is not None:
                 method, how = _witness_method(answers[p])
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", method,
-                                     f"{prop.name} is false {d} steps from the start with {players_phrase([p])} "
+                                     f"{prop.name} is false {counted(d, 'step')} from the start with {players_phrase([p])} "
                                      f"({how}){described(prop)}", bound=bound, witness=steps, **common))
             elif all(ks.values()):
                 method, how, extra = proof_text(ks, whole)
@@ -143,7 +144,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
             if steps is not None:
                 method, how = _witness_method(answers[p])
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", method,
-                                     f"{prop.name} is reached in {d} steps with {players_phrase([p])} ({how})"
+                                     f"{prop.name} is reached in {counted(d, 'step')} with {players_phrase([p])} ({how})"
                                      f"{described(prop)}", bound=bound, witness=steps, **common))
             elif len(never) == len(counts):
                 proofs = {p: results[p][1].unreachable[prop.name] for p in never}
@@ -175,7 +176,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     if steps is not None:
         method, how = _witness_method(results[p][1].answers[("deadlock",)])
         found.append(Finding(fid, game.name, "deadlock", "error", "refuted", method,
-                             f"the game is not over, yet no one has a legal move, {d} steps from the start with "
+                             f"the game is not over, yet no one has a legal move, {counted(d, 'step')} from the start with "
                              f"{players_phrase([p])} ({how})", bound=bound, witness=steps, options=changed))
     elif all(stuck_free.values()):
         method, how, extra = proof_text(stuck_free, whole, '"over, or some action is legal"')

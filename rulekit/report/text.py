@@ -12,6 +12,7 @@ from rich.table import Table
 
 from ..findings import Finding, GameReport
 from . import wording as w
+from ..phrases import counted
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VERDICT_STYLE = {"proven": "green", "exhaustive": "green", "reached": "green", "refuted": "red",
@@ -132,7 +133,7 @@ def _source_line(location: str | None, r: GameReport) -> tuple[int, str, int] | 
 def _witness(steps: list[dict], out: Console, pad: str) -> None:
     decisions = sum(1 for s in steps if s.get("player") != "chance")
     shown = steps[-WITNESS_STEPS:]
-    head = f"witness: {len(steps)} steps ({decisions} decisions)"
+    head = f"witness: {counted(len(steps), 'step')} ({counted(decisions, 'decision')})"
     if len(shown) < len(steps):
         head += f", the last {len(shown)} shown; the full trace is in --format json"
     out.print(f"{pad}{head}")

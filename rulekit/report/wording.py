@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..findings import Finding
 from ..statistics import Sample, percent
+from ..phrases import counted
 
 # How strongly a verdict settles a property: a refutation settles it against, a proof for.
 STRENGTH = {"refuted": 4, "proven": 3, "bounded": 2, "unknown": 1}
@@ -258,7 +259,7 @@ def rests_on(f: Finding) -> str:
     players = _with_players(b.get("players")) if _players(b.get("players")) else ""
     if f.kind == "reachability" and f.verdict == "proven":
         steps = len(f.witness or [])
-        text = f"a witness of {steps} steps, replayed in the engine"
+        text = f"a witness of {counted(steps, 'step')}, replayed in the engine"
         if b.get("games"):
             low, high = b.get("reach_rate_interval", (0, 1))
             text += f"; reached in {b.get('reached_in', 0)} of {b['games']} random games ({percent(low)} to " \
@@ -267,7 +268,7 @@ def rests_on(f: Finding) -> str:
     if f.kind == "invariant" and f.verdict == "proven" and b.get("conserved"):
         return "a sum no rule segment changes, each change zero term by term" + (f", {players}" if players else "")
     if f.method == "z3-pdr" and f.witness:
-        return f"IC3/PDR, past BMC's depth: a witness of {len(f.witness)} steps, replayed in the engine"
+        return f"IC3/PDR, past BMC's depth: a witness of {counted(len(f.witness), 'step')}, replayed in the engine"
     if f.method in ("z3-k-induction", "z3-pdr") and f.verdict in ("proven", "refuted"):
         how = ("over the counts abstraction" if b.get("abstraction") else "over the whole-language relation"
                if b.get("relation") == "whole language" else "over the exact transition relation")
@@ -311,7 +312,7 @@ def rests_on(f: Finding) -> str:
     if "bmc_depth" in b:
         return f"Z3 BMC to depth {b['bmc_depth']}" + (f", {players}" if players else "")
     if f.witness:
-        return f"a witness of {len(f.witness)} steps, replayed in the engine"
+        return f"a witness of {counted(len(f.witness), 'step')}, replayed in the engine"
     if b.get("games"):
         return f"{b['games']} random games"
     return f.method

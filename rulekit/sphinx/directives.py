@@ -29,6 +29,7 @@ from .playbook import how_to_play
 from .nodes import rulekit_details, rulekit_svg
 from .plots import length_plot, outcome_plot, simulate
 from .wording import walk_expr
+from ..phrases import counted
 
 logger = logging.getLogger(__name__)
 
@@ -562,7 +563,7 @@ class GamePage:
                     classes=["rulekit-chance"] if s.get("player") == "chance" else ())
                 for i, s in enumerate(steps)]
         body = table(["Step", "Who", "Action"], rows, classes=["rulekit-witness"], widths=[1, 2, 8])
-        return details(f"Witness for {f.id}: {len(steps)} steps ({decisions} decisions, the rest chance)", body)
+        return details(f"Witness for {f.id}: {counted(len(steps), 'step')} ({counted(decisions, 'decision')}, the rest chance)", body)
 
     # ---- turn structure
     def turns(self) -> list[nodes.Node]:
