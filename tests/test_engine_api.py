@@ -101,6 +101,7 @@ def test_observations_of_a_seat_that_does_not_exist_are_an_error(game):
 def test_terminal_state_rejects_actions_and_pays_out(game):
     state = play_random(game, seed=2)
     assert state.is_terminal()
+    assert state.observation_string(0).startswith("you are P0; the game is over")  # no one's turn any more
     returns = state.returns()
     assert sorted(returns) == [-1.0, -1.0, -1.0, 1.0]
     with pytest.raises(rulekit.IllegalActionError):

@@ -483,7 +483,8 @@ class Game:
 
     def _view_lines(self, obs: dict) -> list[str]:
         """What a player sees, for people: non-empty zones, each board as a grid, the variables."""
-        lines = [f"you are {self.player_name(obs['player'])}; turn of {self.player_name(obs['turn'])}"]
+        lines = [f"you are {self.player_name(obs['player'])}; "
+                 + ("the game is over" if obs.get("terminal") else f"turn of {self.player_name(obs['turn'])}")]
         for name, decl, _ in self.zone_instances():
             content = obs["zones"][name]
             if decl.per_board is None and content:
