@@ -237,6 +237,8 @@ def test_a_sampled_target_not_reached_says_how_rarely_a_game_reaches_it():
     invariant = Finding("g/invariant/small", "g", "invariant", "info", "bounded", "explicit-state", "holds", bound=bound)
     assert rests_on(target) == "300 random games (8,096 states): a game reaches it with a chance below 3.0 % (95 % confidence)"
     assert "a game breaks it with a chance below 3.0 %" in rests_on(invariant)
+    target.bound = {**bound, "explored": {"states": 1_063_525, "complete": False}}
+    assert rests_on(target).endswith("(95 % confidence); none of 1,063,525 explored states reaches it")
 
 
 def test_the_termination_search_is_timed_apart_from_judging_the_verdicts(tmp_path):

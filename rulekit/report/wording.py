@@ -307,8 +307,10 @@ def rests_on(f: Finding) -> str:
         return f"exhaustive: every reachable state ({_count(b.get('states', '?'))} states)"
     if "violation_rate_below" in b:
         happens = "reaches it" if f.kind == "reachability" else "breaks it"
+        explored = (b.get("explored") or {}).get("states") or 0
+        searched = f"; none of {_count(explored)} explored states {happens}" if explored else ""
         return (f"{b['games']} random games ({_count(b['states'])} states): a game {happens} with a chance below "
-                f"{percent(b['violation_rate_below'], up=True)} ({percent(b['confidence'])} confidence)")
+                f"{percent(b['violation_rate_below'], up=True)} ({percent(b['confidence'])} confidence){searched}")
     if "bmc_depth" in b:
         return f"Z3 BMC to depth {b['bmc_depth']}" + (f", {players}" if players else "")
     if f.witness:
