@@ -207,3 +207,10 @@ def test_every_undetermined_block_stays_sorted(name, players):
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
     assert blocks or name == "chicken"  # the test saw blocks to check (Chicken shuffles nothing)
+
+
+def test_the_trigger_tests_before_a_decision_are_written_out_where_they_are_few_and_short():
+    """Chucky's one trigger is tested before every decision: in place, not by a call of `fire`, which cost
+    more than the test (the games stay the engine's: the other tests of this file hold them to it)."""
+    source = rulekit.load("chucky", 3).whole_games.source
+    assert "_ar = s.armed" in source and "if not fire(s):" not in source

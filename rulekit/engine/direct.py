@@ -20,7 +20,7 @@ from itertools import compress
 from .. import model as m
 from ..errors import RuleRuntimeError
 from ..lower import core
-from . import runtime
+from . import runtime, triggermemo
 from .codegen import Codegen
 from .fixedloops import fixed_filter_lines, narrowed_domain, remember
 from .listing import ID_MARK, any_nonempty, binder_value, digit, id_list_lines, nonempty_ids
@@ -31,6 +31,9 @@ from .stream import DrawCounts, Stream
 from .subsets import Decoder
 
 WON, NO_WINNER, CUT, DEADLOCK = "won", "no winner", "cut", "deadlock"
+# Trigger tests written out before each decision rather than called (`DirectCodegen.fire_once_lines`):
+# at most this many triggers, each condition at most this many characters of Python.
+INLINE_TRIGGERS, INLINE_CONDITION = 2, 240
 # rounds of a loop without a decision after which the whole-game code hands the game to the engine,
 # which can tell a run that goes round for ever (its state comes back) from a long one
 HAND_OFF_ROUNDS = 10_000
@@ -543,8 +546,36 @@ class DirectCodegen(Codegen):
 
     # What checks the triggers: `fire(s)` fires one (see `trigger_lines`), True if one fired.
     def fire_once_lines(self, then: str) -> list[str]:
-        """A trigger fired if one is due; if none is, `then`."""
-        return ["if not fire(s):", f"    {then}"]
+        """A trigger fired if one is due; if none is, `then`. Before a decision (`then` is "break", in the
+        loop that lists its options again once a trigger has fired) a few cheap tests are written out
+        in place: the call of `fire` at every decision cost more than the tests themselves."""
+        inline = self.inline_trigger_tests() if then == "break" else None
+        if inline is None:
+            return ["if not fire(s):", f"    {then}"]
+        out = ["_ar = s.armed"]
+        for i, once, cond in inline:  # as `trigger_tests` writes them, `continue` for its `return True`
+            out += [f"if _ar[{i}]:", f"    if {cond}:", f"        _ar[{i}] = False", f"        TQ{i}(s)", "        continue"]
+            if not once:
+                out += [f"elif not {cond}:", f"    _ar[{i}] = True"]
+        return [*out, then]
+
+    def inline_trigger_tests(self) -> list[tuple[int, bool, str]] | None:
+        """(index, once, condition) of each trigger, where there are few and their conditions are short
+        and not remembered (`triggermemo`); else None."""
+        if not hasattr(self, "_inline_tests"):
+            triggers = self.g.triggers
+            tests = None
+            if len(triggers) <= INLINE_TRIGGERS and all(triggermemo.inputs(t.cond, self.g, self.lay) is None
+                                                        for t in triggers):
+                saved, self.env = self.env, {}
+                try:
+                    tests = [(i, t.once, self.whole(t.cond)) for i, t in enumerate(triggers)]
+                finally:
+                    self.env = saved
+                if any(len(cond) > INLINE_CONDITION or "\n" in cond for _, _, cond in tests):
+                    tests = None
+            self._inline_tests = tests
+        return self._inline_tests
 
     def fire_all_lines(self) -> list[str]:
         """Triggers fired until none is due."""
