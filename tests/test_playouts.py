@@ -212,5 +212,10 @@ def test_every_undetermined_block_stays_sorted(name, players):
 def test_the_trigger_tests_before_a_decision_are_written_out_where_they_are_few_and_short():
     """Chucky's one trigger is tested before every decision: in place, not by a call of `fire`, which cost
     more than the test (the games stay the engine's: the other tests of this file hold them to it)."""
-    source = rulekit.load("chucky", 3).whole_games.source
+    from rulekit.engine.stepping import SteppingProgram
+
+    game = rulekit.load("chucky", 3)
+    source = game.whole_games.source
     assert "_ar = s.armed" in source and "if not fire(s):" not in source
+    stepped = SteppingProgram(game).source  # its trigger decides: tested in place, then run as a generator
+    assert "_ar = s.armed" in stepped and "_tf = 0" in stepped

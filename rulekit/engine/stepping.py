@@ -254,7 +254,18 @@ class SteppingCodegen(DirectCodegen):
     def fire_once_lines(self, then: str) -> list[str]:
         if not self.deciding_triggers:
             return super().fire_once_lines(then)
-        return ["_tf = which(s)", "if not _tf:", f"    {then}", "yield from run_trigger(s, _tf)"]
+        inline = self.inline_trigger_tests() if then == "break" else None
+        if inline is None:
+            return ["_tf = which(s)", "if not _tf:", f"    {then}", "yield from run_trigger(s, _tf)"]
+        # `which` written out, as `DirectCodegen.fire_once_lines` writes `fire`: each trigger tested only
+        # while none before it has fired
+        out = ["_ar = s.armed", "_tf = 0"]
+        for i, once, cond in inline:
+            test = [f"if _ar[{i}]:", f"    if {cond}:", f"        _ar[{i}] = False", f"        _tf = {i + 1}"]
+            if not once:
+                test += [f"elif not {cond}:", f"    _ar[{i}] = True"]
+            out += test if i == 0 else ["if not _tf:", *("    " + line for line in test)]
+        return [*out, "if not _tf:", f"    {then}", "yield from run_trigger(s, _tf)"]
 
     def fire_all_lines(self) -> list[str]:
         if not self.deciding_triggers:
