@@ -198,3 +198,17 @@ def test_a_condition_named_by_a_verb_and_a_flag_read_as_english():
     assert "If you cannot cash, from now on, the dealt flag is off." in said, said
     assert "If the dealt flag is on and you can cash:" in said, said
     assert "The player can cash when" in said, said
+
+
+def test_a_let_whose_value_the_rules_change_before_reading_it_is_noted_not_inlined():
+    """`let had = size(deck) > 0`, a card drawn, then `if had and size(deck) == 0`: said by its
+    expression it read "if the draw pile is not empty and the draw pile is empty"."""
+    text = SPEC.replace("    do draw(current)\n",
+                        "    let had_cards = size(deck) > 0\n    do draw(current)\n"
+                        "    if had_cards and size(deck) == 0 { end game }\n"
+                        "    let left = size(deck)\n    if left > 3 { end game }\n")
+    said = rules_text(compile_text(text))
+    assert "Note whether the draw pile is not empty; call it had cards." in said, said
+    assert "If had cards (as noted before) and the draw pile is empty, the game ends." in said, said
+    assert "If the number of cards in the draw pile is more than 3, the game ends." in said, said  # nothing changed it
+    assert "not not" not in said

@@ -288,6 +288,11 @@ class English(Sentences):
         if inner and inner[-1] == FLAG_ON:
             return [*inner[:-1], FLAG_OFF]
         text = plain(inner)
+        # a negative said positively: "the deck is not empty" negated is "the deck is empty", not "not not"
+        for neg, word in ((" is not ", " is "), (" are not ", " are "), (" cannot ", " can "), (" has no ", " has a "),
+                          (" have no ", " have a "), (" does not hold", " holds"), (" do not hold", " hold")):
+            if text.count(neg) == 1 and " and " not in text and " or " not in text:
+                return self._replace_first(inner, neg, word)
         for word, neg in ((" is ", " is not "), (" are ", " are not "), (" has a ", " has no "), (" have a ", " have no "),
                           (" has ", " has not "), (" have ", " have not "), (" holds ", " does not hold "),
                           (" hold ", " do not hold "), (" can ", " cannot "), (" must ", " need not "),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .. import model as m
 from .english import English, Line, Part, Ref, plain
+from .stable import noted_name, unchanged
 
 
 @dataclass
@@ -321,7 +322,8 @@ def _walk_ends(stmts, conds, owner, english: English, out, together: bool, when=
     stmts = list(stmts)
     for i, s in enumerate(stmts):
         if isinstance(s, m.Let):
-            english.env[s.slot] = english.expr(s.value)
+            english.env[s.slot] = (english.expr(s.value) if unchanged(s, stmts[i + 1:], english.defines)
+                                   else [noted_name(s.name)])
         elif isinstance(s, m.End) and s.what == "game":
             wins = [x for x in stmts[:i] if any(isinstance(w, m.Win) for w in m.walk([x]))]
             out.append(_end_sentence(conds, owner, wins, english, together, when))

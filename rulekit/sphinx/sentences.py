@@ -7,6 +7,7 @@ import dataclasses
 
 from .. import model as m
 from .. import phrases
+from .stable import noted_name, unchanged
 from .wording import (Line, Part, Ref, aggregate, humanize, is_you, lower_first, plain, reads_option, sentence,
                       short_referent, uses)
 
@@ -19,12 +20,24 @@ class Sentences:
     def block(self, stmts) -> list[Line]:
         saved = self.scoped()
         out: list[Line] = []
+        stmts = list(stmts or ())
         try:
-            for s in stmts or ():
+            for i, s in enumerate(stmts):
+                if isinstance(s, m.Let) and getattr(self, "function_locals", None) is None \
+                        and not unchanged(s, stmts[i + 1:], self.defines):
+                    out.append(self._line(s, self.noted(s)))
+                    continue
                 out += self.stmt(s)
         finally:
             self.env = saved
         return aggregate(out)
+
+    def noted(self, s: m.Let) -> list:
+        """A `let` whose value the rules change before they read it: noted, and named where it is read."""
+        name = phrases.words(s.name)
+        said = (["Note whether ", *self.cond(s.value)] if s.value.type == m.BOOL else ["Note ", *self.expr(s.value)])
+        self.env[s.slot] = [noted_name(s.name)]
+        return [*said, f"; call it {name}."]
 
     def procedure(self, p) -> list[Line]:
         """A procedure's rules, its parameters referred to as "the space", "the player", ..."""
