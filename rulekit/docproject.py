@@ -63,6 +63,7 @@ exclude_patterns = ["_build"]
 nitpicky = True
 html_theme = "furo"
 html_title = project
+html_show_copyright = False  # a generated site has no copyright holder to name
 html_static_path: list[str] = []
 rulekit_check_bounds = {CHECK_BOUNDS!r}
 rulekit_simulation_games = {SIMULATION_GAMES}

@@ -210,7 +210,7 @@ def test_untrusted_text_is_escaped(built):
 def test_ambiguity_register_and_index(built):
     game = _html(built, "game")
     assert "What if the deck is empty?" in game
-    assert "The rulebook says so." in game and "The last player to draw wins." in game
+    assert "because the rulebook says so." in game and "The last player to draw wins." in game
     register = _html(built, "register")
     assert re.search(r'href="game.html#rk-tiny-ambiguity-empty-deck"', register)
     assert re.search(r'href="game.html#rk-tiny-game"', register)

@@ -28,7 +28,7 @@ from .english import English, Line, Ref, humanize, language, translation
 from .playbook import how_to_play
 from .nodes import rulekit_details, rulekit_svg
 from .plots import length_plot, outcome_plot, simulate
-from .wording import walk_expr
+from .wording import lower_first, walk_expr
 from ..phrases import counted
 
 logger = logging.getLogger(__name__)
@@ -255,7 +255,8 @@ class GamePage:
         g = self.model
         out: list[nodes.Node] = []
         win, lose = g.payoff
-        out.append(para(strong("Players: "), f"{g.min_players} to {g.max_players}. ",
+        players = str(g.min_players) if g.min_players == g.max_players else f"{g.min_players} to {g.max_players}"
+        out.append(para(strong("Players: "), f"{players}. ",
                         strong("Turn order: "), f"{humanize(g.order)}"
                         f"{' at the start (the rules can reverse it)' if m.reverses_order(g) else ''}. ",
                         strong("Result: "), f"a winner scores {win:+d}, every other player {lose:+d}. ",
@@ -472,7 +473,8 @@ class GamePage:
                                 classes=["rulekit-default"] if marker else ()))
             sec += table(["Option", "Reading", "", "What the checks report under it"], rows,
                          classes=["rulekit-options"], widths=[2, 5, 1, 5])
-            sec += para(strong("Default: "), literal(a.default), ", because ", a.reason)
+            sec += para(strong("Default: "), literal(a.default), ", because ",
+                        *lower_first([a.reason], self.english.names()))
             where = uses.get(a.name)
             if where:
                 sec += para(strong("Where the spec depends on it: "), ", ".join(sorted(where)) + ".")
