@@ -255,3 +255,13 @@ flow { random x in plate  set last = 10 * x.row + x.column }
     assert len(outcomes) == 12 and max(outcomes) < game.max_chance_outcomes()
     state.apply_action(outcomes[-1])
     assert state.is_terminal() and state.value("last") == 34
+
+
+def test_a_boards_zone_is_read_by_its_listed_name_or_its_row_and_column():
+    chucky = rulekit.load("chucky", players=2)
+    state = chucky.new_initial_state(seed=1, auto_chance=True)
+    assert "down[1,1]" in chucky.layout.zone_names
+    assert state.zone("down[1,1]") == state.zone("down", (1, 1)) == state.zone("down", 0)
+    assert state.zone("down", (4, 5)) == state.zone("down", 19)
+    with pytest.raises(KeyError, match="row, column"):
+        state.zone("down", (9, 9))

@@ -273,8 +273,18 @@ class Game:
         return f"<rulekit game {self.name!r} players={self._players} options={changed}>"
 
     # ---- where things are in a state
-    def zone_index(self, name: str, index: int | None = None) -> int:
-        """Where zone `name` is in a state; `index` is the seat, or the position, of an indexed zone."""
+    def zone_index(self, name: str, index: int | tuple | None = None) -> int:
+        """Where zone `name` is in a state; `index` is the seat, or the position, of an indexed zone: a
+        board's space as its number or as (row, column), counted from 1. A name as `zone_names` lists
+        it (`hand[2]`, `down[1,1]`) needs no index."""
+        listed = self.layout.zone_names
+        if index is None and name in listed:
+            return listed.index(name)
+        if isinstance(index, tuple):
+            spelled = f"{name}[{','.join(str(i) for i in index)}]"
+            if spelled not in listed:
+                raise KeyError(f"{self.name} has no zone {spelled!r} (a board's spaces are (row, column), from 1)")
+            return listed.index(spelled)
         decl = next((z for z in self.model.zones if z.name == name), None)
         if decl is None:
             raise KeyError(f"{self.name} has no zone {name!r}")

@@ -482,8 +482,9 @@ class State:
             self.apply_action(self.sample_chance())
 
     # ---- the full truth, for tests, tools and referees (players get `observation`)
-    def zone(self, name: str, player: int | None = None) -> list[str]:
-        """The cards in a zone, top last for a stack: `zone("deck")`, `zone("hand", 2)`."""
+    def zone(self, name: str, player: int | tuple | None = None) -> list[str]:
+        """The cards in a zone, top last for a stack: `zone("deck")`, `zone("hand", 2)`, a board's
+        space `zone("down", (1, 1))` or `zone("down[1,1]")` (row and column from 1)."""
         return [self.kind_names[k] for k in self.z[self.game.zone_index(name, player)]]
 
     def value(self, name: str, player: int | None = None) -> int:
