@@ -103,6 +103,8 @@ def test_bad_quote_is_an_error_with_a_suggestion(tmp_path, capsys):
     assert code == 1
     quote = next(f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "quote")
     assert "Each player draws one card." in quote["message"] and quote["location"].endswith("tiny.rules:14:27")
+    _, text, _ = run(capsys, "check", str(path), *FAST)
+    assert "Each player draws a card." in text and "rulebook: “Each player draws a card.”" not in text  # not the rulebook's
 
 
 def test_simulate_json(capsys):

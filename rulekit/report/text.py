@@ -104,7 +104,9 @@ def _problem(f: Finding, r: GameReport, out: Console, indent: str = "") -> None:
         out.print(f"{pad}{gutter} | {' ' * (column - 1)}[{style}]^[/]")
     for i, quote in enumerate(f.quotes[:2]):
         at = f" ({f.related[i]})" if i < len(f.related) else ""
-        out.print(f"{pad}rulebook{escape(at)}: [italic]“{escape(quote)}”[/]")
+        # a quote finding's quote is the spec's, not the rulebook's: the line above shows it already
+        if f.kind != "quote":
+            out.print(f"{pad}rulebook{escape(at)}: [italic]“{escape(quote)}”[/]")
     hint = f.hint or w.HINTS.get(f.kind)
     if hint:
         out.print(f"{pad}[dim]hint:[/] {escape(hint)}")
