@@ -763,6 +763,10 @@ def parse(text: str, file: str = "<spec>") -> Node:
         if typo is not None:  # `move c frm box`: `frm` reads as a token name of `move N TOKEN from`
             line, column, width = typo.line, typo.column, len(typo)
             message = f"unexpected {str(typo)!r}"
+        elif isinstance(err, UnexpectedToken) and str(err.token) == "=":
+            # `where c.rank = r`: a comparison written as an assignment
+            code, message = "E101", "unexpected '=': a comparison is written '=='"
+            hint = "'=' only gives a value, as in `set x = 1` or `let y = 2`"
         elif code == "E104" and before is not None and before.end_line is not None and before.end_line < line:
             # the visibility missing belongs at the end of the line before (`zone laid: set`, then a new
             # declaration): the caret goes there, not on the next declaration, which is fine

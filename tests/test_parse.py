@@ -257,6 +257,8 @@ MALFORMED = [
     pytest.param("zone d:\n  stack\n\nvar x: int = 1", "E104", 2, 8, id="E104-no-visibility"),
     # E105: an expression where a statement belongs
     pytest.param("flow {\n  x = 1\n}\n", "E105", 2, 3, id="E105-assignment-without-set"),
+    # a comparison written with '=': said so, where the token is
+    pytest.param("flow {\n  if count(c in deck where c.rank = 2) > 0 { }\n}\n", "E101", 2, 35, id="E101-equals-for-comparison"),
     pytest.param("flow { size(deck) }", "E105", 1, 8, id="E105-call"),
     pytest.param("flow { deck }", "E105", 1, 8, id="E105-name"),
     # E106: incomplete expression
