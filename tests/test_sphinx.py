@@ -328,6 +328,8 @@ def test_diagram_structure_and_escaping():
     flow = FlowGraph(game)
     labels = [d["label"] for _, d in flow.graph.nodes(data=True)]
     assert "Start" in labels and "Game over" in labels and "Round" in labels
+    chooses = [label for label in labels if " choose" in label]
+    assert chooses and not any(label.startswith("You chooses") for label in chooses)  # "You choose"
     assert any(d["style"] == "back" for _, _, d in flow.graph.edges(data=True))
     svg = turn_structure_svg(dataclasses.replace(game, title='A <"game"> & more'))
     root = ET.fromstring(svg)

@@ -156,13 +156,14 @@ class FlowGraph:
         if isinstance(s, m.Choose):
             who = e.text(s.by)
             who = who[:1].upper() + who[1:]
+            verb = "choose" if who == "You" else "chooses"  # the player to move is "you" in the rules
             acts = s.actions
             if len(acts) == 1 and len(acts[0].binders) == 1 and acts[0].name == acts[0].binders[0].name:
                 # the short form `choose x in ... by p`: one decision, no named actions
-                node = self.node(_short(f"{who} chooses {e.text_binder(acts[0].binders[0])}", 80), "choice")
+                node = self.node(_short(f"{who} {verb} {e.text_binder(acts[0].binders[0])}", 80), "choice")
                 self.link(entries, node)
                 return self.walk(acts[0].body, [(node, "")], ctx)
-            node = self.node(f"{who} chooses", "choice")
+            node = self.node(f"{who} {verb}", "choice")
             self.link(entries, node)
             exits = []
             for a in s.actions:
