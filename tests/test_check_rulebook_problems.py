@@ -138,6 +138,16 @@ def test_two_triggers_whose_order_matters_are_a_conflict(tmp_path, capsys):
     assert "When the bell rings, raise the flag." in causes["message"]
 
 
+def test_triggers_set_off_by_what_chance_draws_after_the_action_are_a_conflict_with_a_witness(tmp_path, capsys):
+    """The bell rings only on a roll of 1 after the action: the triggers fire once chance has drawn it.
+    The witness ended at the action, and replayed without the game's draws it stopped at the roll, where
+    the two orders do not differ yet: an internal error (a random game of the check's fuzz test)."""
+    text = TRIGGERS.replace("SECOND", "set y = 2").replace("{ set x = 1 }", "{ random d in 1..2  set x = d }")
+    conflicts = of_kind(run(capsys, write_spec(tmp_path, text, rulebook=TRIGGER_BOOK)), "conflict")
+    order = conflicts["tiny/conflict/order/first+second"]
+    assert order["verdict"] == "proven" and order["witness"]
+
+
 def test_two_triggers_that_commute_are_no_conflict_and_an_unnamed_cause_stands_out(tmp_path, capsys):
     text = TRIGGERS.replace("SECOND", "set z = 2").replace('action ring "Ring the bell."', 'action pull "Pull."')
     conflicts = of_kind(run(capsys, write_spec(tmp_path, text, rulebook=TRIGGER_BOOK)), "conflict")

@@ -42,7 +42,7 @@ def findings(spec, game: m.Game, variants: list[dict], tallies: dict, key_of) ->
     out: list[Finding] = []
     reported: set = set()
     for options in variants:
-        for (first, second), (loaded, history) in tallies[key_of(options)].orders.items():
+        for (first, second), (loaded, history, seed) in tallies[key_of(options)].orders.items():
             if (first, second) in reported:
                 continue
             reported.add((first, second))
@@ -50,8 +50,11 @@ def findings(spec, game: m.Game, variants: list[dict], tallies: dict, key_of) ->
             a, b = names.index(first), names.index(second)
             *path, action = history
 
-            def shows(state, path=path, action=action, a=a, b=b):
-                return order_matters(state, action, a, b)
+            def shows(state, path=path, action=action, a=a, b=b, seed=seed):
+                # the game drew its chance from its seed: what follows the action (the triggers may fire
+                # only after a card is drawn) is drawn so again, not left waiting at a chance event
+                played = loaded.replay(path, seed, auto_chance=True) if seed is not None else state
+                return order_matters(played, action, a, b)
             replayed(loaded, path, shows, f"the order of triggers {first} and {second}")
             steps = replayed(loaded, history, lambda state: True, "the decision that sets off both triggers")
             t1, t2 = (next(t for t in game.triggers if t.name == n) for n in (first, second))

@@ -36,7 +36,7 @@ class Tally:
     traces: dict = field(default_factory=dict)  # players -> the histories of the first TRACES games
     silent: dict = field(default_factory=dict)  # silent-case site key -> (loaded, history)
     causes: dict = field(default_factory=dict)  # trigger name -> {(choice point, action name) it fired after}
-    orders: dict = field(default_factory=dict)  # (trigger, trigger) -> (loaded, history): order changes the result
+    orders: dict = field(default_factory=dict)  # (trigger, trigger) -> (loaded, history, seed): order changes the result
     probed: int = 0  # the engine's silent-case hits already recorded in `silent`
 
     def outcome(self, players: int) -> "Outcomes":
@@ -122,8 +122,8 @@ def random_play(spec: Spec, game: m.Game, variants: list[dict], bounds: PlayBoun
             tally.endless.setdefault(n, (loaded(), history, message))
         for key, (_, history) in part.silent.items():
             tally.silent.setdefault(key, (spec.engine(players, options, probes=True), history))
-        for pair, (_, history) in part.orders.items():
-            tally.orders.setdefault(pair, (loaded(), history))
+        for pair, (_, history, seed) in part.orders.items():
+            tally.orders.setdefault(pair, (loaded(), history, seed))
         for name, fired in part.causes.items():
             tally.causes.setdefault(name, set()).update(fired)
         tally.unfinished += part.unfinished
@@ -186,7 +186,7 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     tally.reached = {k: (True, h) for k, (_, h) in tally.reached.items()}
     tally.deadlocks = [(True, h) for _, h in tally.deadlocks]
     tally.silent = {k: (True, h) for k, (_, h) in tally.silent.items()}
-    tally.orders = {k: (True, h) for k, (_, h) in tally.orders.items()}
+    tally.orders = {k: (True, h, seed) for k, (_, h, seed) in tally.orders.items()}
     tally.errors = {k: (v[0] is not None, v[1], v[2]) for k, v in tally.errors.items()}
     tally.endless = {k: (True, h, message) for k, (_, h, message) in tally.endless.items()}
     return tally
@@ -346,4 +346,4 @@ def _triggers_fired(names: list, armed: list, state, before, action: int, table,
     for a, b in zip(fired, fired[1:]):
         pair = (names[a], names[b])
         if pair not in tally.orders and conflicts.order_matters(before, action, a, b):
-            tally.orders[pair] = (state.game, [*before.history, action])
+            tally.orders[pair] = (state.game, [*before.history, action], state.seed)
