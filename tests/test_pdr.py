@@ -217,7 +217,7 @@ def test_spacer_that_runs_past_its_safety_net_stops_the_conditions_after_it(ladd
 
     monkeypatch.setattr(isolated, "run", stopped)
     system = _system(ladder, 1)
-    account = pdr.account()
+    account = budget.Account(pdr.DEFAULT_UNITS)
     tried = pdr.prove_each(system, system.invariants, [], 5000, None, account)
     assert list(tried) == ["right_below_the_top"] and tried["right_below_the_top"].reason == pdr.HUNG
     assert account.left == 0

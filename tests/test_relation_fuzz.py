@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from rulekit.checking.solving import inductive
-from rulekit.verify import pdr, replay
+from rulekit.verify import budget, pdr, replay
 
 from helpers import random_game, whole_relations
 from random_specs import claimed_specs, random_specs
@@ -55,7 +55,7 @@ def proofs_hold(text: str, names: list[str], folder) -> int:
     at a decision or an end of a random engine game; the proofs checked, at each count."""
     checked = 0
     for players, system, loaded in relations(text, folder):
-        proven = set(inductive(system, names, 2000, pdr.account()))
+        proven = set(inductive(system, names, 2000, budget.Account(pdr.DEFAULT_UNITS)))
         for seed in range(4):
             state = loaded.new_initial_state(seed)
             for action in [*engine_game(loaded, seed), None]:

@@ -283,7 +283,7 @@ def whole_language(spec: Spec, game: m.Game, options: dict, bounds: PlayBounds, 
                                             deepen=budget.Account(bounds.whole_bmc_units))
         verdicts.depth = min((a.depth for a in verdicts.answers.values()), default=bounds.whole_bmc_depth)
         refuted = {key[1] for key, a in verdicts.answers.items() if key[0] == "invariant" and a.status == "refuted"}
-        units = pdr.account(bounds.pdr_units)  # shared by the invariants, the targets and "no deadlock"
+        units = budget.Account(bounds.pdr_units)  # shared by the invariants, the targets and "no deadlock"
         tried: dict = {}
         verdicts.proven = inductive(system, [name for name in system.invariants if name not in refuted], timeout,
                                     units, tried)
@@ -337,7 +337,7 @@ def inductive_elsewhere(spec: Spec, options: dict, bounds: PlayBounds, counts: l
     whole-language relation at each of `counts`, for the invariants `names` (proven at another count)
     and, with `deadlock`, "no deadlock" (proven there too); a count where one is not proven drops it from
     the counts after it, and a relation that cannot be built proves nothing."""
-    from ..verify import Unsupported, budget, control, pdr, symbolic
+    from ..verify import Unsupported, budget, control, symbolic
 
     out: dict = {}
     timeout = int(bounds.solver_timeout * 1000)
@@ -353,7 +353,7 @@ def inductive_elsewhere(spec: Spec, options: dict, bounds: PlayBounds, counts: l
             out[players] = ({}, None)
             names, deadlock = [], False
             continue
-        units = pdr.account(bounds.pdr_units)
+        units = budget.Account(bounds.pdr_units)
         proofs = inductive(system, names, timeout, units)
         stuck_free = (symbolic.stuck_free_by_pdr(system, [system.invariants[name] for name in proofs], timeout,
                                                  None, units) if deadlock else None)

@@ -122,11 +122,6 @@ def relation_size(system: terms.System) -> int:
     return system.compiled["relation nodes"]
 
 
-def account(units: int = DEFAULT_UNITS) -> budget.Account:
-    """The resource units of IC3/PDR for one configuration."""
-    return budget.Account(units)
-
-
 def prove_each(system: terms.System, conditions: dict, facts: list, timeout_ms: int, deadline: float | None,
                units: budget.Account) -> dict:
     """{name: Outcome} for `conditions` (name -> condition) in turn, each drawing on the account `units`
@@ -208,4 +203,4 @@ def _why(reason: str, limit: int, acc, spent: int) -> str:
     return f"IC3/PDR (Z3 Spacer): {reason or 'unknown'}"
 
 
-__all__ = ["DEFAULT_UNITS", "HUNG", "NODE_LIMIT", "Outcome", "account", "prove", "prove_each", "relation_size"]
+__all__ = ["DEFAULT_UNITS", "HUNG", "NODE_LIMIT", "Outcome", "prove", "prove_each", "relation_size"]

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import z3
 
 from . import budget, pdr, replay
+from .budget import Account  # `verify` names its time budget `budget`
 from . import terms
 from .relation import Relation
 
@@ -316,7 +317,7 @@ def verify(system: terms.System, depth: int = 20, max_k: int = 3, timeout_ms: in
         status, k, _ = k_induction(system, None, max_k, timeout_ms, assume=facts, stuck_free=True)
         if status == "proven":
             out.stuck_free = k
-    pdr_spent = pdr.account(pdr_units)  # shared by the invariants now and the targets and deadlocks after BMC
+    pdr_spent = Account(pdr_units)  # shared by the invariants now and the targets and deadlocks after BMC
     left = {name: e for name, e in system.invariants.items() if name not in out.proven and name not in pending_k}
     tried = pdr.prove_each(system, left, facts, timeout_ms, deadline, pdr_spent)
     for name, proof in proofs(tried).items():
