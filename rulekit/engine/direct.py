@@ -554,9 +554,7 @@ class DirectCodegen(Codegen):
             return ["if not fire(s):", f"    {then}"]
         out = ["_ar = s.armed"]
         for i, once, cond in inline:  # as `trigger_tests` writes them, `continue` for its `return True`
-            out += [f"if _ar[{i}]:", f"    if {cond}:", f"        _ar[{i}] = False", f"        TQ{i}(s)", "        continue"]
-            if not once:
-                out += [f"elif not {cond}:", f"    _ar[{i}] = True"]
+            out += trigger_test(i, once, cond, "_ar", [f"TQ{i}(s)", "continue"])
         return [*out, then]
 
     def inline_trigger_tests(self) -> list[tuple[int, bool, str]] | None:
@@ -645,16 +643,23 @@ class DirectCodegen(Codegen):
         for i, trig in enumerate(self.g.triggers):
             self.env = {}
             cond = f"TH{i}(s)" if i in remembered else self.whole(trig.cond)
-            out += [f"    if armed[{i}]:", f"        if {cond}:", f"            armed[{i}] = False",
-                    *("            " + line for line in fired(i))]
-            if not trig.once:
-                out += [f"    elif not {cond}:", f"        armed[{i}] = True"]
+            out += self.indent(trigger_test(i, trig.once, cond, "armed", fired(i)))
         out.append(f"    {none}")
         return out
 
     def flow_head(self) -> list[str]:
         """The lines that begin the flow's function, before its locals."""
         return []
+
+
+def trigger_test(i: int, once: bool, cond: str, armed: str, fired: list[str]) -> list[str]:
+    """The test of trigger `i` as the reference engine makes it: armed and its condition `cond` holds,
+    it is disarmed and `fired` runs; not `once`, it re-arms where the condition is false. `armed` names
+    the list of the triggers' flags."""
+    out = [f"if {armed}[{i}]:", f"    if {cond}:", f"        {armed}[{i}] = False", *("        " + line for line in fired)]
+    if not once:
+        out += [f"elif not {cond}:", f"    {armed}[{i}] = True"]
+    return out
 
 
 class DirectProgram:

@@ -261,10 +261,8 @@ class SteppingCodegen(DirectCodegen):
         # while none before it has fired
         out = ["_ar = s.armed", "_tf = 0"]
         for i, once, cond in inline:
-            test = [f"if _ar[{i}]:", f"    if {cond}:", f"        _ar[{i}] = False", f"        _tf = {i + 1}"]
-            if not once:
-                test += [f"elif not {cond}:", f"    _ar[{i}] = True"]
-            out += test if i == 0 else ["if not _tf:", *("    " + line for line in test)]
+            test = direct.trigger_test(i, once, cond, "_ar", [f"_tf = {i + 1}"])
+            out += test if i == 0 else ["if not _tf:", *self.indent(test)]
         return [*out, "if not _tf:", f"    {then}", "yield from run_trigger(s, _tf)"]
 
     def fire_all_lines(self) -> list[str]:
