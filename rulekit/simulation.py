@@ -166,14 +166,15 @@ def play_chunk(config: SimulationConfig, seed: int, start: int, stop: int) -> Su
     return summary
 
 
+class Unmeasurable(Exception):
+    """A statistic read what the whole-game code's state does not hold."""
+
+
 def measured_playouts(game, stats, seeds: list[int], max_steps: int):
     """(`game.playouts` of `seeds`, [(game index, [(statistic, value, error)])] of the games that ended),
     the statistics measured on each game's last state, whichever code played it; None where a statistic
     reads what the whole-game code's state does not hold (then the caller plays the games through State)."""
     values: list = []
-
-    class Unmeasurable(Exception):
-        pass
 
     def at_end(index: int, state) -> None:
         row = []
