@@ -8,6 +8,16 @@ from .resolve_expressions import ExpressionResolver, article
 from .syntax import Node
 
 
+# What a name that is declared, but not as a `var`, is when a statement tries to change it.
+_NOT_SETTABLE = {
+    "define": ("a definition, worked out from the state whenever it is read",
+               "to keep a value that the rules change, declare `var {name}: TYPE = INITIAL` and set that"),
+    "fact": ("a fact, one of the rulebook's fixed numbers", "a number that changes during play is a `var`"),
+    "zone": ("a zone", "cards go in and out of a zone with `move`"),
+    "token": ("a kind of token", "tokens change hands with `take`, `return` and `move N {name} from A to B`"),
+    "board": ("a board", "pieces go on a board's spaces with `move`"),
+}
+
 class StatementResolver(ExpressionResolver):
     """Statements and the blocks they stand in."""
 
@@ -56,6 +66,10 @@ class StatementResolver(ExpressionResolver):
 
     def _lvalue(self, lv: Node):
         decl = self.decls.get(lv.name.text)
+        if decl is not None and decl.kind in _NOT_SETTABLE:
+            what, hint = _NOT_SETTABLE[decl.kind]
+            self.error("E201", f"'{lv.name.text}' is {what}; only a `var` can be set or changed", lv.name.span, hint.format(name=lv.name.text))
+            return None, None, m.ERROR
         if decl is None or decl.kind != "var":
             self.unknown(lv.name, "variable", [k for k, d in self.decls.items() if d.kind == "var"])
             return None, None, m.ERROR
