@@ -96,6 +96,11 @@ def _and(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def seat(p: int) -> str:
+    """A seat as the engine, its observations and every report name it: "P0" moves first."""
+    return f"P{p}"
+
+
 def counted(n: int, noun: str) -> str:
     """A count with its noun: "1 step", "3 steps", "0 steps"."""
     return f"{n:,} {noun}" + ("" if n == 1 else "s")

@@ -81,8 +81,8 @@ def _impact(report, option):
 def test_an_option_that_changes_who_wins_changes_outcomes(report):
     f = _impact(report, "rigged=first")
     assert f.bound["class"] == "outcomes" and f.severity == "info"
-    assert "win rate of seat 1" in f.message and "Fisher" in f.message
-    seat = next(s for s in f.bound["statistics"] if s["statistic"] == "win rate of seat 1")
+    assert "win rate of P0" in f.message and "Fisher" in f.message
+    seat = next(s for s in f.bound["statistics"] if s["statistic"] == "win rate of P0")
     assert seat["option"]["value"] == 1.0 and seat["significant"]
     low, high = seat["default"]["interval"]
     assert low < 0.5 < high

@@ -2,6 +2,7 @@
 position where the two differ (the legal moves, the chance outcomes and their odds, or the end)."""
 from __future__ import annotations
 
+from .. import phrases
 from ..errors import RuleRuntimeError, SpecError
 from .sampling import Tally
 from .witnesses import witness
@@ -116,7 +117,7 @@ def _difference(here: tuple, there: tuple) -> str:
         parts = ([f"{', '.join(extra[:3])} become{'s' if len(extra) == 1 else ''} legal" if extra else ""]
                  + [f"{', '.join(gone[:3])} {'is' if len(gone) == 1 else 'are'} no longer legal" if gone else ""])
         if here[1] != there[1]:
-            parts.append(f"seat {there[1] + 1} decides instead of seat {here[1] + 1}")
+            parts.append(f"{phrases.seat(there[1])} decides instead of {phrases.seat(here[1])}")
         return "; ".join(p for p in parts if p)
     if here[0] == there[0] == "chance":
         return "the chance outcomes or their odds differ"

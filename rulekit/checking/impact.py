@@ -25,6 +25,7 @@ import dataclasses
 import math
 
 from .. import model as m
+from .. import phrases
 from .. import statistics
 from ..findings import Finding
 from ..report import wording
@@ -88,10 +89,11 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
                        acknowledged_by=next(iter(sorted(changed))), **common)
     if divergence is not None:
         bound["class"] = "legal-moves"
-        message = (f"this option changes only which moves are legal (or the odds of chance), not the outcomes: "
-                   f"{divergence['text']}; no verdict and no outcome statistic changes significantly "
+        message = (f"this option changes which moves are legal (or the odds of chance), and no outcome was seen "
+                   f"to change: {divergence['text']}; no verdict and no outcome statistic changes significantly "
                    f"({base.played} games under the default options, {mine.played} under this one)")
-        return Finding(fid, game.name, "option-impact", "info", "proven", "random-play", message, bound=bound,
+        # The witness proves that the legal moves differ; "not the outcomes" rests on the samples alone.
+        return Finding(fid, game.name, "option-impact", "info", "bounded", "random-play", message, bound=bound,
                        witness=divergence["steps"], acknowledged_by=next(iter(sorted(changed))), **common)
     bound["class"] = "nothing"
     replayed = bound["replayed"]
@@ -205,7 +207,7 @@ def outcome_tests(base: Tally, mine: Tally, confidence: float) -> list[dict]:
     seats = max((n for n in counts), default=0)
     for seat in range(seats):
         at = [n for n in counts if n > seat]
-        out.append(rate_test(f"win rate of seat {seat + 1}",
+        out.append(rate_test(f"win rate of {phrases.seat(seat)}",
                              {n: base.outcomes[n].finished for n in at}, {n: base.outcomes[n].wins[seat] for n in at},
                              {n: mine.outcomes[n].finished for n in at}, {n: mine.outcomes[n].wins[seat] for n in at},
                              confidence))

@@ -5,6 +5,7 @@ import json
 from functools import cached_property
 
 from .. import model as m
+from .. import phrases
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from ..lower import ActionTable, Config, Layout, core, lower_expression
 from ..lower import sites
@@ -320,7 +321,7 @@ class Game:
 
     # ---- names for people
     def player_name(self, p: int) -> str:
-        return f"P{p}"
+        return phrases.seat(p)
 
     def describe_value(self, domain: str, value: int) -> str:
         if domain == "card":

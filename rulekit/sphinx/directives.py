@@ -509,7 +509,7 @@ class GamePage:
         items = nodes.bullet_list()
         for f in shown:
             li = nodes.list_item()
-            li += para(strong(f"{f.kind}, {f.verdict}: "), f.message)
+            li += para(strong(f"{f.kind}, {wording.verdict_word(f)}: "), f.message)
             items += li
         return [items]
 
@@ -521,7 +521,9 @@ class GamePage:
             "The verdicts of ", literal(f"rulekit check {self.model.name}"), " with small bounds for this page: ",
             f"{bounds.games} random games per player count under the default options, {bounds.variant_games} "
             f"under each other option, at most {bounds.max_steps} decisions a game, seed {bounds.seed}. "
-            "Bounded means it held in every game played, not that it is proven.")]
+            "Sampled and bounded mean that it held in every game played, not that it is proven: a sampled "
+            "verdict states how unlikely a breaking game is at its confidence; exhaustive means every reachable "
+            "state of the named configuration was explored.")]
         if not findings:
             out.append(para("No findings."))
             return out
@@ -547,7 +549,7 @@ class GamePage:
                 finding.append(para("at ", literal(self.local(f.location)), classes=["rulekit-muted"]))
             finding += quote_nodes(f.quotes)
             cells = [[para(strong(f.kind)), para(f.severity, classes=["rulekit-muted"])],
-                     [para(nodes.inline("", f.verdict, classes=[f"rulekit-verdict-{f.verdict}"])),
+                     [para(nodes.inline("", wording.verdict_word(f), classes=[f"rulekit-verdict-{f.verdict}"])),
                       para(f.method, classes=["rulekit-muted"])],
                      finding]
             rows.append(row(cells, classes=[f"rulekit-severity-{f.severity}"]))

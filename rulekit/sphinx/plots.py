@@ -5,6 +5,7 @@ import io
 import random
 from dataclasses import dataclass, field
 
+from .. import phrases
 from ..errors import RuleRuntimeError
 from ..pipeline import Spec
 
@@ -102,7 +103,7 @@ def length_plot(stats: list[SeatStats], title: str) -> str:
 
 
 def outcome_plot(stats: list[SeatStats], title: str) -> str:
-    """Share of games won by each seat (seat 0 moves first), per player count, with the share of
+    """Share of games won by each seat (P0 moves first), per player count, with the share of
     games that no one won or that were cut off."""
     fig = _figure(7.0, 3.2)
     ax = fig.subplots()
@@ -113,7 +114,7 @@ def outcome_plot(stats: list[SeatStats], title: str) -> str:
         total = max(1, s.games)
         for p in range(s.players):
             ax.bar(i + (p - most / 2) * width, s.wins[p] / total, width, color=palette[p % len(palette)],
-                   label=f"seat {p}" if i == [t.players for t in stats].index(max(t.players for t in stats)) else None)
+                   label=phrases.seat(p) if i == [t.players for t in stats].index(max(t.players for t in stats)) else None)
         rest = (s.no_winner + s.unfinished + s.failed) / total
         failing = any(t.failed for t in stats)
         ax.bar(i + (s.players - most / 2) * width, rest, width, color="#9ca3af", hatch="//",

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import model as m
+from .. import phrases
 from ..engine.knowledge import knowledge
 from ..errors import RuleRuntimeError
 
@@ -352,9 +353,9 @@ def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
     out = []
     for fid, leaks in grouped.items():
         first = leaks[0]
-        game_player = f"P{first.seat}"
+        game_player = phrases.seat(first.seat)
         _, choose, quotes = spots.get(first.point, ("", None, ()))
-        seats = sorted({f"P{x.seat}" for x in leaks})
+        seats = sorted({phrases.seat(x.seat) for x in leaks})
         where = sorted({(x.players, tuple(sorted((k, v) for k, v in x.options.items() if default.get(k) != v)))
                         for x in leaks})
         out.append(make_finding(
