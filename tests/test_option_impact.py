@@ -47,11 +47,19 @@ ambiguity unused "Unused?" {
   option two "Another reading."
   default one because "The first."
 }
+ambiguity ending "Early end?" {
+  quote "The player with the Ace wins."
+  question "Does the game stop at once after the pass?"
+  option later "It goes on."
+  option abrupt "It stops, with no winner."
+  default later because "The rulebook names a winner."
+}
 flow {
   choose by seat(0) {
     action pass "Pass." { }
     action shout when manners is loud "Shout." { }
   }
+  if ending is abrupt { end game }
   if idle is busy and size(box) > 5 { set rare = 1 }
   random hit in {true, false} weighted (if hit then 1 else 30)
   if hit { set rare = 1 }
@@ -86,6 +94,13 @@ def test_an_option_that_changes_who_wins_changes_outcomes(report):
     assert seat["option"]["value"] == 1.0 and seat["significant"]
     low, high = seat["default"]["interval"]
     assert low < 0.5 < high
+
+
+def test_the_same_moves_ending_otherwise_is_a_witnessed_change_of_outcome(report):
+    f = _impact(report, "ending=abrupt")
+    assert f.bound["class"] == "outcomes" and f.verdict == "proven", f.message
+    assert "the game is over where under the default options it goes on" in f.message
+    assert "(the same moves under both options)" in f.message and f.witness is not None
 
 
 def test_an_extra_action_changes_only_the_legal_moves(report):

@@ -125,4 +125,8 @@ def _difference(here: tuple, there: tuple) -> str:
         return "the game ends with other winners"
     words = {"over": "the game is over", "chance": "chance decides", "stuck": "no one can move",
              "decide": "a player decides"}
+    if here[0] == "over":
+        return f"the game goes on ({words[there[0]]}) where under the default options it is over"
+    if there[0] == "over":
+        return f"the game is over where under the default options it goes on ({words[here[0]]})"
     return f"{words[there[0]]} where under the default options {words[here[0]]}"

@@ -76,15 +76,17 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
     bound = {"class": None, "games": games, "confidence": bounds.confidence, "verdict_changes": exact,
              "statistics": stats, "legal_moves": divergence and {k: v for k, v in divergence.items() if k != "steps"},
              "replayed": sum(len(h) for h in base.traces.values())}
-    if exact or significant:
+    ends_apart = divergence is not None and ends_differently(divergence)
+    if exact or significant or ends_apart:
         bound["class"] = "outcomes"
-        parts = [f"{c['property']}: {c['default']} -> {c['option']}" for c in exact]
+        parts = [f"{divergence['text']} (the same moves under both options)"] if ends_apart else []
+        parts += [f"{c['property']}: {c['default']} -> {c['option']}" for c in exact]
         parts += [describe_change(s) for s in significant[:4]]
-        more = len(exact) + len(significant) - len(parts)
+        more = len(exact) + len(significant) + ends_apart - len(parts)
         message = ("this option changes outcomes: " + "; ".join(parts) + (f"; and {more} more" if more else "")
                    + f" ({base.played} games under the default options, {mine.played} under this one; "
                    f"every test held at {statistics.percent(bounds.confidence)} confidence together)")
-        return Finding(fid, game.name, "option-impact", "info", "proven" if exact else "bounded",
+        return Finding(fid, game.name, "option-impact", "info", "proven" if exact or ends_apart else "bounded",
                        "random-play", message, bound=bound, witness=divergence and divergence["steps"],
                        acknowledged_by=next(iter(sorted(changed))), **common)
     if divergence is not None:
@@ -97,12 +99,19 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
                        witness=divergence["steps"], acknowledged_by=next(iter(sorted(changed))), **common)
     bound["class"] = "nothing"
     replayed = bound["replayed"]
-    message = (f"this option changes nothing observable: {replayed} default game(s) replay move for move with the "
-               f"same legal moves and chance outcomes, and no verdict or outcome statistic changes significantly "
-               f"({base.played} games under the default options, {mine.played} under this one); an option that "
-               "changes nothing is usually a slip in the spec")
+    message = (f"this option changed nothing observable in the games played: {replayed} default game(s) replay move "
+               f"for move with the same legal moves and chance outcomes, and no verdict or outcome statistic changes "
+               f"significantly ({base.played} games under the default options, {mine.played} under this one); "
+               "either what the option changes is rare in play (--all-options replays more games, --variant-games "
+               "plays more) or the option is a slip in the spec")
     return Finding(fid, game.name, "option-impact", "warning", "bounded", "random-play", message, bound=bound,
                    **common)
+
+
+def ends_differently(divergence: dict) -> bool:
+    """Whether the first difference of a replayed game is in its end: the same moves end the game under
+    one option and not under the other, or end it with other winners. That is an outcome, witnessed."""
+    return any(isinstance(side, dict) and side.get("over") for side in (divergence["default"], divergence["option"]))
 
 
 # ---- the spec itself -------------------------------------------------------------------------------
