@@ -102,5 +102,14 @@ def seat(p: int) -> str:
 
 
 def counted(n: int, noun: str) -> str:
-    """A count with its noun: "1 step", "3 steps", "0 steps"."""
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+    """A count with its noun: "1 step", "3 steps", "0 steps", "2 ambiguities"."""
+    return f"{n:,} {noun if n == 1 else plural(noun)}"
+
+
+def plural(noun: str) -> str:
+    """The regular plural of a noun: "step" -> "steps", "property" -> "properties", "match" -> "matches"."""
+    if re.search(r"[^aeiou]y$", noun):
+        return noun[:-1] + "ies"
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"

@@ -185,6 +185,21 @@ def test_game_page_has_every_section(built):
     assert "Each player draws a card on their turn." in html  # the quote beside it
 
 
+def test_counts_agree_with_their_nouns(built):
+    game = _html(built, "game")
+    assert "1 procedure, 1 ambiguity, 0 properties claimed" in game
+    assert "1 place where the rulebook is ambiguous" in game
+    assert "1 ambiguity in 1 game." in _html(built, "register")
+
+
+def test_counted_says_regular_plurals():
+    from rulekit.phrases import counted
+
+    assert [counted(1, "ambiguity"), counted(2, "ambiguity"), counted(0, "property"), counted(3, "day"),
+            counted(2, "match"), counted(1, "step")] == ["1 ambiguity", "2 ambiguities", "0 properties", "3 days",
+                                                          "2 matches", "1 step"]
+
+
 def test_images_written(built):
     html = _html(built, "game")
     images = re.findall(r'<img src="(_images/rulekit-[^"]+\.svg)"', html)
