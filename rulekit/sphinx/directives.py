@@ -23,6 +23,7 @@ from ..errors import RulekitError, SpecError
 from ..pipeline import Spec
 from ..report import text as report_text
 from ..report import wording
+from .bounds import bound_lines
 from .diagram import turn_structure_svg
 from .english import English, Line, Ref, humanize, language, translation
 from .playbook import how_to_play
@@ -540,7 +541,8 @@ class GamePage:
         for f in findings:
             finding = [para(self.local(f.message))]
             if f.bound:
-                finding.append(para(strong("Bound: "), _bound(f.bound), classes=["rulekit-muted"]))
+                finding += [para(strong(f"{label}: "), said, classes=["rulekit-muted"])
+                            for label, said in bound_lines(f.bound)]
             if f.options:
                 finding.append(para(strong("Options: "), ", ".join(f"{k}={v}" for k, v in f.options.items()),
                                     classes=["rulekit-muted"]))
@@ -617,21 +619,6 @@ def check_bounds(settings: dict) -> PlayBounds:
     left out, so that one conf.py serves versions with more or fewer bounds."""
     known = {f.name for f in dataclasses.fields(PlayBounds)}
     return PlayBounds(**{k: v for k, v in (settings or {}).items() if k in known})
-
-
-def _bound(bound) -> str:
-    if not bound:
-        return "none"
-
-    def shown(v):
-        if isinstance(v, bool):
-            return "yes" if v else "no"
-        if isinstance(v, (list, tuple)):
-            return ", ".join(str(x) for x in v) or "none"
-        if isinstance(v, dict):
-            return "; ".join(f"{k} {shown(x)}" for k, x in v.items())
-        return str(v)
-    return "; ".join(f"{humanize(str(k))}: {shown(v)}" for k, v in bound.items())
 
 
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:/[^\s/:()'\"]+){2,}")  # a path from the root of a machine
