@@ -13,6 +13,7 @@ from rulekit import model as m
 from rulekit.checking import PlayBounds, check_spec
 from rulekit.engine.knowledge import knowledge
 from rulekit.pipeline import Spec
+from rulekit.sphinx.playbook import rules_text
 from rulekit.verify import information
 from tests.helpers import compile_text, write_spec
 
@@ -143,8 +144,16 @@ def test_internal_variables_are_hidden_from_every_seat_and_left_out_of_the_view(
     game = rulekit.load(str(write_spec(tmp_path, text, name="ghost")))
     state = game.new_initial_state(seed=2, auto_chance=True)
     for seat in (0, 1):
-        assert state.observation(seat)["vars"]["tally"] is None
+        assert "tally" not in state.observation(seat)["vars"]
         assert "tally" not in state.observation_string(seat)
+
+
+def test_the_rules_in_english_leave_out_what_changes_an_internal_variable(tmp_path):
+    text = TWIN.replace("zone table: set, public", "zone table: set, public\nvar tally: int = 0, internal")
+    text = text.replace("action fold { win seat(1) }", "action fold { add 1 to tally  win seat(1) }")
+    model = Spec.find(str(write_spec(tmp_path, text, name="ghost"))).model
+    said = rules_text(model).lower()
+    assert "fold" in said and "tally" not in said
 
 
 def test_a_checks_file_variable_is_internal_by_default(tmp_path):

@@ -463,9 +463,11 @@ class Game:
             "turn": state.cur,
             "to_move": state.to_move,
             "zones": zones,
-            # a variable the player may not see reads None; cards and enum members read by name
+            # a variable the player may not see reads None; cards and enum members read by name; the checks'
+            # bookkeeping (`internal`) is no part of the game a player sees
             "vars": {name: self.variable_value(i, value) if self.variable_visible(i, player) else None
-                     for i, (name, value) in enumerate(zip(self.layout.var_names, state.v))},
+                     for i, (name, value) in enumerate(zip(self.layout.var_names, state.v))
+                     if i not in self._internal_slots},
             "events": [self._event(e, player) for e in state.log[state.turn_start:]],
             # cards the player knows to be in zones they cannot see (shown to them, or seen going in)
             "known": {self.layout.zone_names[z]: sorted(self.kind_names[k] for k in cards.elements())
@@ -517,9 +519,7 @@ class Game:
             for r in range(rows):
                 row = " ".join(f"{cell:<{width}}" for cell in cells[r * columns:(r + 1) * columns])
                 lines.append(f"    {r + 1:>2} {row}".rstrip())
-        internal = self._internal_slots
-        lines.append("  " + ", ".join(f"{k}={self._show_value(k, v)}" for i, (k, v) in enumerate(obs["vars"].items())
-                                      if i not in internal))
+        lines.append("  " + ", ".join(f"{k}={self._show_value(k, v)}" for k, v in obs["vars"].items()))
         return lines + self.known_text(obs)
 
     def _show_value(self, slot: str, value) -> str:

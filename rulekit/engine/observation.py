@@ -59,6 +59,7 @@ class ObservationEncoder:
         first = game.new_initial_state().observation(0)
         self.zone_names = list(first["zones"])
         self.var_names = list(first["vars"])
+        self.var_slots = [i for i in range(game.layout.nvars) if not game.variable_internal(i)]
         if len(self.zone_names) != len(self.zones):
             raise InternalError(f"{game.name}: the engine shows {len(self.zone_names)} zones, the model declares "
                                f"{len(self.zones)}")
@@ -165,11 +166,12 @@ class ObservationEncoder:
         return out
 
     def _vars(self, state, player: int, mode: str, obs: dict) -> list:
+        v, game = state.v, self.game
         if mode == "all":
-            return list(state.v)
+            return [v[i] for i in self.var_slots]
         if mode == "public":
-            return [v if self.game.variable_public(i) else 0 for i, v in enumerate(state.v)]
-        return [v if self.game.variable_visible(i, player) else 0 for i, v in enumerate(state.v)]
+            return [v[i] if game.variable_public(i) else 0 for i in self.var_slots]
+        return [v[i] if game.variable_visible(i, player) else 0 for i in self.var_slots]
 
     def choosing_text(self, state, partial: list[int] | None) -> str:
         """The set choice in progress, for the deciding player's observation string."""
@@ -192,7 +194,7 @@ class ObservationEncoder:
             lines.append(f"  {name}: {shown}")
         shown = self._vars(state, player, mode, obs) if mode == "all" else obs["vars"].values()
         lines.append("  " + ", ".join(f"{k}={'?' if v is None or (mode == 'public' and not self.game.variable_public(i)) else v}"
-                                      for i, (k, v) in enumerate(zip(obs["vars"], shown))))
+                                      for i, k, v in zip(self.var_slots, obs["vars"], shown)))
         for zone, cards in sorted(self._known(state, player, mode).items()):
             lines.append(f"  known: {self.zone_names[zone]}: " + ", ".join(self.kinds[k] for k in sorted(cards.elements())))
         return "\n".join(lines)

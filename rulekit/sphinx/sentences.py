@@ -84,13 +84,13 @@ class Sentences:
                     getattr(s, "span", None), type(s).__name__)
 
     def hidden(self, s) -> bool:
-        """Bookkeeping the spec marks: a set of a `bookkeeping` variable, a call of such a procedure
+        """Bookkeeping the spec marks: a set of a `bookkeeping` or `internal` variable, a call of such a procedure
         (said after all where it depends on a reading, which a player must know)."""
         if self.showing:
             return False
         if isinstance(s, m.Assign):
             decl = self.vars.get(s.var)
-            return bool(decl is not None and getattr(decl, "bookkeeping", False))
+            return bool(decl is not None and (getattr(decl, "bookkeeping", False) or decl.visibility == "internal"))
         if isinstance(s, m.Do):
             decl = self.procedures.get(s.procedure)
             return bool(decl is not None and getattr(decl, "bookkeeping", False))
