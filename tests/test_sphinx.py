@@ -5,6 +5,7 @@ The spec's rulebook and quotes contain HTML and reST markup on purpose: it must 
 from __future__ import annotations
 
 import dataclasses
+import html as htmllib
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -87,6 +88,14 @@ flow {
 }
 '''
 
+CHECKS = """checks tiny
+
+example first_draw "The first player draws a blank card." players 2
+  do "chance: Blank"
+  expect size(hand(seat(0))) == 1
+  quote "Each player draws a card on their turn."
+"""
+
 CONF = """
 extensions = ["rulekit.sphinx"]
 exclude_patterns = ["_build"]
@@ -132,6 +141,7 @@ def _project(root: Path, game_page: str = ".. rulekit-game:: spec/tiny.rules\n")
     (root / "spec").mkdir(parents=True)
     (root / "spec" / "tiny.rules").write_text(SPEC, encoding="utf-8")
     (root / "spec" / "rulebook.txt").write_text(RULEBOOK, encoding="utf-8")
+    (root / "spec" / "tiny.checks").write_text(CHECKS, encoding="utf-8")
     (root / "conf.py").write_text(CONF, encoding="utf-8")
     (root / "index.rst").write_text(INDEX, encoding="utf-8")
     (root / "game.rst").write_text(game_page, encoding="utf-8")
@@ -198,6 +208,42 @@ def test_counted_says_regular_plurals():
     assert [counted(1, "ambiguity"), counted(2, "ambiguity"), counted(0, "property"), counted(3, "day"),
             counted(2, "match"), counted(1, "step")] == ["1 ambiguity", "2 ambiguities", "0 properties", "3 days",
                                                           "2 matches", "1 step"]
+
+
+def _page_text(html: str) -> str:
+    body = re.sub(r"<(script|style)\b.*?</\1>", "", html, flags=re.S)
+    return htmllib.unescape(re.sub(r"<[^>]+>", "", body))
+
+
+def _no_repr(text: str) -> None:
+    for python in ("Span(", "{'", "['", "<rulekit."):
+        assert python not in text, (python, text[max(0, text.find(python) - 200):text.find(python) + 200])
+
+
+def test_examples_are_laid_out_not_dumped(built):
+    text = _page_text(_html(built, "game"))
+    _no_repr(text)
+    assert "Examples from the rulebook" in text and "The first player draws a blank card." in text
+    assert "With 2 players." in text and "chance: Blank" in text
+    assert "the number of cards in the first player's hand is 1" in text
+    assert "Other declarations" not in text
+
+
+def test_no_declaration_is_dumped_on_the_pages_of_bundled_games(tmp_path, make_app):
+    """Every kind of declaration is laid out, or said field by field: never as Python prints it."""
+    from rulekit import resources
+
+    games = resources.bundled_games()
+    (tmp_path / "conf.py").write_text(CONF, encoding="utf-8")
+    (tmp_path / "index.rst").write_text("Games\n=====\n\n" + "".join(
+        f".. rulekit-game:: {g}\n   :sections: howto,overview,rules\n\n" for g in games), encoding="utf-8")
+    app = make_app("html", srcdir=tmp_path)
+    app.build()
+    text = _page_text(_html(app, "index"))
+    _no_repr(text)
+    english = English(Spec.find("chuche").model)
+    for example in english.game.examples:
+        _no_repr(english.generic(example))
 
 
 def test_images_written(built):

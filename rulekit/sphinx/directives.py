@@ -340,7 +340,8 @@ class GamePage:
     def _other_declarations(self):
         """Declarations of kinds this page does not lay out yet (the language grows): listed generically."""
         known = {"enums", "attrs", "components", "facts", "claims", "tokens", "zones", "vars", "defines", "boards",
-                 "procedures", "ambiguities", "unmodelled", "properties", "expected", "quotes", "triggers"}
+                 "procedures", "ambiguities", "unmodelled", "properties", "expected", "examples", "quotes",
+                 "triggers"}
         out = []
         for f in dataclasses.fields(self.model):
             value = getattr(self.model, f.name)
@@ -434,6 +435,8 @@ class GamePage:
                          [[humanize(c.name), para(*self.parts(self.english.expr(c.expr))), quote_nodes(c.quotes)]
                           for c in g.claims], classes=["rulekit-claims"], widths=[2, 5, 5])
             out.append(sec)
+        if g.examples:
+            out.append(self.examples())
         if g.unmodelled:
             sec = self.section("Rulebook text the spec leaves out", "unmodelled")
             sec += table(["Rulebook", "Why it is not a rule"],
@@ -441,6 +444,28 @@ class GamePage:
                          classes=["rulekit-unmodelled"], widths=[6, 4])
             out.append(sec)
         return out
+
+    def examples(self) -> nodes.section:
+        """The rulebook's examples the checks replay: what each shows, from which steps, to which end."""
+        sec = self.section("Examples from the rulebook", "examples")
+        sec += para("Each example is replayed by the checks from the start of a game, step by step (the steps "
+                    "as the engine names them), and must end where the rulebook says.")
+        sec += table(["Example", "Played", "Ends with", "Rulebook"],
+                     [[[para(strong(humanize(x.name))), para(x.description or "")], self.example_play(x),
+                       para(*self.parts(self.english.cond(x.expr))), quote_nodes(x.quotes)]
+                      for x in self.model.examples], classes=["rulekit-examples"], widths=[3, 4, 4, 4])
+        return sec
+
+    def example_play(self, x: m.Example) -> list[nodes.Node]:
+        under = [self.english.reading(m.OptionIs(a, o)) for a, o in x.under]
+        head = para(f"With {counted(x.players, 'player')}", *([" under the reading "] if under else []),
+                    *self.parts(self.english.listing([[r] for r in under], "and")), ".")
+        steps = nodes.enumerated_list(classes=["rulekit-example-steps"])
+        for step in x.steps:
+            item = nodes.list_item()
+            item += para(literal(step[0] if isinstance(step, tuple) else step))
+            steps += item
+        return [head, details(counted(len(x.steps), "step"), steps)]
 
     # ---- ambiguities
     def ambiguities(self, with_analysis: bool = True) -> list[nodes.Node]:

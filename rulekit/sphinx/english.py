@@ -19,6 +19,7 @@ import re
 
 from .. import model as m
 from .. import phrases
+from ..errors import Span
 from .sentences import Sentences
 from .wording import (ADJECTIVES, AGREE, ARITH, COMPARE, FLAG_OFF, FLAG_ON, NOT_NOUNS, NOUNS, ORDINALS, PRECEDENCE, SELF,
                       SYMMETRIC, Line, Part, Ref, agree, humanize, is_you, join_text, plain, sentence)
@@ -745,18 +746,30 @@ class English(Sentences):
                 value = getattr(node, f.name, None)
                 if isinstance(value, tuple) and value and all(isinstance(v, m.Stmt) for v in value):
                     continue  # nested statements become children
-                if isinstance(value, (m.Expr, m.Iter, m.Binder)):
-                    shown = self.text(value) if isinstance(value, m.Expr) else self.generic(value)
-                elif isinstance(value, tuple):
-                    shown = ", ".join(self.text(v) if isinstance(v, m.Expr) else str(v) for v in value)
-                else:
-                    shown = str(value)
+                shown = self.field_text(value)
                 if value is not None and shown != "":
                     fields.append(f"{phrases.words(f.name)} {shown}")
             head = phrases.words(type(node).__name__)
             return head + (f" ({'; '.join(fields)})" if fields else "")
         except Exception:  # noqa: BLE001
             return phrases.words(type(node).__name__)
+
+    def field_text(self, value) -> str:
+        """A field of a node said generically: expressions in English, nested nodes by their fields,
+        collections item by item, source positions left out; never Python's repr."""
+        if isinstance(value, Span):
+            return ""
+        if isinstance(value, m.Expr):
+            return self.text(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return self.generic(value)
+        if isinstance(value, (tuple, list, set, frozenset)):
+            return ", ".join(s for s in (self.field_text(v) for v in value) if s)
+        if isinstance(value, dict):
+            return ", ".join(f"{phrases.words(str(k))} {self.field_text(v)}" for k, v in value.items())
+        if value is None or isinstance(value, (str, int, float, bool)):
+            return str(value)
+        return phrases.words(type(value).__name__)
 
     # ---- declarations ---------------------------------------------------------------------------
 
