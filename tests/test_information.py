@@ -70,6 +70,26 @@ def test_a_leak_through_legal_actions_is_reported_and_its_twin_is_not(tmp_path):
     assert [f.id for f in twin] == ["tiny/information-flow"] and twin[0].verdict == "bounded"
 
 
+# Whoever holds an Ace is asked to knock: who moves tells the other seat where the Aces are.
+KNOCK = HEADER.replace("players 2 to 2", "players 2 to 3") + '''
+flow {
+  for p in players { random c in box  move c from box to hand(p) }
+  rule knock {
+    for p in players {
+      if count(c in hand(p) where c == Ace) > 0 { choose by p { action knock { } action stay { } } }
+    }
+  }
+  rule play { choose by seat(0) { action done { end game } } }
+}
+'''
+
+
+def test_a_leak_through_who_moves_names_both_places_and_the_seats_per_player_count(tmp_path):
+    leak = next(f for f in _check(tmp_path, KNOCK, "knock") if "/to-move/" in f.id)
+    assert "(in the re-dealt game: " in leak.message, leak.message
+    assert " with 2 players; " in leak.message and " with 3 players" in leak.message, leak.message
+
+
 @pytest.mark.parametrize("named", ["tiny/information-flow/legal-actions",
                                    "information-flow/legal-actions"])  # as ids were before they named the game
 def test_the_check_runs_in_rulekit_check_and_an_expect_acknowledges_it(named, tmp_path):

@@ -64,6 +64,7 @@ class Leak:
     real: list[str]  # what the seat is shown in the real game
     redealt: list[str]  # and in the re-dealt one
     deal: dict[str, list[str]]  # the re-dealt hidden zones (those that changed)
+    elsewhere: str = ""  # where the re-dealt game stands, when that is another choice than the real game's
     players: int = 0
     options: dict = field(default_factory=dict)
 
@@ -238,8 +239,10 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
             what, seen, other = found
             point = _point(real) if _point(real) is not None else _point(sh.state)
             place = "end" if what == "game-over" else spots[point][0] if point in spots else "the flow"
+            there = _point(sh.state)
+            elsewhere = spots[there][0] if there in spots and there != point and spots[there][0] != place else ""
             leaks.setdefault((what, place), Leak(what, sh.seat, place, point if point is not None else -1,
-                                                 list(real.history), seen, other, sh.deal))
+                                                 list(real.history), seen, other, sh.deal, elsewhere))
 
         outcomes_since: list[tuple[str, int]] = []  # the real game's chance events since its last decision
         while not state.is_terminal() and decisions < bounds.max_steps and (shadows or compared < bounds.comparisons):
@@ -329,6 +332,17 @@ def _witness(spec, leak: Leak) -> list[dict]:
 SEVERITY = {"game-over": "warning", "to-move": "error", "legal-actions": "error", "action-strings": "error", "observation": "warning"}
 
 
+def _seats_by_players(leaks: list[Leak]) -> str:
+    """The seats that learn something, per player count: "P1 with 3 players; P1 and P3 with 4"."""
+    by: dict[int, set] = {}
+    for x in leaks:
+        by.setdefault(x.players, set()).add(x.seat)
+    if len(by) == 1:
+        return ", ".join(phrases.seat(p) for p in sorted(next(iter(by.values()))))
+    return "; ".join(f"{', '.join(phrases.seat(p) for p in sorted(seats))} with {players} players"
+                     for players, seats in sorted(by.items()))
+
+
 def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
     """The `information-flow` findings of a spec over its configurations (every player count under
     each option set in `variants`); `make_finding(**fields)` builds one."""
@@ -355,14 +369,15 @@ def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
         first = leaks[0]
         game_player = phrases.seat(first.seat)
         _, choose, quotes = spots.get(first.point, ("", None, ()))
-        seats = sorted({phrases.seat(x.seat) for x in leaks})
+        seats = _seats_by_players(leaks)
+        at = first.place + (f" (in the re-dealt game: {first.elsewhere})" if first.elsewhere else "")
         where = sorted({(x.players, tuple(sorted((k, v) for k, v in x.options.items() if default.get(k) != v)))
                         for x in leaks})
         out.append(make_finding(
             id=fid, kind="information-flow", severity=SEVERITY[first.what], verdict="refuted", method="random-play",
             message=(f"{game_player} can tell apart two deals of the cards hidden from them: {WHAT[first.what]} "
-                     f"{'differ' if first.what in PLURAL else 'differs'} at {first.place} ({', '.join(first.real[:3]) or 'nothing'} against "
-                     f"{', '.join(first.redealt[:3]) or 'nothing'}); seats that learn something: {', '.join(seats)}; "
+                     f"{'differ' if first.what in PLURAL else 'differs'} at {at} ({', '.join(first.real[:3]) or 'nothing'} against "
+                     f"{', '.join(first.redealt[:3]) or 'nothing'}); seats that learn something: {seats}; "
                      f"seen in {len(where)} configuration(s), first with {first.players} players"),
             quotes=[q.text for q in quotes], location=str(choose.span) if choose is not None and choose.span else None,
             witness=_witness(spec, first),
