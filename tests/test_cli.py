@@ -178,3 +178,13 @@ def test_the_largest_check_starts_first(tmp_path):
     larger = Spec(write_spec(tmp_path, TINY, name="larger", checks="invariant few: drawn <= 3\n"))
     assert workload(larger) > workload(small) > 0
     assert workload(Spec(tmp_path / "gone" / "gone.rules")) == 0
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    # `rulekit simulate ... --json | head -c 0`: the pipe closes before the report is written
+    run = subprocess.Popen([sys.executable, "-m", "rulekit", "simulate", "chicken", "--games", "20", "--jobs", "1",
+                            "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run.stdout.close()
+    err = run.stderr.read().decode()
+    run.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
