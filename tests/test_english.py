@@ -212,3 +212,31 @@ def test_a_let_whose_value_the_rules_change_before_reading_it_is_noted_not_inlin
     assert "If had cards (as noted before) and the draw pile is empty, the game ends." in said, said
     assert "If the number of cards in the draw pile is more than 3, the game ends." in said, said  # nothing changed it
     assert "not not" not in said
+
+
+# ---- counts, calls, pronouns ---------------------------------------------------------------------
+
+DEAL = """game t "T"
+rulebook "rulebook.txt" source "t.txt"
+players 2 to 3
+card Coin x 12
+fact hand_size = if player_count == 2 then 3 else 2
+fact rounds_max = 8
+zone box: set, public, initial
+zone deck: stack, hidden
+zone hand per player: set, owner
+flow {
+  move all from box to deck
+  for i in 1..hand_size { for p in players { move top from deck to hand(p) } }
+  for i in 1..rounds_max { shuffle deck }
+  for i in 1..1 { shuffle deck }
+  end game
+}
+"""
+
+
+def test_a_repeat_reads_as_how_many_times():
+    text = rules_text(compile_text(DEAL))
+    assert "Do this as many times as the hand size:" in text
+    assert "Do this 8 times:" in text and "Do this once:" in text
+    assert "the hand size times" not in text

@@ -341,10 +341,7 @@ class Sentences:
         try:
             if b.iter.kind == "range" and not uses(s.body, b.slot):
                 body = self.block(s.body)
-                high = self.expr(b.iter.high, 9)
-                times = [*high, " times"] if isinstance(b.iter.high, (m.Const, m.FactRef)) \
-                    else ["as many times as ", *high]
-                head = ["Do this ", *times, ":"]
+                head = ["Do this ", *self.times(self.expr(b.iter.high, 9)), ":"]
                 if not self._is_one(b.iter.low):
                     head = ["For each number from ", *self.expr(b.iter.low), " to ", *self.expr(b.iter.high), ":"]
                 return [self._line(s, head, body)] if body else []
@@ -365,6 +362,17 @@ class Sentences:
         line.quotes = tuple(getattr(s, "quotes", ()) or ()) + extra + tuple(line.quotes)
         line.kind = "For"
         return [line]
+
+    @staticmethod
+    def times(count: list[Part]) -> list[Part]:
+        """How often, from a count: "once", "8 times", or for a count that is a quantity said in words,
+        "as many times as the hand size" ("the hand size times" would not read)."""
+        said = plain(count)
+        if said == "1":
+            return ["once"]
+        if said.replace(",", "").isdigit():
+            return [said, " times"]
+        return ["as many times as ", *count]
 
     @staticmethod
     def _is_one(e) -> bool:
