@@ -240,3 +240,28 @@ def test_a_repeat_reads_as_how_many_times():
     assert "Do this as many times as the hand size:" in text
     assert "Do this 8 times:" in text and "Do this once:" in text
     assert "the hand size times" not in text
+
+
+PICK = """game t "T"
+rulebook "rulebook.txt" source "t.txt"
+players 2 to 3
+card Coin x 3
+card Pebble x 3
+zone box: set, public, initial
+zone hand per player: set, owner
+var leader: player = none
+flow {
+  random first in players
+  set leader = first
+  random prize in box
+  move prize from box to hand(leader)
+  end game
+}
+"""
+
+
+def test_a_player_picked_at_random_is_called_them_a_card_it():
+    text = rules_text(compile_text(PICK))
+    assert "Pick a player at random; call them the first player." in text
+    assert "call it the first player" not in text
+    assert "; call it the prize." in text

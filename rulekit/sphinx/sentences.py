@@ -37,7 +37,7 @@ class Sentences:
         name = phrases.words(s.name)
         said = (["Note whether ", *self.cond(s.value)] if s.value.type == m.BOOL else ["Note ", *self.expr(s.value)])
         self.env[s.slot] = [noted_name(s.name)]
-        return [*said, f"; call it {name}."]
+        return [*said, f"; call {self.pronoun(s.value.type)} {name}."]
 
     def procedure(self, p) -> list[Line]:
         """A procedure's rules, its parameters referred to as "the space", "the player", ..."""
@@ -274,12 +274,19 @@ class Sentences:
             self.env[b.slot] = [f"each {self._noun_of_iter(b.iter)}"]
             weight = self.expr(s.weight)
             self.env[b.slot] = saved_ref
-            return ["Chance picks ", *what, ", weighted by ", *weight, "; call it ", *saved_ref, "."]
-        # the name the rules go on to use, where it says more than the noun: "; call it the first player"
-        named = ["; call it ", *saved_ref] if plain(saved_ref) != f"the {self.noun(b.iter.element)}" else []
+            return ["Chance picks ", *what, ", weighted by ", *weight, f"; call {self.pronoun(b.iter.element)} ",
+                    *saved_ref, "."]
+        # the name the rules go on to use, where it says more than the noun: "; call them the first player"
+        named = [f"; call {self.pronoun(b.iter.element)} ", *saved_ref] \
+            if plain(saved_ref) != f"the {self.noun(b.iter.element)}" else []
         if b.iter.kind in ("cards", "bag"):
             return ["Take ", *what, " at random (without looking)", *named, "."]
         return ["Pick ", *what, " at random", *named, "."]
+
+    @staticmethod
+    def pronoun(t) -> str:
+        """The object pronoun of a value: a player is a person ("call them"), anything else a thing."""
+        return "them" if t is not None and t.kind == "player" else "it"
 
     @staticmethod
     def _indefinite(ref: list[Part]) -> list[Part]:
