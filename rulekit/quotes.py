@@ -121,6 +121,15 @@ def locate(rulebook: str, text: str) -> tuple[int, int] | None:
     return line, found.start() - (before.rfind("\n") + 1) + 1
 
 
+def column(rulebook: str, sentence: Sentence) -> int:
+    """The column (1-based) where a sentence starts on its line; 1 when its words are not found there as
+    written (normalizing changed them)."""
+    lines = rulebook.splitlines()
+    raw = lines[sentence.line - 1] if 0 < sentence.line <= len(lines) else ""
+    found = locate(raw, sentence.text)
+    return found[1] if found is not None else 1
+
+
 def uncovered(game: m.Game, rulebook: str) -> list[Sentence]:
     """Rulebook sentences that no quote of the spec accounts for."""
     flat = normalize(rulebook)

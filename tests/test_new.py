@@ -52,6 +52,9 @@ def test_new_spec_compiles_and_lists_every_sentence_as_coverage(tmp_path, rulebo
     assert sorted(f["quotes"][0] for f in findings) == sorted(s.text for s in quotes.sentences(RULEBOOK))
     assert [f["id"] for f in findings] == ["pig/coverage/line-1", "pig/coverage/line-3", "pig/coverage/line-3.2",
                                            "pig/coverage/line-4"]  # one id per sentence
+    second = RULEBOOK.splitlines()[2].index("A roll of 1") + 1
+    assert [f["location"].rsplit(":", 2)[1:] for f in findings] == [["1", "1"], ["3", "1"], ["3", str(second)],
+                                                                    ["4", "1"]]  # where each sentence starts
 
 
 def test_the_count_goes_down_as_sentences_are_quoted(tmp_path, rulebook, capsys):

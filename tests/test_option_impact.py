@@ -147,3 +147,8 @@ def test_noise_between_two_samples_of_one_game_is_no_change():
     stats = impact.outcome_tests(tally(50, 100), tally(25, 25), 0.95)
     impact.holm(stats := [s for s in stats if s["p_value"] is not None])
     assert min(s["adjusted_p_value"] for s in stats) < 0.05
+
+
+def test_the_ambiguity_finding_lists_its_options_without_doubled_stops(report):
+    f = next(f for f in report.findings if f.id == "coin/ambiguity/rigged")
+    assert "fair: A random player wins; first: The first player wins. Default: fair" in f.message, f.message

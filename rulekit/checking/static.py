@@ -35,12 +35,13 @@ def static_findings(spec: Spec, game: m.Game, report: GameReport) -> None:
             nth = f".{on_line[s.line]}" if on_line[s.line] > 1 else ""
             report.add(Finding(f"{game.name}/coverage/line-{s.line}{nth}", game.name, "coverage", "warning", "refuted",
                                "static", f"rulebook line {s.line}: no rule quotes this sentence and it is not "
-                               "marked `unmodelled`", quotes=[s.text], location=f"{shown}:{s.line}:1"))
+                               "marked `unmodelled`", quotes=[s.text],
+                               location=f"{shown}:{s.line}:{q.column(rulebook, s)}"))
         uses = q.quote_uses(game)
         report.stats["rulebook"] = {"file": shown, "sentences": len(q.sentences(rulebook)),
                                     "unaccounted": len(uncovered), "quotes": len(uses), "not_verbatim": len(bad)}
     for a in game.ambiguities:
-        options = "; ".join(f"{o.name}: {o.description}" for o in a.options)
+        options = "; ".join(f"{o.name}: {o.description.rstrip('.')}" for o in a.options)
         report.add(Finding(f"{game.name}/ambiguity/{a.name}", game.name, "ambiguity", "info", "unknown", "static",
                            f"{a.title} {a.question} Options: {options}. Default: {a.default}, because {a.reason}",
                            quotes=quote_texts(a), location=location_of(a.span), options={a.name: a.default},
