@@ -734,6 +734,15 @@ def _token_before(err: UnexpectedInput) -> Token | None:
     return history[-1] if history else None
 
 
+_ASSIGNMENT = re.compile(r"\w+(\([^()\n]*\))?\s*=(?!=)[^\n]*")
+
+
+def _assignment_without_set(text: str, token: Token) -> str | None:
+    """`score(p) = 3` where a statement belongs: the assignment as written, for `set` to go before it."""
+    found = _ASSIGNMENT.match(text, token.start_pos)
+    return found.group(0).strip() if found else None
+
+
 def _misspelt_keyword(err: UnexpectedInput) -> Token | None:
     """The name just before the error when it is a misspelling of the one keyword expected there."""
     import difflib
@@ -767,6 +776,9 @@ def parse(text: str, file: str = "<spec>") -> Node:
             # `where c.rank = r`: a comparison written as an assignment
             code, message = "E101", "unexpected '=': a comparison is written '=='"
             hint = "'=' only gives a value, as in `set x = 1` or `let y = 2`"
+        elif code == "E105" and isinstance(err, UnexpectedToken) and err.token.type == "NAME" \
+                and (assigned := _assignment_without_set(text, err.token)) is not None:
+            hint = f"a value is given with `set`: write `set {assigned}`"
         elif code == "E104" and before is not None and before.end_line is not None and before.end_line < line:
             # the visibility missing belongs at the end of the line before (`zone laid: set`, then a new
             # declaration): the caret goes there, not on the next declaration, which is fine
