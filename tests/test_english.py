@@ -134,7 +134,7 @@ def test_default_phrases_come_from_the_names():
     text = rules_text(compile_text(re.sub(r'\s*phrase "[^"]*"', "", SPEC).replace(" bookkeeping", "").replace(
         "attribute worth\n", "")))
     assert "Move all cards of the box to the deck." in text
-    assert "Draw for you." in text
+    assert "Carry out Draw for you." in text  # a name is a title, carried out
     assert "If you are rich:" in text
     assert "From now on, the dealt flag is on." in text  # not bookkeeping any more: a flag with no phrase
 
@@ -265,3 +265,30 @@ def test_a_player_picked_at_random_is_called_them_a_card_it():
     assert "Pick a player at random; call them the first player." in text
     assert "call it the first player" not in text
     assert "; call it the prize." in text
+
+
+CALL = """game t "T"
+rulebook "rulebook.txt" source "t.txt"
+players 2 to 3
+card Coin x 3
+zone box: set, public, initial
+zone hand per player: set, owner
+define hand_over: bool = forall(p in players: size(hand(p)) == 0) phrase "every hand is empty"
+procedure end_of_hand { end game }
+procedure deal phrase "deal a coin to each player" { for p in players { move top from box to hand(p) } }
+flow {
+  do deal
+  if hand_over { do end_of_hand }
+  end game
+}
+"""
+
+
+def test_a_procedure_without_a_phrase_is_carried_out_by_its_title():
+    game = compile_text(CALL)
+    text = rules_text(game)
+    assert "If every hand is empty, carry out End of hand." in text
+    assert "Deal a coin to each player." in text  # a phrase is an instruction already
+    assert "## End of hand" in text  # the title the call names
+    call = English(game).block(game.flow.body)[1]
+    assert any(getattr(p, "target", None) == ("procedure", "end_of_hand") for p in call.parts)

@@ -159,7 +159,7 @@ class Sentences:
                 return [self._line(s, [Ref(humanize(s.procedure), ("procedure", s.procedure)), "."])]
             args = {p.name: self.expr(a, 9) for p, a in zip(proc.params, s.args)}
             self.call_refs[s.procedure] = [args[p.name] for p in proc.params]
-            return [self._line(s, [*self.fill(self.procedure_phrase(proc), args, ("procedure", s.procedure)), "."])]
+            return [self._line(s, [*self.call(proc, args), "."])]
         if isinstance(s, m.Choose):
             return [self.choose(s)]
         if isinstance(s, m.Random):
@@ -220,6 +220,15 @@ class Sentences:
             body = self.block(s.body)
             return [self._line(s, [Ref(title[:1].upper() + title[1:], ("rule", s.name)), ":"], body)]
         return [self._generic_stmt(s)]
+
+    def call(self, proc, args: dict) -> list[Part]:
+        """A procedure carried out: its phrase, an instruction. A name is no instruction ("end of hand"
+        reads as a noun), so a procedure without a phrase is carried out by its title, the heading of
+        its rules: "carry out End of hand"."""
+        said = self.fill(self.procedure_phrase(proc), args, ("procedure", proc.name))
+        if getattr(proc, "phrase", None):
+            return said
+        return ["Carry out ", *sentence(said)]
 
     def tokens_sentence(self, s: m.TokenMove) -> list[Part]:
         name = self.tokens.get(s.token, phrases.words(s.token))
