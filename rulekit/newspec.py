@@ -73,7 +73,8 @@ def spec_text(name: str, title: str, rulebook_name: str, source: str, players: t
 def checks_text(name: str) -> str:
     return (f"checks {name}\n\n"
             "# The properties claimed about the game: `invariant NAME \"...\": EXPR`, `reachable NAME \"...\": EXPR`\n"
-            "# and `expect KIND \"...\" because \"...\"` (see the language reference, the checks file).\n")
+            "# and `expect NAME \"FINDING-ID\" because \"...\"` to acknowledge a finding the rulebook accepts\n"
+            "# (see the language reference, the checks file).\n")
 
 
 def create(folder: str | Path, rulebook_file: str | Path, players: tuple[int, int] = (2, 4),

@@ -66,10 +66,17 @@ class ExpressionResolver:
     def error(self, code, message, span, hint=None):
         self.sink.error(code, message, span, hint)
 
-    def unknown(self, name: Name, what: str, candidates):
-        close = difflib.get_close_matches(name.text, list(candidates), n=1)
-        self.error("E201", f"unknown {what} '{name.text}'", name.span,
-                   f"did you mean '{close[0]}'?" if close else None)
+    def unknown(self, name: Name, what: str, candidates, listed: int = 0):
+        """E201, with the closest candidate as a hint; or, with `listed`, all of them when there are at
+        most that many and none is close (a handful of attributes, say)."""
+        candidates = list(candidates)
+        close = difflib.get_close_matches(name.text, candidates, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else None
+        if hint is None and 0 < len(candidates) <= listed:
+            hint = f"the {what}s declared: {', '.join(sorted(candidates))}"
+        elif hint is None and listed and not candidates:
+            hint = f"this spec declares no {what}"
+        self.error("E201", f"unknown {what} '{name.text}'", name.span, hint)
 
     def phrase_text(self, node, name: str, phrase) -> str:
         """The phrase of an enum member: no placeholders."""
@@ -401,7 +408,7 @@ class ExpressionResolver:
         self.expect(target, m.CARD, n.target.span, "the thing whose attribute is read")
         t = self.attr_types.get(n.name.text)
         if t is None:
-            self.unknown(n.name, "attribute", self.attr_types)
+            self.unknown(n.name, "attribute", self.attr_types, listed=12)
             return _error(span)
         return m.Attr(target, n.name.text, t, span)
 

@@ -172,6 +172,8 @@ def test_tampered_state_is_refused_clearly(game, label):
     with pytest.raises(rulekit.StateFormatError) as info:
         game.state_from_json(text)
     assert str(info.value)
+    if label == "wrong players":
+        assert "of a game for 3 players" in str(info.value)
 
 
 def test_observation_shows_only_what_the_player_may_see(game):

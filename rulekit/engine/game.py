@@ -580,7 +580,7 @@ class Game:
         expected = {"game": self.name, "spec": self.digest, "players": self._players, "options": self.options}
         for key, want in expected.items():
             if data.get(key) != want:
-                raise StateFormatError(f"the state is for {key} {data.get(key)!r}, but this game has {want!r}")
+                raise StateFormatError(_mismatch(key, data.get(key), want))
         history, seed = data.get("history"), data.get("seed")
         if not isinstance(history, list) or not all(type(a) is int for a in history):
             raise StateFormatError("\"history\" must be a list of integer actions")
@@ -603,3 +603,14 @@ class Game:
         if data.get("digest") != state.digest():
             raise StateFormatError("the state's digest does not match its content; the state was altered")
         return state
+
+
+def _mismatch(key: str, got, want) -> str:
+    """Why a saved state does not fit this game, said of the part that differs."""
+    if key == "players":
+        return f"the state is of a game for {got!r} players, but this game has {want!r}"
+    if key == "spec":
+        return "the state was saved from another version of the spec (its digest differs); replay its actions instead"
+    if key == "options":
+        return f"the state was saved under the options {got!r}, but this game has {want!r}"
+    return f"the state is of the game {got!r}, but this game is {want!r}"
