@@ -292,3 +292,39 @@ def test_a_procedure_without_a_phrase_is_carried_out_by_its_title():
     assert "## End of hand" in text  # the title the call names
     call = English(game).block(game.flow.body)[1]
     assert any(getattr(p, "target", None) == ("procedure", "end_of_hand") for p in call.parts)
+
+
+WINNERS = """game t "T"
+rulebook "rulebook.txt" source "t.txt"
+players 2 to 3
+card Coin x 3
+zone box: set, public, initial
+zone hand per player: set, owner
+var score per player: int 0..9 = 0
+flow {
+  turns from seat(0) {
+    add 1 to score(current)
+    WINS
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("wins, goal", [
+    ("if score(current) >= 3 { win current\n end game }", "One player wins."),
+    ("if score(current) >= 3 { if score(current) > 5 { win current } \n end game }", "One player wins."),
+    ("if score(current) >= 3 { for p in players { if score(p) >= 3 { win p } } \n end game }",
+     "One or more players win."),
+    ("if score(current) >= 3 { win current\n win next(current)\n end game }", "One or more players win."),
+    ("if score(current) >= 3 { win current }\n if score(current) >= 5 { end game }", "One or more players win."),
+    ("if score(current) >= 3 { win current\n end turn }\n end game", "One or more players win."),
+])
+def test_the_summary_says_one_winner_only_when_that_is_certain(wins, goal):
+    intro = plain(how_to_play(compile_text(WINNERS.replace("WINS", wins))).intro[0])
+    assert intro.endswith(goal), intro
+
+
+@pytest.mark.parametrize("game, goal", [("chocobo", "One player wins."), ("cranky", "One or more players win."),
+                                        ("chucky", "Everyone wins or loses together.")])
+def test_the_bundled_games_say_how_many_may_win(game, goal):
+    assert plain(how_to_play(Spec.find(game).model).intro[0]).endswith(goal)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .. import model as m
 from .english import English, Line, Part, Ref, plain
 from .stable import noted_name, unchanged
+from .winners import several_may_win
 
 
 @dataclass
@@ -98,8 +99,10 @@ def _words(game: m.Game, english: English, sentences, limit: int = 5) -> list[li
 def _intro(game: m.Game, english: English) -> list[list[Part]]:
     players = f"{game.min_players} to {game.max_players} players" if game.min_players != game.max_players \
         else f"{game.min_players} players"
-    together = _cooperative(game)
-    goal = "Everyone wins or loses together." if together else "One player wins."
+    if _cooperative(game):
+        goal = "Everyone wins or loses together."
+    else:
+        goal = "One or more players win." if several_may_win(game) else "One player wins."
     return [[f"A game for {players}. {goal}"]]
 
 
