@@ -73,6 +73,15 @@ def test_a_deadlock_reads_as_a_problem_with_its_witness(tmp_path, capsys):
     assert "drawn 0→2" in out and "hand[0] +" in out  # what changed, step by step
 
 
+def test_a_witness_shows_players_by_name(tmp_path, capsys):
+    text = DEADLOCK.replace("var drawn: int 0..3 = 0", "var drawn: int 0..3 = 0\nvar last: player = none")
+    text = text.replace("    add 1 to drawn\n", "    add 1 to drawn\n    set last = p\n")
+    _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST, "--format", "json")
+    deadlock = next(f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "deadlock")
+    changed = deadlock["witness"][0]["changed"]
+    assert "last none→P1" in changed, changed
+
+
 def test_problems_come_before_what_holds(tmp_path, capsys):
     path = write_spec(tmp_path, DEADLOCK, checks=CHECKS)
     _, out, _ = run(capsys, "check", str(path), *FAST)

@@ -60,7 +60,8 @@ def _changes(loaded, names: tuple, before: tuple, after: tuple) -> str:
         parts = ([f"+{loaded.describe_value('card', c)}" for c in came]
                  + [f"-{loaded.describe_value('card', c)}" for c in gone]) or ["reordered"]
         out.append(f"{name} {' '.join(parts)}")
-    out += [f"{name} {a}→{b}" for name, a, b in zip(names[1], before[1], after[1]) if a != b]
+    out += [f"{name} {loaded.variable_text(i, a)}→{loaded.variable_text(i, b)}"
+            for i, (name, a, b) in enumerate(zip(names[1], before[1], after[1])) if a != b]
     return "; ".join(out)
 
 

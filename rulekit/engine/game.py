@@ -522,6 +522,10 @@ class Game:
         lines.append("  " + ", ".join(f"{k}={self._show_value(k, v)}" for k, v in obs["vars"].items()))
         return lines + self.known_text(obs)
 
+    def variable_text(self, slot: int, value: int) -> str:
+        """A variable slot's raw value for people, as observation strings show it: "P2", "hearts", "yes"."""
+        return self._show_value(self.layout.var_names[slot], self.variable_value(slot, value))
+
     def _show_value(self, slot: str, value) -> str:
         """A value of the observation (`variable_value`) for people."""
         if value is None:
