@@ -734,6 +734,40 @@ def _token_before(err: UnexpectedInput) -> Token | None:
     return history[-1] if history else None
 
 
+def unclosed_brace(text: str) -> tuple[int, int, bool] | None:
+    """Where the '{' that lacks its '}' most likely is (line, column, and whether indentation told), judged
+    by indentation: the first
+    '}' that starts a line less indented than the line of the '{' it would close shows that this '{'
+    was left open; else the innermost '{' still open at the end. Strings and comments are skipped."""
+    stack: list[tuple[int, int, int]] = []  # line, column, indentation of the opening line
+    lines = text.split("\n")
+    line, start, i = 1, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\n":
+            line, start = line + 1, i + 1
+        elif ch == "#":
+            i = text.find("\n", i)
+            if i < 0:
+                break
+            continue
+        elif ch == '"':
+            i += 1
+            while i < len(text) and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "{":
+            raw = lines[line - 1]
+            stack.append((line, i - start + 1, len(raw) - len(raw.lstrip())))
+        elif ch == "}" and stack:
+            raw = lines[line - 1]
+            indent = len(raw) - len(raw.lstrip())
+            if raw.lstrip().startswith("}") and indent < stack[-1][2]:
+                return (*stack[-1][:2], True)
+            stack.pop()
+        i += 1
+    return (*stack[-1][:2], False) if stack else None
+
+
 _ASSIGNMENT = re.compile(r"\w+(\([^()\n]*\))?\s*=(?!=)[^\n]*")
 
 
@@ -779,6 +813,10 @@ def parse(text: str, file: str = "<spec>") -> Node:
         elif code == "E105" and isinstance(err, UnexpectedToken) and err.token.type == "NAME" \
                 and (assigned := _assignment_without_set(text, err.token)) is not None:
             hint = f"a value is given with `set`: write `set {assigned}`"
+        elif code == "E102" and (opened := unclosed_brace(text)) is not None:
+            line, column, width = opened[0], opened[1], 1
+            hint = ("the '}' of this '{' seems missing: the first '}' after it lines up with an outer block"
+                    if opened[2] else "the file ends with this '{' still open")
         elif code == "E104" and before is not None and before.end_line is not None and before.end_line < line:
             # the visibility missing belongs at the end of the line before (`zone laid: set`, then a new
             # declaration): the caret goes there, not on the next declaration, which is fine
