@@ -328,3 +328,53 @@ def test_the_summary_says_one_winner_only_when_that_is_certain(wins, goal):
                                         ("chucky", "Everyone wins or loses together.")])
 def test_the_bundled_games_say_how_many_may_win(game, goal):
     assert plain(how_to_play(Spec.find(game).model).intro[0]).endswith(goal)
+
+
+ENDS = """game t "T"
+rulebook "rulebook.txt" source "t.txt"
+players 2 to 3
+card Coin x 3
+zone box: set, public, initial
+var score per player: int 0..9 = 0
+ambiguity tie "What if two players tie?" {
+  kind silence
+  quote "The first to 3 wins."
+  question "Who wins a tie?"
+  option share "Every tied player wins."
+  option first "The player who got there first wins."
+  option on "Play goes on."
+  default share because "A guess."
+}
+flow {
+  turns from seat(0) {
+    add 1 to score(current)
+    if score(current) >= 3 {
+      if tie is share {
+        win current
+        end game
+      } else if tie is first {
+        win current
+        end game
+      } else if score(current) >= 5 {
+        win current
+        end game
+      }
+    } else if score(current) == 1 {
+      end turn
+    } else {
+      end game
+    }
+  }
+}
+"""
+
+
+def test_the_endings_keep_the_conditions_that_lead_to_them():
+    ends = [plain(s) for s in how_to_play(compile_text(ENDS)).end]
+    assert ends == [
+        "The game ends if your score is at least 3 (under the reading every tied player wins): you win the game.",
+        "The game ends if your score is at least 3 (under the reading the player who got there first wins): "
+        "you win the game.",
+        "The game ends if your score is at least 3 and your score is at least 5 (under the reading play goes on): "
+        "you win the game.",
+        "The game ends if your score is not at least 3 and your score is not 1: nobody wins."], ends

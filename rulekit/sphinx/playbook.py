@@ -331,13 +331,13 @@ def _walk_ends(stmts, conds, owner, english: English, out, together: bool, when=
             wins = [x for x in stmts[:i] if any(isinstance(w, m.Win) for w in m.walk([x]))]
             out.append(_end_sentence(conds, owner, wins, english, together, when))
         elif isinstance(s, m.If):
-            previous = []
+            earlier = []
             for cond, body in s.branches:
-                said = english.cond(cond)
-                _walk_ends(body, [*conds, said], owner, english, out, together, when)
-                previous.append(english.negate(cond))
-            otherwise = previous if len(previous) == 1 else [["none of the above holds"]]
-            _walk_ends(s.orelse, [*conds, *otherwise], owner, english, out, together, when)
+                said = _Reading(english.cond(cond)) if isinstance(cond, m.OptionIs) else english.cond(cond)
+                _walk_ends(body, [*conds, *_otherwise(earlier, english, cond), said], owner, english, out, together,
+                           when)
+                earlier.append(cond)
+            _walk_ends(s.orelse, [*conds, *_otherwise(earlier, english)], owner, english, out, together, when)
         elif isinstance(s, m.Choose):
             for a in s.actions:
                 if any(isinstance(x, m.End) and x.what == "game" for x in m.walk(a.body, True)):
@@ -362,16 +362,52 @@ def _walk_ends(stmts, conds, owner, english: English, out, together: bool, when=
                 english.env = saved
 
 
+class _Reading(list):
+    """The parts of a condition that is an ambiguity's reading ("under the reading X"): said after the
+    other conditions, as the rules say it ("X (under the reading Y)")."""
+
+
+def _otherwise(earlier: list, english: English, then=None) -> list[list[Part]]:
+    """What holds in a branch after `earlier` tests failed, beyond what its own test `then` says: a
+    test of an ambiguity's options leaves its other readings; any other test is negated ("none of the
+    above holds" past two)."""
+    tested: dict[str, list[str]] = {}
+    others = []
+    for cond in earlier:
+        if isinstance(cond, m.OptionIs):
+            if not (isinstance(then, m.OptionIs) and then.ambiguity == cond.ambiguity):
+                tested.setdefault(cond.ambiguity, []).append(cond.option)
+        elif not _excluded_by(then, cond):
+            others.append(cond)
+    out: list[list[Part]] = [english.negate(c) for c in others] if len(others) <= 2 else [["none of the above holds"]]
+    for name, options in tested.items():
+        left = [o.name for o in english.game.ambiguity(name).options if o.name not in options]
+        if left:
+            readings = [[english.reading(m.OptionIs(name, o))] for o in left]
+            out.append(_Reading(["under the reading ", *english.listing(readings, "or")]))
+    return out
+
+
+def _excluded_by(then, cond) -> bool:
+    """Whether a branch's own test already rules out an earlier one: `x == B` after `x == A`."""
+    return all(isinstance(e, m.Binary) and e.op == "==" and isinstance(e.right, m.Const) for e in (then, cond)) \
+        and then.left == cond.left and then.right != cond.right
+
+
 def _end_sentence(conds, owner, wins, english: English, together: bool, when=()) -> list[Part]:
     parts: list[Part] = ["The game ends"]
     if when:
         parts += [" ", *when]
-    if conds:
+    tests = [c for c in conds if not isinstance(c, _Reading)]
+    readings = [c for c in conds if isinstance(c, _Reading)]
+    if tests:
         parts.append(" if ")
-        for j, c in enumerate(conds):
+        for j, c in enumerate(tests):
             if j:
                 parts.append(" and ")
             parts += c
+    for j, r in enumerate(readings):
+        parts += [" (", *r, ")"] if tests or j else [" ", *r]
     if owner is not None:
         saved, english.env = english.env, {}
         try:
