@@ -224,6 +224,7 @@ def test_examples_are_laid_out_not_dumped(built):
     text = _page_text(_html(built, "game"))
     _no_repr(text)
     assert "Examples from the rulebook" in text and "The first player draws a blank card." in text
+    assert "First draw" in text
     assert "With 2 players." in text and "chance: Blank" in text
     assert "the number of cards in the first player's hand is 1" in text
     assert "Other declarations" not in text

@@ -451,7 +451,7 @@ class GamePage:
         sec += para("Each example is replayed by the checks from the start of a game, step by step (the steps "
                     "as the engine names them), and must end where the rulebook says.")
         sec += table(["Example", "Played", "Ends with", "Rulebook"],
-                     [[[para(strong(humanize(x.name))), para(x.description or "")], self.example_play(x),
+                     [[[para(strong(_title(humanize(x.name)))), para(x.description or "")], self.example_play(x),
                        para(*self.parts(self.english.cond(x.expr))), quote_nodes(x.quotes)]
                       for x in self.model.examples], classes=["rulekit-examples"], widths=[3, 4, 4, 4])
         return sec
@@ -644,6 +644,10 @@ def check_bounds(settings: dict) -> PlayBounds:
     left out, so that one conf.py serves versions with more or fewer bounds."""
     known = {f.name for f in dataclasses.fields(PlayBounds)}
     return PlayBounds(**{k: v for k, v in (settings or {}).items() if k in known})
+
+
+def _title(words: str) -> str:
+    return words[:1].upper() + words[1:]
 
 
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:/[^\s/:()'\"]+){2,}")  # a path from the root of a machine
