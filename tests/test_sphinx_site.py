@@ -135,3 +135,16 @@ def test_ambiguity_index_links_to_the_registers(site, browser, tmp_path_factory)
     folder = Path(os.environ.get("RULEKIT_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
     browser.get((site / "ambiguities.html").as_uri())
     _screenshot(browser, "ambiguities", folder)
+
+
+def test_game_pages_print_no_python_value(site):
+    """Every section, the checks' bounds and the examples included, is said in words."""
+    import html as htmllib
+    import re
+
+    for game in resources.bundled_games():
+        page = (site / "games" / f"{game}.html").read_text(encoding="utf-8")
+        page = re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.S)
+        text = htmllib.unescape(re.sub(r"<[^>]+>", "", page))
+        for python in ("Span(", "{'", "['"):
+            assert python not in text, (game, python, text[max(0, text.find(python) - 200):text.find(python) + 200])
