@@ -269,3 +269,13 @@ def test_counts_agree_with_their_nouns():
     assert [counted(n, "step") for n in (0, 1, 2, 1066)] == ["0 steps", "1 step", "2 steps", "1,066 steps"]
     one = Finding("g/invariant/x", "g", "invariant", "error", "refuted", "explicit-state", "false", witness=[{"step": 1}])
     assert rests_on(one) == "a witness of 1 step, replayed in the engine"
+
+
+def test_a_finding_said_again_under_other_options_with_the_same_witness_is_told_once(tmp_path, capsys):
+    text = DEADLOCK.replace("zone box: set, public, initial", 'zone box: set, public, initial\n'
+                            'ambiguity colour "Colour?" {\n  quote "Each player draws one card."\n'
+                            '  question "Red or blue?"\n  option red "Red."\n  option blue "Blue."\n'
+                            '  default red because "Red."\n}')
+    _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST)
+    assert out.count("error[deadlock]") == 1, out
+    assert "the same under 1 other option set(s): colour=blue" in out

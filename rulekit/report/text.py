@@ -71,11 +71,29 @@ def _folded(group: list[Finding]) -> list[tuple[Finding, list[Finding]]]:
     by_id = {f.id: f for f in group}
     repeats: dict[str, list[Finding]] = {}
     for f in group:
-        same = by_id.get(f.details.get("same_as", ""))
+        same = by_id.get(f.details.get("same_as", "")) or _repeated(f, by_id)
         if same is not None and same is not f and same.severity == f.severity:
             repeats.setdefault(same.id, []).append(f)
     folded = {id(f) for fs in repeats.values() for f in fs}
     return [(f, repeats.get(f.id, [])) for f in group if id(f) not in folded]
+
+
+def _repeated(f: Finding, by_id: dict) -> Finding | None:
+    """The finding under the default options that `f`, a finding under other options, says again (its id
+    is the default one's with the options added): the same verdict at the same place, with the same
+    witness, or word for word where there is none."""
+    if not f.options:
+        return None
+    base = by_id.get(f.id.rsplit("/", 1)[0])
+    if base is None or base.options or (base.kind, base.verdict, base.location) != (f.kind, f.verdict, f.location):
+        return None
+    if base.witness or f.witness:
+        return base if _actions(base.witness) == _actions(f.witness) else None
+    return base if base.message == f.message else None
+
+
+def _actions(witness) -> list:
+    return [step.get("action") for step in witness or ()]
 
 
 def _same_under(same: list[Finding], out: Console, pad: str) -> None:
