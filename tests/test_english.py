@@ -378,3 +378,10 @@ def test_the_endings_keep_the_conditions_that_lead_to_them():
         "The game ends if your score is at least 3 and your score is at least 5 (under the reading play goes on): "
         "you win the game.",
         "The game ends if your score is not at least 3 and your score is not 1: nobody wins."], ends
+
+
+def test_counts_in_sentences_agree_with_their_nouns():
+    solo = WINNERS.replace("players 2 to 3", "players 1").replace("WINS", "if size(hand(current)) < 1 { end game }")
+    text = rules_text(compile_text(solo))
+    assert "A game for 1 player." in text
+    assert "holds fewer than 1 card," in text or "holds fewer than 1 card:" in text, text

@@ -472,7 +472,7 @@ class English(Sentences):
             if op in ("==", "<="):
                 return [*zone, " is empty"]
         if isinstance(left, m.Builtin) and left.name == "size" and number is not None and op == "<":
-            return [*self.expr(left.args[0], 9), f" holds fewer than {number} cards"]
+            return [*self.expr(left.args[0], 9), f" holds fewer than {phrases.counted(number, 'card')}"]
         token = None
         who = None
         if isinstance(left, m.VarRef) and left.var in self.tokens:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import model as m
+from ..phrases import counted
 from .english import English, Line, Part, Ref, plain
 from .stable import noted_name, unchanged
 from .winners import several_may_win
@@ -98,7 +99,7 @@ def _words(game: m.Game, english: English, sentences, limit: int = 5) -> list[li
 
 def _intro(game: m.Game, english: English) -> list[list[Part]]:
     players = f"{game.min_players} to {game.max_players} players" if game.min_players != game.max_players \
-        else f"{game.min_players} players"
+        else counted(game.min_players, "player")
     if _cooperative(game):
         goal = "Everyone wins or loses together."
     else:

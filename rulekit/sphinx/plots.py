@@ -93,7 +93,7 @@ def length_plot(stats: list[SeatStats], title: str) -> str:
         if s.lengths:
             ax.hist(s.lengths, bins=bins, range=(0, top), color="#2563eb", alpha=0.85)
             ax.axvline(s.mean_length(), color="#b91c1c", linewidth=1.2, linestyle="--")
-        ax.set_ylabel(f"{s.players} players", rotation=0, ha="right", va="center")
+        ax.set_ylabel(phrases.counted(s.players, "player"), rotation=0, ha="right", va="center")
         ax.spines[["top", "right"]].set_visible(False)
         note = f"mean {s.mean_length():.1f}" + (f", {s.unfinished} cut off" if s.unfinished else "")
         ax.text(0.99, 0.85, note, transform=ax.transAxes, ha="right", fontsize=8, color="#b91c1c")
@@ -120,7 +120,7 @@ def outcome_plot(stats: list[SeatStats], title: str) -> str:
         ax.bar(i + (s.players - most / 2) * width, rest, width, color="#9ca3af", hatch="//",
                label=("no winner, cut off or rule error" if failing else "no winner or cut off") if i == 0 else None)
         ax.axhline(0, color="#111827", linewidth=0.5)
-    ax.set_xticks(range(len(stats)), [f"{s.players} players" for s in stats])
+    ax.set_xticks(range(len(stats)), [phrases.counted(s.players, "player") for s in stats])
     ax.set_ylabel("share of games won")
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(fontsize=8, ncol=3, frameon=False)
