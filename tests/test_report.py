@@ -194,7 +194,7 @@ def test_a_runtime_error_names_its_rule_and_line(tmp_path, capsys):
     code, out, err = run(capsys, "check", str(path), *FAST)
     assert code == 1 and "Traceback" not in out + err
     line = next(line for line in out.splitlines() if "error[runtime]" in line)
-    assert line.strip().startswith(f"{path}:17:7: error[runtime]: rule count could not be carried out: 'drawn'")
+    assert line.strip().startswith(f"{path}:17:7: error[runtime]: rule count could not be carried out with 2 players: 'drawn'")
     assert "17 |       add 5 to drawn" in out
 
 
@@ -279,3 +279,18 @@ def test_a_finding_said_again_under_other_options_with_the_same_witness_is_told_
     _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST)
     assert out.count("error[deadlock]") == 1, out
     assert "the same under 1 other option set(s): colour=blue" in out
+
+
+def test_a_runtime_error_met_in_chance_drawn_inside_a_step_has_a_witness_up_to_that_draw(tmp_path, capsys):
+    # random play draws chance inside the decision's step: the witness must list those draws too
+    text = TINY.replace("var drawn: int 0..3 = 0", "var drawn: int 0..3 = 0\nvar rolled: int 0..2 = 0")
+    text = text.replace("  end game quote", """  choose by seat(0) { action roll {
+    for i in 1..3 { random face in 1..6  add 1 to rolled }
+  } }
+  end game quote""")
+    random_play_only = ["--max-states", "0"]
+    _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST, *random_play_only, "--format", "json")
+    failure = next(f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "runtime")
+    steps = failure["witness"]
+    assert [s["player"] for s in steps[-3:]] == ["P0", "chance", "chance"], steps  # roll, then two dice
+    assert steps[-3]["text"] == "roll" and "rolled 1→2" in steps[-1]["changed"], steps

@@ -168,8 +168,9 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                 steps = None
         where = location_of(span) or _located(msg)
         rule = rule_at(game, where)
+        players = f" with {players_phrase([loaded.num_players()])}" if loaded is not None else ""
         found.append(Finding(f"{game.name}/runtime/{i}{suffix}", game.name, "runtime", "error", "refuted",
-                             "random-play", f"{rule or 'a rule'} could not be carried out: {text}",
+                             "random-play", f"{rule or 'a rule'} could not be carried out{players}: {text}",
                              location=where, witness=steps, options=changed))
 
     # termination: one finding per option set (`ending`), timed on its own

@@ -235,6 +235,7 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
     tests = tests or one_by_one(loaded)
     decisions = 0
     state = failing = None
+    mark = 0
 
     def keep_trace():
         kept = tally.traces.setdefault(players, [])
@@ -289,7 +290,7 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
                 if site is not None and sites[site].key not in tally.silent:
                     tally.silent[sites[site].key] = (loaded, list(state.history))
             action = rng.choice(state.legal)
-            failing = action  # until it is carried out: the last step of the history an error is met in
+            failing, mark = action, len(state.history)  # until it is carried out: where an error is met
             tally.fired.add(table.owner(action))
             if triggers:
                 armed, before = list(state.armed), (state.clone() if len(triggers) > 1 else None)
@@ -303,27 +304,39 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
             decisions += 1
     except RuleRuntimeError as exc:
         outcome.ends["rule error"] += 1
-        history = ([*state.history, *([failing] if failing is not None else [])] if state is not None
-                   else _setup_history(loaded, seed))
+        if state is None:
+            history = _failing_history(loaded, seed, [])
+        elif failing is None:
+            history = list(state.history)
+        else:  # the chance drawn inside the failed step is not in the state's history: it is drawn again
+            history = _failing_history(loaded, seed, [*state.history[:mark], failing])
         tally.errors.setdefault(str(exc), (loaded, history, exc.span))
         if isinstance(exc, EndlessRun):
             tally.endless.setdefault(players, (loaded, history, str(exc)))
 
 
-def _setup_history(loaded: Game, seed: int) -> list[int]:
-    """The chance outcomes of a seeded game whose set-up failed (drawn inside, they were never
-    returned): replayed one at a time from the same seed, up to and including the one that fails."""
+def _failing_history(loaded: Game, seed: int, actions: list[int]) -> list[int]:
+    """The whole history of a seeded game that failed in its set-up or in the step after `actions`
+    (the actions and chance outcomes before it, then the failing decision): the chance outcomes that
+    were drawn inside that step, and never returned, drawn again one at a time from the same seed (a
+    draw depends on the seed and its place in the history alone), up to and including the one that
+    fails."""
     try:
         state = loaded.new_initial_state(seed=seed)
     except RuleRuntimeError:  # before any chance event
         return []
+    done: list[int] = []
     try:
+        for action in actions:
+            done.append(action)
+            state.apply_action(action)
         while state.is_chance_node():
             outcome = state.sample_chance()
+            done.append(outcome)
             state.apply_action(outcome)
     except RuleRuntimeError:
-        return [*state.history, outcome]
-    return list(state.history)
+        return done
+    return done
 
 
 def _record_sites(sites: list, hits: set, tally: Tally, state) -> None:
