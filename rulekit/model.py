@@ -234,6 +234,25 @@ class Stmt:
     pass
 
 
+_KEYWORDS = {"Move": "move", "Shuffle": "shuffle", "TokenPass": "move (tokens)", "Reverse": "reverse order",
+             "Return": "return", "If": "if", "For": "for", "Loop": "loop", "Break": "break", "Let": "let",
+             "Do": "do", "Choose": "choose", "Random": "random", "Reveal": "reveal", "Win": "win",
+             "Announce": "announce", "CheckTriggers": "check triggers", "Rotate": "rotate", "Rounds": "rounds",
+             "Turns": "turns", "Rule": "rule", "While": "while"}
+
+
+def keyword(s: Stmt) -> str:
+    """The statement as a spec writes it (`random`, `add`, `end turn`), for messages about it."""
+    name = type(s).__name__
+    if name == "Assign":
+        return {"=": "set", "+": "add", "-": "subtract"}.get(getattr(s, "op", "="), "set")
+    if name == "TokenMove":
+        return "take" if getattr(s, "to_player", True) else "return"
+    if name == "End":
+        return f"end {getattr(s, 'what', '')}".strip()
+    return _KEYWORDS.get(name, name.lower())
+
+
 @dataclass(frozen=True, slots=True)
 class Selector:
     """top, bottom, all (optionally filtered), one (first matching kind), card (a given kind)."""

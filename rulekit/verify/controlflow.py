@@ -224,7 +224,7 @@ class FlowBuilder(Builder):
             s = stmts[j]
             method = getattr(self, "s_" + type(s).__name__, None)
             if method is None:
-                raise Unsupported(f"statement {type(s).__name__}{where(s)}")
+                raise Unsupported(f"the `{m.keyword(s)}` statement{where(s)}")
             with self.inside(Frame("block", stmts, j, level)):
                 method(s, st, env)
 

@@ -582,7 +582,7 @@ class Builder:
                 return
             method = getattr(self, "s_" + type(s).__name__, None)
             if method is None:
-                raise Unsupported(f"statement {type(s).__name__}{where(s)}")
+                raise Unsupported(f"the `{m.keyword(s)}` statement{where(s)}")
             method(s, st, env)
 
     def s_Rule(self, s, st, env):
@@ -852,7 +852,7 @@ def flow_shape(game: m.Game, straight=lambda st: True):
     body = list(game.flow.body)
     for i, s in enumerate(body):
         if not isinstance(s, (m.Loop, m.Choose)) and not straight(s):
-            raise Unsupported(f"statement {type(s).__name__}{where(s)} in the flow (the fragment's flow is "
+            raise Unsupported(f"the `{m.keyword(s)}` statement{where(s)} in the flow (the fragment's flow is "
                               "set-up, then `loop { ... choose ... }`)")
         if isinstance(s, m.Loop):
             if s.cond is not None:
@@ -872,7 +872,7 @@ def flow_shape(game: m.Game, straight=lambda st: True):
     for stmts in (parts[0], parts[1], parts[3]):
         for st in m.walk(stmts):
             if isinstance(st, (m.Choose, m.Random, m.Loop)):
-                raise Unsupported(f"statement {type(st).__name__} outside the one decision{where(st)}")
+                raise Unsupported(f"the `{m.keyword(st)}` statement outside the one decision{where(st)}")
     return parts
 
 def _sum(xs):

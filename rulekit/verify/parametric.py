@@ -189,7 +189,7 @@ class _Encoder:
         for s in stmts:
             method = getattr(self, "s_" + type(s).__name__, None)
             if method is None:
-                raise Unsupported(f"statement {type(s).__name__}{_where(s)}")
+                raise Unsupported(f"the `{m.keyword(s)}` statement{_where(s)}")
             method(s, st, env, errors, seats)
 
     def _write(self, st, key, seat, new, seats):
