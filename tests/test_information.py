@@ -342,3 +342,17 @@ def test_play_shows_no_other_players_secret_choice(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "P0: a secret choice" in out.stdout or "P0: bury(c=a card)" in out.stdout
     assert "P0: keep" not in out.stdout and "P0: bury(c=Ace)" not in out.stdout and "P0: bury(c=King)" not in out.stdout
+
+
+# Chance alone keeps this game going for ever: no decision is ever asked for.
+DICE_FOREVER = HEADER + '''
+flow {
+  for p in players { random c in box  move c from box to hand(p) }
+  loop { random face in 1..6  if face == 7 { end game } }
+}
+'''
+
+
+def test_a_game_that_chance_alone_keeps_going_is_cut_not_followed_for_ever(tmp_path):
+    found = _check(tmp_path, DICE_FOREVER, "dice")
+    assert [f.id for f in found] == ["tiny/information-flow"], [f.message for f in found]

@@ -245,7 +245,11 @@ def check(engine, bounds: Bounds | None = None) -> tuple[list[Leak], int]:
                                                  list(real.history), seen, other, sh.deal, elsewhere))
 
         outcomes_since: list[tuple[str, int]] = []  # the real game's chance events since its last decision
+        events = 0  # chance events too: a game can go on for ever by chance alone, with no decision
         while not state.is_terminal() and decisions < bounds.max_steps and (shadows or compared < bounds.comparisons):
+            events += 1
+            if events > bounds.max_steps * CHANCE_PER_DECISION:
+                break
             if state.chance is not None:
                 outcomes, weights = zip(*state.chance)
                 action = rng.choices(outcomes, weights)[0]
@@ -327,6 +331,9 @@ def _witness(spec, leak: Leak) -> list[dict]:
                   "text": f"{engine.player_name(leak.seat)} sees {WHAT[leak.what]} differ after a re-deal",
                   "real": leak.real, "redealt": leak.redealt, "redealt_zones": leak.deal})
     return steps
+
+
+CHANCE_PER_DECISION = 50  # chance events a game may take per decision allowed before it is cut
 
 
 SEVERITY = {"game-over": "warning", "to-move": "error", "legal-actions": "error", "action-strings": "error", "observation": "warning"}
