@@ -7,7 +7,7 @@ import pytest
 
 import rulekit
 from rulekit import CHANCE_PLAYER, TERMINAL_PLAYER
-from tests.helpers import load_text, play_random
+from tests.helpers import TINY_SPEC, load_text, play_random, write_spec
 
 
 @pytest.fixture(scope="module")
@@ -267,3 +267,12 @@ def test_a_boards_zone_is_read_by_its_listed_name_or_its_row_and_column():
     assert state.zone("down", (4, 5)) == state.zone("down", 19)
     with pytest.raises(KeyError, match="row, column"):
         state.zone("down", (9, 9))
+
+
+def test_play_chance_stops_a_game_that_chance_alone_keeps_going(tmp_path):
+    text = TINY_SPEC.replace("  for p in players { if exists", "  loop { random face in 1..6  if face == 7 { end game } }\n"
+                             "  for p in players { if exists")
+    game = rulekit.load(str(write_spec(tmp_path, text)), players=2)
+    state = game.new_initial_state(seed=1)
+    with pytest.raises(rulekit.RuleRuntimeError, match="without a decision"):
+        state.play_chance()

@@ -9,6 +9,7 @@ from .. import model as m
 from .. import statistics
 from ..engine import Game
 from ..engine.statetests import one_by_one
+from ..engine.state import CHANCE_LIMIT
 from ..errors import EndlessRun, RuleRuntimeError, SpecError
 from ..pipeline import Spec
 from .shared import PlayBounds, options_key, setup_error, players_phrase
@@ -330,7 +331,9 @@ def _failing_history(loaded: Game, seed: int, actions: list[int]) -> list[int]:
         for action in actions:
             done.append(action)
             state.apply_action(action)
-        while state.is_chance_node():
+        for _ in range(CHANCE_LIMIT):  # the same draws meet the same failure, well before the limit
+            if not state.is_chance_node():
+                break
             outcome = state.sample_chance()
             done.append(outcome)
             state.apply_action(outcome)

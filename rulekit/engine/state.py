@@ -16,6 +16,7 @@ from .signals import FRAMES, SUSPEND, TRIGGER
 from .stream import Stream
 
 CHANCE_PLAYER = -1
+CHANCE_LIMIT = 100_000  # chance events in a row (`play_chance`) before the rules count as looping forever
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
 TERMINAL_PLAYER = -4
 
@@ -477,9 +478,14 @@ class State:
         return self.chance[-1][0]
 
     def play_chance(self) -> None:
-        """Apply seeded chance outcomes until a player must decide or the game is over."""
-        while self.chance is not None:
+        """Apply seeded chance outcomes until a player must decide or the game is over; `LongRun` (E502)
+        after CHANCE_LIMIT of them, as chance drawn inside a step stops at the step limit."""
+        for _ in range(CHANCE_LIMIT):
+            if self.chance is None:
+                return
             self.apply_action(self.sample_chance())
+        if self.chance is not None:
+            raise LongRun(f"chance went {CHANCE_LIMIT:,} events without a decision or the end (an endless loop?)")
 
     # ---- the full truth, for tests, tools and referees (players get `observation`)
     def zone(self, name: str, player: int | tuple | None = None) -> list[str]:

@@ -68,6 +68,8 @@ class Search:
                 + (" before the safety-net time limit" if self.timed_out else ""))
 
 
+CHANCE_IN_A_ROW = 10_000  # chance events the walk follows before a decision; chance alone may go on for ever
+
 def kept_going(exploration: Exploration) -> set[int]:
     """The explored states from which decisions can keep play from ending whatever chance does: the
     greatest set of expanded, unfinished states in which every decision has a successor in the set
@@ -271,14 +273,16 @@ def steered_walk(loaded, prefix: list[int], exact, states: int, rng, steps: int 
     leads to, already played (it is not changed)."""
     state = (loaded.replay(prefix) if played is None else played).fork()
     prefix = list(prefix)
-    while state.chance is not None:  # play comes back to decisions, not to the middle of a deal
+    for _ in range(CHANCE_IN_A_ROW):  # play comes back to decisions, not to the middle of a deal
+        if state.chance is None:
+            break
         outcome = max(state.chance, key=lambda o: o[1])[0]
         try:
             state.apply_action(outcome)
         except Exception:  # noqa: BLE001 - a rule that fails there ends the walk; the other checks report it
             return None, 0
         prefix.append(outcome)
-    if state.over:
+    if state.over or state.chance is not None:
         return None, 0
     distance = Distance(state)
     retarget = leg
