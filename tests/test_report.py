@@ -294,3 +294,13 @@ def test_a_runtime_error_met_in_chance_drawn_inside_a_step_has_a_witness_up_to_t
     steps = failure["witness"]
     assert [s["player"] for s in steps[-3:]] == ["P0", "chance", "chance"], steps  # roll, then two dice
     assert steps[-3]["text"] == "roll" and "rolled 1→2" in steps[-1]["changed"], steps
+
+
+def test_a_property_claimed_only_under_other_options_has_its_row_and_is_counted(tmp_path, capsys):
+    text = TINY.replace("zone box: set, public, initial", 'zone box: set, public, initial\n'
+                        'ambiguity colour "Colour?" {\n  quote "Each player draws one card."\n'
+                        '  question "Red or blue?"\n  option red "Red."\n  option blue "Blue."\n'
+                        '  default red because "Red."\n}')
+    checks = 'checks tiny\nreachable drew "Someone drew." under colour=blue: drawn >= 1\n'
+    _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text, checks=checks)), *FAST)
+    assert "drew (under colour=blue)" in out and "1 of 1 targets reached" in out, out

@@ -205,8 +205,11 @@ def _state_space(r: GameReport, out: Console, verbose: bool) -> None:
 def pass_rows(r: GameReport) -> list[tuple[str, Finding, list[Finding]]]:
     """One row per property under the default options: (name, strongest finding, the other findings)."""
     rows: dict[str, list[Finding]] = {}
+    only_under: dict[str, list[Finding]] = {}  # a property claimed only under other options (`under`)
     for f in r.findings:
         if f.options and f.kind != "ambiguity":
+            if f.subject is not None and f.kind in ("invariant", "reachability"):
+                only_under.setdefault(f.subject, []).append(f)
             continue
         if f.subject is not None:
             rows.setdefault(f.subject, []).append(f)
@@ -216,6 +219,9 @@ def pass_rows(r: GameReport) -> list[tuple[str, Finding, list[Finding]]]:
             rows.setdefault("every play ends", []).append(f)
         elif f.kind == "contradiction" and f.verdict == "proven":
             rows.setdefault("facts consistent", []).append(f)
+    for subject, group in only_under.items():
+        if subject not in rows:
+            rows[f"{subject} (under {w.options_text(group[0].options)})"] = group
     out = []
     for name, group in rows.items():
         best = w.strongest(group)
