@@ -152,3 +152,36 @@ def test_noise_between_two_samples_of_one_game_is_no_change():
 def test_the_ambiguity_finding_lists_its_options_without_doubled_stops(report):
     f = next(f for f in report.findings if f.id == "coin/ambiguity/rigged")
     assert "fair: A random player wins; first: The first player wins. Default: fair" in f.message, f.message
+
+
+BROKEN = """
+game broken "Broken"
+rulebook "rulebook.txt" source "coin.txt"
+players 2 to 2
+unmodelled "Tiny Game." because "Title."
+unmodelled "Each player draws one card." because "Not modelled."
+unmodelled "The player with the Ace wins." because "Not modelled."
+zone box: set, public, initial
+card Ace x 1
+var full: int 0..0 = 0
+ambiguity pace "Pace?" {
+  quote "Each player draws one card."
+  question "Fast or slow?"
+  option slow "Slow."
+  option fast "Fast."
+  default slow because "Slow."
+}
+flow {
+  choose by seat(0) { action go { } }
+  if pace is fast { win seat(0) }
+  add 1 to full
+  end game
+}
+"""
+
+
+def test_an_option_whose_default_games_all_fail_is_unknown_not_nothing(tmp_path):
+    path = write_spec(tmp_path, BROKEN, name="broken")
+    report = check_spec(Spec(path), PlayBounds(max_states=0))
+    f = next(f for f in report.findings if f.id == "broken/option-impact/pace=fast")
+    assert f.verdict == "unknown" and f.bound["class"] == "unknown" and f.severity == "info", f.message

@@ -183,7 +183,7 @@ def test_cli_all_options_and_sarif(tmp_path, capsys):
     impacts = [f for f in findings if f["kind"] == "option-impact"]
     assert code == 0 and len([f for f in impacts if len(f["options"]) == 1]) == 9  # one per non-default option of its nine ambiguities
     assert [f for f in impacts if len(f["options"]) == 2]  # --all-options: pairs of options too
-    assert all(f["bound"]["class"] in ("outcomes", "legal-moves", "nothing") for f in impacts)
+    assert all(f["bound"]["class"] in ("outcomes", "legal-moves", "nothing", "unknown") for f in impacts)
 
 
 def test_the_explorer_is_bounded_by_states_shared_by_the_player_counts():

@@ -34,7 +34,7 @@ from .shared import PlayBounds, options_key
 from .variants import changed_options
 from .coupled import coupled_replay
 
-CLASSES = ("outcomes", "legal-moves", "nothing")
+CLASSES = ("outcomes", "legal-moves", "nothing", "unknown")
 ENDS = ("won", "no winner", "cut off", "deadlock", "rule error")
 
 
@@ -97,8 +97,15 @@ def _impact(spec, game, default, options, changed, base: Tally, mine: Tally, bas
         # The witness proves that the legal moves differ; "not the outcomes" rests on the samples alone.
         return Finding(fid, game.name, "option-impact", "info", "bounded", "random-play", message, bound=bound,
                        witness=divergence["steps"], acknowledged_by=next(iter(sorted(changed))), **common)
-    bound["class"] = "nothing"
     replayed = bound["replayed"]
+    if not replayed:
+        bound["class"] = "unknown"
+        return Finding(fid, game.name, "option-impact", "info", "unknown", "random-play",
+                       f"what this option changes is unknown: no game under the default options ended to be replayed "
+                       f"under it (they ended in a rule error or were cut off), and no verdict or outcome statistic "
+                       f"changes significantly ({base.played} games under the default options, {mine.played} under "
+                       "this one)", bound=bound, **common)
+    bound["class"] = "nothing"
     message = (f"this option changed nothing observable in the games played: {replayed} default game(s) replay move "
                f"for move with the same legal moves and chance outcomes, and no verdict or outcome statistic changes "
                f"significantly ({base.played} games under the default options, {mine.played} under this one); "
