@@ -10,7 +10,7 @@ from .. import statistics
 from ..engine import Game
 from ..engine.statetests import one_by_one
 from ..engine.state import CHANCE_LIMIT
-from ..errors import EndlessRun, RuleRuntimeError, SpecError
+from ..errors import EndlessRun, LongRun, RuleRuntimeError, SpecError
 from ..pipeline import Spec
 from .shared import PlayBounds, options_key, setup_error, players_phrase
 from .watching import watched_game
@@ -309,6 +309,8 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
             history = _failing_history(loaded, seed, [])
         elif failing is None:
             history = list(state.history)
+        elif isinstance(exc, (EndlessRun, LongRun)):  # no one draw fails: the step's length does
+            history = [*state.history[:mark], failing]
         else:  # the chance drawn inside the failed step is not in the state's history: it is drawn again
             history = _failing_history(loaded, seed, [*state.history[:mark], failing])
         tally.errors.setdefault(str(exc), (loaded, history, exc.span))
