@@ -202,6 +202,18 @@ def test_matching_verbs_negations_and_mixed_sentences_are_no_modal_findings():
     assert "may" not in modal_findings("You must draw a card.", "The coin can be taken.")
 
 
+def test_a_choice_the_quote_makes_secret_and_the_spec_shows_everyone_is_a_modal_finding():
+    found = modal_findings("You may secretly draw a card.", "Take a coin.")
+    assert set(found) == {"secret"} and "shows it to every player" in found["secret"].message
+    assert "actions draw, pass are not `secret`" in found["secret"].message
+    assert "secret" in modal_findings("Du darfst heimlich eine Karte ziehen.", "Take a coin.")
+    kept = MODAL.replace('action draw "Draw."', 'action draw secret "Draw."').replace('action pass "Pass."',
+                                                                                    'action pass secret "Pass."')
+    quiet = compile_text(kept.replace("DRAW", "You may secretly draw a card.").replace("COIN", "Take a coin."))
+    assert not [f for f in modal.findings(quiet) if f.details["says"] == "secret"]
+    assert "secret" not in modal_findings("You may draw a card; it is not secret.", "Take a coin.")
+
+
 def test_an_expect_of_a_site_not_reached_is_not_stale_but_one_of_no_site_is(tmp_path, capsys):
     roomy = DRAWS.replace("x 1\nvar", "x 4\nvar")  # four coins: the supply never runs short
     checks = ('checks tiny\nexpect short "tiny/silent-case/flow/supply-clamp-18" because "a deeper run may reach it"\n'

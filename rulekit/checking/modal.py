@@ -1,4 +1,5 @@
-"""`modal` findings: the rulebook's modal verb against the construct that formalizes it.
+"""`modal` findings: the rulebook's modal verb against the construct that formalizes it, and a choice
+the rulebook says is made in secret that the spec shows to everyone.
 
 A decision that can be declined (a choice with a pass: an action with no parameters that only ends
 the turn or leaves a loop, or does nothing) formalizes a sentence that says the player *may*; a step
@@ -21,6 +22,8 @@ MUST = re.compile(r"\b(must|has to|have to|is required to|are required to|muss|m
 MAY = re.compile(r"\b(may|can|could|is allowed to|are allowed to|is free to|optional(ly)?|darf|darfst|dürfen|dürft|"
                  r"kann|kannst|können|könnt|freiwillig|wahlweise)\b(?!\s+(also\s+|even\s+|still\s+)?(be|become|show|happen|occur|"
                  r"contain|come|lead|result|sein|werden|vorkommen|passieren)\b)", re.IGNORECASE)
+SECRET = re.compile(r"\b(secret(ly)?|in private|privately|without (showing|revealing)|heimlich|geheim|insgeheim)\b",
+                    re.IGNORECASE)
 NEGATION = re.compile(r"\b(not|never|cannot|nicht|nie|niemals|kein\w*)\b|n't\b", re.IGNORECASE)
 
 
@@ -41,6 +44,12 @@ def modality(quotes) -> str | None:
     return said.pop() if len(said) == 1 else None
 
 
+def says_secret(quotes) -> bool:
+    """Whether a group of quotes says a choice is made in secret, in a sentence without a negation."""
+    return any(SECRET.search(x) and not NEGATION.search(x)
+               for text in quotes for x in re.split(r"(?<=[.!?;:])\s+", text))
+
+
 def is_pass(action: m.Action) -> bool:
     """An action that declines: no parameters, and it only ends the turn or round, leaves a loop, or does nothing."""
     return not action.binders and all(isinstance(st, (m.End, m.Break)) and getattr(st, "what", "turn") != "game"
@@ -57,20 +66,20 @@ def findings(game: m.Game) -> list[Finding]:
 
     def report(node, owner, quotes, says, construct):
         line = node.span.line if node.span is not None else 0
-        fid = f"{game.name}/modal/{owner.replace(' ', '-')}/{line}"
+        fid = f"{game.name}/modal/{owner.replace(' ', '-')}/{line}" + ("/secret" if says == "secret" else "")
         if fid in seen:
             return
         seen.add(fid)
         if says == "must":
             message = (f"the quote says the player must, but the spec lets them decline: {construct}")
+        elif says == "secret":
+            message = f"the quote says the choice is made in secret, but the spec shows it to every player: {construct}"
         else:
             message = f"the quote says the player may, but the spec makes the step happen without a decision: {construct}"
         out.append(Finding(fid, game.name, "modal", "warning", "refuted", "static", message,
                            quotes=list(quotes), location=location_of(node.span), acknowledged_by=_ambiguity_for(game, quotes),
-                           hint="if the rulebook's verb is right, change the construct (add or remove the option to "
-                                "decline); if the spec is right, declare an ambiguity or acknowledge it with an `expect`",
-                           details={"says": says, "construct": "declinable decision" if says == "must" else "forced step",
-                                    "rule": owner}))
+                           hint=HINTS[says],
+                           details={"says": says, "construct": CONSTRUCTS[says], "rule": owner}))
 
     def visit(stmts, owner: str, near: tuple, optional: bool):
         for st in stmts:
@@ -89,12 +98,19 @@ def findings(game: m.Game) -> list[Finding]:
                     passes = ", ".join(a.name for a in st.actions if is_pass(a))
                     report(st, owner, here, "must", f"the decision offers {passes}")
                 many = len(st.actions) > 1
+                shown = [a for a in st.actions if not a.secret and not a.secret_params
+                         and says_secret(tuple(quote_texts(a)) or here)]
+                if shown:
+                    said = tuple(dict.fromkeys(q for a in shown for q in (tuple(quote_texts(a)) or here)))
+                    names = ", ".join(a.name for a in shown)
+                    report(st, owner, said, "secret", f"{'action' if len(shown) == 1 else 'actions'} {names} "
+                           f"{'is' if len(shown) == 1 else 'are'} not `secret`")
                 for a in st.actions:
                     visit(a.body, owner, tuple(quote_texts(a)) or here, optional or many)
                 continue
             if own and not optional and not isinstance(st, (m.If, m.Loop, m.For, m.Turns, m.Rounds)) \
                     and modality(own) == "may":
-                report(st, owner, own, "may", f"`{type(st).__name__.lower()}` runs whenever it is reached")
+                report(st, owner, own, "may", f"`{m.keyword(st)}` runs whenever it is reached")
             for name in ("body", "then", "orelse"):
                 inner = getattr(st, name, None)
                 if isinstance(inner, tuple):
@@ -108,6 +124,17 @@ def findings(game: m.Game) -> list[Finding]:
     for t in game.triggers:
         visit(t.body, f"trigger {t.name}", tuple(quote_texts(t)), False)
     return out
+
+
+HINTS = {
+    "must": "if the rulebook's verb is right, change the construct (add or remove the option to decline); if the "
+            "spec is right, declare an ambiguity or acknowledge it with an `expect`",
+    "may": "if the rulebook's verb is right, change the construct (add or remove the option to decline); if the "
+           "spec is right, declare an ambiguity or acknowledge it with an `expect`",
+    "secret": "mark the action `secret` (or its hidden parameters `secret`) and `announce` what is shown later; if the "
+              "choice is open after all, acknowledge it with an `expect`",
+}
+CONSTRUCTS = {"must": "declinable decision", "may": "forced step", "secret": "public decision"}
 
 
 def _called_optionally(game: m.Game, name: str) -> bool:
