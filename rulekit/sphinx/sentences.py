@@ -445,22 +445,25 @@ class Sentences:
         passes = [a for a in actions if not a.body and not a.binders and a.when is None]
         if len(actions) == 2 and len(passes) == 1:
             a = next(x for x in actions if x is not passes[0])
-            may = ["You may" if you else f"{plain(sentence(who))} may"]
-            head = [*may, " ", *self._action_words(a, lower=True)]
-            body = self._action_body(a)
-            line = self._line(s, [*head, ":" if body else "."], body)
-            line.quotes = tuple(line.quotes) + tuple(a.quotes) + tuple(passes[0].quotes)
-            return line
+            if a.when is None:  # "you may X (only if C)" would hide what a player does when C fails: listed
+                may = ["You may" if you else f"{plain(sentence(who))} may"]
+                head = [*may, " ", *self._action_words(a, lower=True)]
+                body = self._action_body(a)
+                line = self._line(s, [*head, ":" if body else "."], body)
+                line.quotes = tuple(line.quotes) + tuple(a.quotes) + tuple(passes[0].quotes)
+                return line
         line = self._line(s, [*must, " choose one:"])
         for a in actions:
-            parts = self._action_words(a, lower=False)
+            parts = [*self._action_words(a, lower=False), *self.only_if(a)]
             body = self._action_body(a)
-            if a.when is not None:
-                parts += [" (only if ", *self.cond(a.when), ")"]
             parts.append(":" if body else ".")
             line.children.append(Line(sentence(parts), tuple(getattr(a, "quotes", ()) or ()), body,
                                       getattr(a, "span", None), "Action"))
         return line
+
+    def only_if(self, a: m.Action) -> list[Part]:
+        """The condition under which an action may be taken, said after the action."""
+        return [] if a.when is None else [" (only if ", *self.cond(a.when), ")"]
 
     def names(self) -> tuple[str, ...]:
         """Names that keep their capital letter inside a sentence: cards and tokens."""

@@ -1,0 +1,45 @@
+"""The English of a turn that repeats until the player stops or loses it (push-your-luck): every
+condition of a choice said where the choice is, a single option not offered as a choice, and a
+summary that tells what a turn is."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("sphinx")
+
+from rulekit.sphinx.playbook import rules_text  # noqa: E402
+from tests.helpers import compile_text  # noqa: E402
+
+SPEC = """game t "T"
+rulebook "rulebook.txt" source "t.txt"
+players 2 to 3
+var pot: int = 0 phrase "the pot"
+var score per player: int = 0
+define can_stop: bool = pot >= 3 phrase "the pot holds 3 coins or more"
+flow {
+  turns from seat(0) {
+    set pot = 0
+    loop {
+      random d in 1..6
+      if d == 1 { set pot = 0 end turn }
+      choose by current {
+        action take(n in 1..2 where n <= d) "Take coins." { add n to pot }
+      }
+      choose by current {
+        action again "Roll again." { }
+        action stop when can_stop "Stop." { add pot to score(current) end turn }
+      }
+    }
+  } then {
+    if score(current) >= 10 { win current end game }
+  }
+}
+"""
+
+
+def test_a_conditional_option_beside_one_that_does_nothing_is_listed_with_its_condition():
+    """`you may stop` said for a choice between going on and stopping when allowed would leave out
+    when stopping is allowed."""
+    text = rules_text(compile_text(SPEC))
+    assert "    You must choose one:\n      Roll again.\n      Stop (only if the pot holds 3 coins or more):\n" \
+        in text, text
