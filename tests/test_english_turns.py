@@ -43,3 +43,10 @@ def test_a_conditional_option_beside_one_that_does_nothing_is_listed_with_its_co
     text = rules_text(compile_text(SPEC))
     assert "    You must choose one:\n      Roll again.\n      Stop (only if the pot holds 3 coins or more):\n" \
         in text, text
+
+
+def test_a_choice_of_a_single_action_is_not_offered_as_one_of_several():
+    text = rules_text(compile_text(SPEC))
+    assert "    You must take coins, choosing a number from 1 to 2 that is at most the number:\n" \
+           "      Add the other number to the pot.\n" in text, text
+    assert text.count("choose one") == 2, text  # the choice between rolling again and stopping, in both sections

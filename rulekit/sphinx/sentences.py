@@ -452,6 +452,13 @@ class Sentences:
                 line = self._line(s, [*head, ":" if body else "."], body)
                 line.quotes = tuple(line.quotes) + tuple(a.quotes) + tuple(passes[0].quotes)
                 return line
+        if len(actions) == 1:  # nothing to choose between: "you must choose one" would promise options
+            a = actions[0]
+            body = self._action_body(a)
+            line = self._line(s, [*must, " ", *self._action_words(a, lower=True), *self.only_if(a), ":" if body else "."],
+                              body)
+            line.quotes = tuple(line.quotes) + tuple(a.quotes)
+            return line
         line = self._line(s, [*must, " choose one:"])
         for a in actions:
             parts = [*self._action_words(a, lower=False), *self.only_if(a)]
