@@ -50,3 +50,17 @@ def test_a_choice_of_a_single_action_is_not_offered_as_one_of_several():
     assert "    You must take coins, choosing a number from 1 to 2 that is at most the number:\n" \
            "      Add the other number to the pot.\n" in text, text
     assert text.count("choose one") == 2, text  # the choice between rolling again and stopping, in both sections
+
+
+def test_a_player_compared_with_none_is_whether_there_is_one():
+    """"if the player who leads is nobody" reads as if nobody were a player."""
+    text = SPEC.replace("var score per player: int = 0",
+                        'var score per player: int = 0\nvar leader: player = none phrase "the player who leads"\n'
+                        "var rival: player = none")
+    text = text.replace("if score(current) >= 10 { win current end game }",
+                        "if leader == none and rival != none { set leader = current }\n"
+                        "    if leader != none and rival == none { win current end game }")
+    said = rules_text(compile_text(text))
+    assert "If there is no player who leads and there is a rival, set the player who leads to you." in said, said
+    assert "If there is a player who leads and there is no rival:" in said, said
+    assert "nobody" not in said.replace("nobody wins", "") and "somebody" not in said, said

@@ -455,7 +455,7 @@ class English(Sentences):
         left, right, op = e.left, e.right, e.op
         if op in ("==", "!=") and (m.is_no_player(right) or m.is_no_player(left)):
             other = left if m.is_no_player(right) else right
-            return [*self.expr(other, 9), " is nobody" if op == "==" else " is somebody"]
+            return self.whether_any(self.expr(other, 9), op != "==")
         number = right.value if isinstance(right, m.Const) and right.name is None else None
         if isinstance(right, m.FactRef):
             fact = self.facts.get(right.fact)
@@ -511,6 +511,22 @@ class English(Sentences):
                 return [*target, " is " if op == "==" else " is not ", f"{article} {member} {noun}"]
             return [*self.possessive(target, self.attribute(left.attr)), " is " if op == "==" else " is not ", member]
         return None
+
+    @staticmethod
+    def whether_any(player: list[Part], some: bool) -> list[Part]:
+        """A player value compared with none. Named by a noun ("the player who leads"), it is whether
+        there is one: "the player who leads is nobody" reads as if nobody were a player."""
+        head = player[0] if player else ""
+        text = head.text if isinstance(head, Ref) else head
+        if not (isinstance(text, str) and text.startswith("the ") and len(text) > 4):
+            return [*player, " is somebody" if some else " is nobody"]
+        rest = text[4:]
+        if some and rest.startswith("other "):
+            article, rest = "another ", rest[len("other "):]
+        else:
+            article = "no " if not some else ("an " if rest[:1] in "aeiou" else "a ")
+        head = Ref(rest, head.target) if isinstance(head, Ref) else rest
+        return ["there is " + article, head, *player[1:]]
 
     def iter(self, it: m.Iter) -> list[Part]:
         if it.kind == "cards" and it.every:
