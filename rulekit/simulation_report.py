@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .errors import RulekitError
+from .phrases import counted
 from .simulation import Simulation
 
 BINS = 12  # rows of a text histogram, when the values are more than that
@@ -15,7 +16,8 @@ BAR = 40  # characters of the longest bar
 
 def render_text(sim: Simulation, out: Console) -> None:
     data, game = sim.to_dict(), sim.game
-    out.print(f"[bold]{game.model.title}[/], {data['players']} players, {data['games']} games, seed {data['seed']}")
+    out.print(f"[bold]{game.model.title}[/], {counted(data['players'], 'player')}, {counted(data['games'], 'game')}, "
+              f"seed {data['seed']}")
     table = Table("measure", "games", "mean", "std", "min", "median", "max")
     rows = [("steps (with chance)", data["length"]), ("decisions", data["decisions"])]
     if "rounds" in data:
@@ -111,7 +113,7 @@ def plot(sim: Simulation, path: str) -> None:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
-    fig.suptitle(f"{sim.game.model.title}: {data['games']} random games, {data['players']} players, seed {data['seed']}",
+    fig.suptitle(f"{sim.game.model.title}: {counted(data['games'], 'random game')}, {counted(data['players'], 'player')}, seed {data['seed']}",
                  fontsize=10)
     fig.tight_layout()
     try:

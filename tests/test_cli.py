@@ -188,3 +188,9 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     err = run.stderr.read().decode()
     run.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_a_one_player_game_is_said_in_the_singular(capsys):
+    code, out, err = run(capsys, "simulate", "chicken", "--players", "1", "--games", "3", "--jobs", "1")
+    assert code == 0, err
+    assert "1 player, 3 games" in out and "1 players" not in out

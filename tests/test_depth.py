@@ -815,7 +815,7 @@ def test_a_loop_found_under_the_default_options_is_replayed_under_the_others(tmp
     assert broken.verdict == "unknown" and "does not replay under these" in broken.message
     # The search for another loop found none at two players: three, with longer rounds, are not searched.
     assert "no loop near random games" in broken.message
-    assert "no search for another loop: none was found near random games at 2 players" in broken.message
+    assert "no search for another loop: none was found near random games with 2 players" in broken.message
 
 
 # BLUFF with a reading under which the bluff is another action: the default options' loop does not

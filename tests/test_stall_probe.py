@@ -81,7 +81,7 @@ def test_check_refutes_termination_under_an_option_that_lets_the_players_stall(t
     assert "found in one game of players who do as little as the rules allow" in stalls.message
     # One probe per option set, at the first count: the other counts say where it was played.
     assert stalls.bound["per_players"] == {2: "refuted", 3: "unknown"}
-    assert "at 2 players" in stalls.bound["undecided"][3]
+    assert "with 2 players" in stalls.bound["undecided"][3]
 
 
 def test_no_probe_where_a_search_covers_the_option_set_or_the_search_is_off():

@@ -150,7 +150,7 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
             whole = not covered
         if broken and rescue > 0 and missed is not None:
-            tried.append(f"no search for another loop: none was found near random games at {missed} players, where "
+            tried.append(f"no search for another loop: none was found near random games with {players_phrase([missed])}, where "
                          "the default options' loop does not replay either")
         elif searching or (broken and rescue > 0):
             loaded = x.loaded if x is not None else spec.engine(players, options)
@@ -192,8 +192,8 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                 continue
             tried.append(f"no loop in {probed.text()}")
         elif bounds.loop_search > 0:
-            where_probed = (f"; under these, one game of players who do as little as the rules allow, at "
-                            f"{probed_at} players" if probed_at is not None else "")
+            where_probed = (f"; under these, one game of players who do as little as the rules allow, with "
+                            f"{players_phrase([probed_at])}" if probed_at is not None else "")
             tried.append("loop search near random games: under the default options, and under others only where "
                          f"the loop found under the default options does not replay{where_probed} (--all-options "
                          "searches every option set)")

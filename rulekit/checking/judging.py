@@ -58,7 +58,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                 steps = replayed(x.loaded, x.path(index), lambda s, t=test: not t(s), f"invariant {prop.name}")
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", "explicit-state",
                                      f"{prop.name} is false in a state {counted(len(steps), 'step')} from the start, with "
-                                     f"{x.players} players (a shortest witness){described(prop)}", bound=bound,
+                                     f"{players_phrase([x.players])} (a shortest witness){described(prop)}", bound=bound,
                                      quotes=quote_texts(prop), location=location_of(prop.span), witness=steps, options=changed))
             elif prop.name in tally.broken:
                 loaded, history = tally.broken[prop.name]
@@ -66,8 +66,8 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                 history, method = _shrunk(loaded, history, fails, bounds)
                 steps = replayed(loaded, history, fails, f"invariant {prop.name}")
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", method,
-                                     f"{prop.name} is false after {counted(len(steps), 'step')} with {loaded.num_players()} "
-                                     f"players{described(prop)}", bound=bound, quotes=quote_texts(prop),
+                                     f"{prop.name} is false after {counted(len(steps), 'step')} with "
+                                     f"{players_phrase([loaded.num_players()])}{described(prop)}", bound=bound, quotes=quote_texts(prop),
                                      location=location_of(prop.span), witness=steps, options=changed))
             elif complete:
                 found.append(Finding(fid, game.name, "invariant", "info", "proven", "explicit-state",
@@ -94,14 +94,14 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                 path, x = hit
                 steps = PendingWitness(x.loaded, path, lambda s, t=test: t(s), f"target {prop.name}")
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "explicit-state",
-                                     f"{prop.name} is reached in {counted(len(path), 'step')} with {x.players} players "
+                                     f"{prop.name} is reached in {counted(len(path), 'step')} with {players_phrase([x.players])} "
                                      f"(a shortest witness){frequency}{described(prop)}", bound=reach_bound, quotes=quote_texts(prop),
                                      location=location_of(prop.span), witness=steps, options=changed))
             elif prop.name in tally.reached:
                 loaded, history = tally.reached[prop.name]
                 steps = PendingWitness(loaded, history, lambda s, t=test: t(s), f"target {prop.name}")
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", "random-play",
-                                     f"{prop.name} is reached, with {loaded.num_players()} players{frequency}{described(prop)}",
+                                     f"{prop.name} is reached, with {players_phrase([loaded.num_players()])}{frequency}{described(prop)}",
                                      bound=reach_bound, quotes=quote_texts(prop), location=location_of(prop.span), witness=steps,
                                      options=changed))
             elif complete or (prop.name in proofs and proofs[prop.name][0] == "refuted"):
@@ -129,7 +129,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
         span, rule = state.waiting_at()
         found.append(Finding(f"{game.name}/deadlock/{x.players}{suffix}", game.name, "deadlock", "error", "refuted",
                              "explicit-state", f"the game is not over, yet {who} has no legal move, {counted(len(steps), 'step')} "
-                             f"from the start with {x.players} players (a shortest witness)"
+                             f"from the start with {players_phrase([x.players])} (a shortest witness)"
                              + (f", in rule {rule}" if rule and rule != "flow" else ""), bound=bound,
                              location=location_of(span), witness=steps, options=changed))
     elif tally.deadlocks:
@@ -139,7 +139,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
         span, rule = loaded.replay(history).waiting_at()
         found.append(Finding(f"{game.name}/deadlock/{loaded.num_players()}{suffix}", game.name, "deadlock", "error",
                              "refuted", method, f"the game is not over, yet no one has a legal move "
-                             f"({loaded.num_players()} players)" + (f", in rule {rule}" if rule and rule != "flow" else ""),
+                             f"({players_phrase([loaded.num_players()])})" + (f", in rule {rule}" if rule and rule != "flow" else ""),
                              bound=bound, location=location_of(span), witness=steps, options=changed))
     else:
         found.append(Finding(f"{game.name}/deadlock/none{suffix}", game.name, "deadlock", "info",

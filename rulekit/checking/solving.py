@@ -127,7 +127,7 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                     text += ("; deeper, " if here >= 1 else "; ") + "undecided with " + ", ".join(map(str, unknown)) + \
                         " players (" + answers[unknown[0]].reason + ")"
                 if prop.name in spurious:
-                    text += (f"; a violation Z3 found with {spurious[prop.name]} players does not replay in the engine "
+                    text += (f"; a violation Z3 found with {players_phrase([spurious[prop.name]])} does not replay in the engine "
                              f"(the relation forgets {', '.join(results[spurious[prop.name]][0].inexact)})")
                 settled = proven or (prop.name not in spurious and (not unknown or here >= 1))
                 found.append(Finding(fid, game.name, "invariant", "info", "bounded" if settled else "unknown",

@@ -346,7 +346,7 @@ def _seats_by_players(leaks: list[Leak]) -> str:
         by.setdefault(x.players, set()).add(x.seat)
     if len(by) == 1:
         return ", ".join(phrases.seat(p) for p in sorted(next(iter(by.values()))))
-    return "; ".join(f"{', '.join(phrases.seat(p) for p in sorted(seats))} with {players} players"
+    return "; ".join(f"{', '.join(phrases.seat(p) for p in sorted(seats))} with {players} player{'' if players == 1 else 's'}"
                      for players, seats in sorted(by.items()))
 
 
@@ -385,7 +385,7 @@ def findings(spec, variants: list[dict], bounds: Bounds, make_finding) -> list:
             message=(f"{game_player} can tell apart two deals of the cards hidden from them: {WHAT[first.what]} "
                      f"{'differ' if first.what in PLURAL else 'differs'} at {at} ({', '.join(first.real[:3]) or 'nothing'} against "
                      f"{', '.join(first.redealt[:3]) or 'nothing'}); seats that learn something: {seats}; "
-                     f"seen in {len(where)} configuration(s), first with {first.players} players"),
+                     f"seen in {len(where)} configuration(s), first with {first.players} player{'' if first.players == 1 else 's'}"),
             quotes=[q.text for q in quotes], location=str(choose.span) if choose is not None and choose.span else None,
             witness=_witness(spec, first),
             options={k: v for k, v in first.options.items() if default.get(k) != v},

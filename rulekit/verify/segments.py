@@ -730,7 +730,8 @@ def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
     counts = [c.players for c in configs]
     game = configs[0].game
     out = {}
-    where = f"{counts[0]} to {counts[-1]} players" if len(counts) > 1 else f"{counts[0]} players"
+    where = f"{counts[0]} to {counts[-1]} players" if len(counts) > 1 else \
+        f"{counts[0]} player{'' if counts[0] == 1 else 's'}"
     bound = {"abstraction": "counts per card kind per zone, variables in their declared ranges and in those "
                             "their writes keep them in, cards and tokens conserved, each card kind only in the "
                             "zones the moves of the rules can carry it to",
