@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("sphinx")
 
-from rulekit.sphinx.playbook import rules_text  # noqa: E402
+from rulekit.sphinx.playbook import how_to_play, rules_text  # noqa: E402
 from tests.helpers import compile_text  # noqa: E402
 
 SPEC = """game t "T"
@@ -64,3 +64,24 @@ def test_a_player_compared_with_none_is_whether_there_is_one():
     assert "If there is no player who leads and there is a rival, set the player who leads to you." in said, said
     assert "If there is a player who leads and there is no rival:" in said, said
     assert "nobody" not in said.replace("nobody wins", "") and "somebody" not in said, said
+
+
+def test_the_summary_of_a_turn_that_repeats_gives_every_step():
+    """The gist of a loop in one sentence stopped after its first few things: how the turn ends (the
+    bust, the stop) was left out."""
+    turn = how_to_play(compile_text(SPEC)).text().split("### A turn\n")[1].split("At the end")[0]
+    assert turn.endswith("Set the pot to 0.\n"
+                         "Repeat these 4 steps:\n"
+                         "1. Pick a number from 1 to 6 at random.\n"
+                         "2. If the number is 1, set the pot to 0, then your turn ends.\n"
+                         "3. You must take coins, choosing a number from 1 to 2 that is at most the number.\n"
+                         "4. You must choose one: roll again or stop.\n"), turn
+
+
+def test_a_rule_that_is_a_long_loop_gives_its_first_steps_and_points_to_the_rest():
+    many = "\n".join(f"      add {i} to pot" if i % 2 else f"      random r{i} in 1..{i + 2}" for i in range(10))
+    text = SPEC.replace("    loop {\n", "    rule rolling \"Rolling\" {\n    loop {\n" + many + "\n")
+    text = text.replace("    }\n  } then", "    }\n    }\n  } then")
+    turn = how_to_play(compile_text(text)).text().split("### A turn\n")[1].split("At the end")[0]
+    assert "\nRolling: repeat these 14 steps:\n1. Pick a number from 1 to 2 at random.\n" in turn, turn
+    assert "\n8. Add 7 to the pot.\nSteps 9 to 14: see the rules.\n" in turn, turn

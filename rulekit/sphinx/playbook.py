@@ -10,6 +10,7 @@ from ..phrases import counted
 from .english import English, Line, Part, Ref, plain
 from .stable import noted_name, unchanged
 from .winners import several_may_win
+from .wording import lower_first
 
 
 @dataclass
@@ -191,12 +192,14 @@ def _choice(line: Line) -> str:
 
 
 def _sentences(lines: list[Line], limit: int = 6) -> list[list[Part]]:
-    """The sentences of a few lines: "Title: what it makes you do." for a rule."""
+    """The sentences of a few lines: "Title: what it makes you do." for a rule; a loop of several
+    steps, its steps (see :func:`_steps`)."""
     out = []
-    for line in lines:
-        if len(out) >= limit:
-            break
-        if line.children and line.text.endswith(":"):
+    for line in lines[:limit]:
+        loop = _loop_of(line)
+        if loop is not None:
+            out += _steps(line, loop)
+        elif line.children and line.text.endswith(":"):
             gist = _gist(line)
             if gist and line.kind == "Rule":
                 out.append([*line.parts[:-1], ": ", gist + "."])
@@ -204,6 +207,34 @@ def _sentences(lines: list[Line], limit: int = 6) -> list[list[Part]]:
                 out.append([_said(line)[:1].upper() + _said(line)[1:] + "."])
         else:
             out.append(list(line.parts))
+    return out
+
+
+def _loop_of(line: Line) -> Line | None:
+    """The loop of several steps that a line is, or that is all a rule does."""
+    if line.kind == "Rule" and len(line.children) == 1:
+        return _loop_of(line.children[0])
+    several = line.kind == "Loop" and len(line.children) > 1
+    return line if several and isinstance(line.parts[-1], str) and line.parts[-1].endswith("epeat:") else None
+
+
+def _steps(line: Line, loop: Line, limit: int = 8) -> list[list[Part]]:
+    """A loop, one numbered sentence per step, with every option of its choices: what a turn that
+    repeats is. Its gist in one sentence cuts it short, and the steps cut are often how it ends (a
+    bust, a bank)."""
+    steps = loop.children
+    head = list(loop.parts)
+    if line is not loop:  # a rule that is a loop: "Title: repeat ..."
+        head = [*line.parts[:-1], ": ", *lower_first(head, ())]
+    out: list[list[Part]] = [[*head[:-1], head[-1][:-1] + f" these {len(steps)} steps:"]]
+    for i, step in enumerate(steps[:limit], 1):
+        if step.children:
+            text = _said(step)
+            out.append([f"{i}. {text[:1].upper()}{text[1:]}."])
+        else:
+            out.append([f"{i}. ", *step.parts])
+    if len(steps) > limit:
+        out.append([f"Steps {limit + 1} to {len(steps)}: see the rules."])
     return out
 
 
