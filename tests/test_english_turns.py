@@ -75,7 +75,7 @@ def test_the_summary_of_a_turn_that_repeats_gives_every_step():
                          "1. Pick a number from 1 to 6 at random.\n"
                          "2. If the number is 1, set the pot to 0, then your turn ends.\n"
                          "3. You must take coins, choosing a number from 1 to 2 that is at most the number.\n"
-                         "4. You must choose one: roll again or stop.\n"), turn
+                         "4. You must choose one: roll again or stop (only if the pot holds 3 coins or more).\n"), turn
 
 
 def test_a_rule_that_is_a_long_loop_gives_its_first_steps_and_points_to_the_rest():
@@ -85,3 +85,11 @@ def test_a_rule_that_is_a_long_loop_gives_its_first_steps_and_points_to_the_rest
     turn = how_to_play(compile_text(text)).text().split("### A turn\n")[1].split("At the end")[0]
     assert "\nRolling: repeat these 14 steps:\n1. Pick a number from 1 to 2 at random.\n" in turn, turn
     assert "\n8. Add 7 to the pot.\nSteps 9 to 14: see the rules.\n" in turn, turn
+
+
+def test_the_summary_says_when_an_option_may_be_taken_if_that_is_short():
+    said = how_to_play(compile_text(SPEC)).text()
+    assert "4. You must choose one: roll again or stop (only if the pot holds 3 coins or more).\n" in said, said
+    long = SPEC.replace("when can_stop", "when pot >= 3 and pot <= 50 and pot != 7")
+    said = how_to_play(compile_text(long)).text()
+    assert "4. You must choose one: roll again or stop.\n" in said, said

@@ -185,10 +185,20 @@ def _choice(line: Line) -> str:
     """A choice with its options named: "you must choose one: A, B or C"."""
     text = _lower(line.text).rstrip(".:")
     if line.kind == "Choose" and line.children and text.endswith("choose one"):
-        options = [_lower(c.text).split(" (only if")[0].rstrip(".:") for c in line.children[:6]]
+        options = _conditions_if_short([_lower(c.text).rstrip(".:") for c in line.children[:6]])
         more = ", and more" if len(line.children) > 6 else ""
         return text + ": " + "; ".join(options[:-1]) + (" or " if len(options) > 1 else "") + options[-1] + more
     return text
+
+
+def _conditions_if_short(options: list[str], words: int = 10) -> list[str]:
+    """The options of a choice with the conditions under which each may be taken, unless one is too
+    long for a summary: then none, since an option said without its condition beside others said
+    with theirs would read as allowed at any time."""
+    conditions = [o.split(" (only if ", 1)[1] for o in options if " (only if " in o]
+    if all(len(c.split()) <= words for c in conditions):
+        return options
+    return [o.split(" (only if ", 1)[0] for o in options]
 
 
 def _sentences(lines: list[Line], limit: int = 6) -> list[list[Part]]:
