@@ -356,3 +356,14 @@ flow {
 def test_a_game_that_chance_alone_keeps_going_is_cut_not_followed_for_ever(tmp_path):
     found = _check(tmp_path, DICE_FOREVER, "dice")
     assert [f.id for f in found] == ["tiny/information-flow"], [f.message for f in found]
+
+
+def test_an_expect_of_one_leak_is_a_note_when_the_sample_met_other_leaks_but_not_it(tmp_path):
+    checks = ('checks tiny\nexpect ends_tell "information-flow/game-over" because "The end shows the Ace."\n'
+              '  quote "The player with the Ace wins."\n')
+    bounds = PlayBounds(games=5, variant_games=1, shrink=False, time_limit=0.5, explore_budget=0.5,
+                        symbolic_time_limit=0.5)
+    report = check_spec(Spec.find(str(write_spec(tmp_path, LEAKY, name="tiny", checks=checks))), bounds)
+    assert any(f.kind == "information-flow" and "/legal-actions/" in f.id for f in report.findings)
+    [note] = [f for f in report.findings if f.kind == "stale-expect"]
+    assert note.severity == "info" and "other information-flow findings" in note.message, note.message
