@@ -299,7 +299,7 @@ class English(Sentences):
                           (" hold ", " do not hold "), (" can ", " cannot "), (" must ", " need not "),
                           (" may ", " may not ")):
             if text.count(word) == 1 and " and " not in text and " or " not in text:
-                return self._replace_first(inner, word, neg)
+                return self._replace_first(inner, word, _not_having(text, word) or neg)
         return ["it is not the case that ", *inner]
 
     @staticmethod
@@ -820,6 +820,23 @@ def translation(quote) -> str | None:
 def language(quote) -> str | None:
     lang = getattr(quote, "language", None) or getattr(quote, "lang", None)
     return lang if isinstance(lang, str) and re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]+)*", lang) else None
+
+
+# Past participles that do not end like one ("has won"): after them "has" is a tense, said "has not won".
+_PARTICIPLES = frozenset({"won", "lost", "met", "got", "had", "made", "held", "kept", "left", "paid", "put", "set", "hit",
+                          "sold", "told", "found", "built", "spent", "sent", "caught", "bought", "brought", "fought",
+                          "said", "read", "led", "run", "come", "become", "done", "gone", "dealt", "passed", "cut"})
+
+
+def _not_having(text: str, word: str) -> str | None:
+    """"has X" negated, when X is a thing had ("has best"): "does not have X"; "has not X" is kept for
+    a tense ("has not played")."""
+    if word.strip() not in ("has", "have"):
+        return None
+    after = text.split(word, 1)[1].split(" ", 1)[0].lower()
+    if not after or after.endswith(("ed", "en", "wn")) or after in _PARTICIPLES:
+        return None
+    return " does not have " if word.strip() == "has" else " do not have "
 
 
 def _operands(e, op: str) -> list:
