@@ -240,3 +240,14 @@ def test_a_decision_with_one_legal_action_is_noted_and_one_with_more_is_not(tmp_
     (tmp_path / "two").mkdir()
     found = of_kind(run(capsys, write_spec(tmp_path / "two", two, rulebook=RULEBOOK)), "silent-case")
     assert not [f for f in found.values() if f["details"]["site"] == "one-option"]
+
+
+def test_a_fact_whose_quote_writes_another_number_is_a_quote_finding():
+    from rulekit.checking import numbers
+    text = MODAL.replace("card Ace x 9", 'card Ace x 9\nfact hand_size = 4 quote "Draw until you have three cards."\n'
+                         'fact bonus = 2 quote "If you have 3 or more, their value is doubled."\n'
+                         'fact plenty = 5 quote "Take as many as you like."')
+    found = numbers.findings(compile_text(text.replace("DRAW", "Draw.").replace("COIN", "Coin.")))
+    assert [f.id for f in found] == ["tiny/quote/number/hand_size"], [f.message for f in found]
+    assert found[0].severity == "warning" and "writes 3, not 4" in found[0].message
+    assert numbers.written_numbers("2 Spieler: 140 Punkte, zweimal; 3.5 and 1,000") >= {2, 140}

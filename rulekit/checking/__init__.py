@@ -38,7 +38,7 @@ from .solving import abstraction_proofs, symbolic_findings
 from .ending import KnownLoops
 from .judging import judge
 from .witnesses import resolved
-from . import conflicts, modal, silence, unused
+from . import conflicts, modal, numbers, silence, unused
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
@@ -58,6 +58,8 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
     clock = _Clock(timings, progress, game.name)
     with clock("static"):
         static_findings(spec, game, report)
+        for f in numbers.findings(game):
+            report.add(f)
     with clock("examples"):
         for f in example_findings(spec, game):
             report.add(f)
