@@ -148,6 +148,15 @@ def test_triggers_set_off_by_what_chance_draws_after_the_action_are_a_conflict_w
     assert order["verdict"] == "proven" and order["witness"]
 
 
+def test_a_trigger_that_keeps_another_from_firing_is_a_conflict(tmp_path, capsys):
+    # `first` resets the bell: `second`, set off at the same moment, never fires, and had it run first it would
+    text = TRIGGERS.replace("{ set y = 1 }", "{ set x = 0 }").replace("SECOND", "set y = 2")
+    conflicts = of_kind(run(capsys, write_spec(tmp_path, text, rulebook=TRIGGER_BOOK)), "conflict")
+    order = conflicts["tiny/conflict/order/first+second"]
+    assert order["verdict"] == "proven" and order["witness"], order
+    assert "keep the other from firing" in order["message"]
+
+
 def test_two_triggers_that_commute_are_no_conflict_and_an_unnamed_cause_stands_out(tmp_path, capsys):
     text = TRIGGERS.replace("SECOND", "set z = 2").replace('action ring "Ring the bell."', 'action pull "Pull."')
     conflicts = of_kind(run(capsys, write_spec(tmp_path, text, rulebook=TRIGGER_BOOK)), "conflict")

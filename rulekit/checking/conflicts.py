@@ -60,8 +60,8 @@ def findings(spec, game: m.Game, variants: list[dict], tallies: dict, key_of) ->
             t1, t2 = (next(t for t in game.triggers if t.name == n) for n in (first, second))
             out.append(Finding(
                 f"{game.name}/conflict/order/{first}+{second}", game.name, "conflict", "warning", "proven",
-                "random-play", f"triggers {first} and {second} fire at the same moment, and their results depend "
-                f"on the order: the spec runs {first} first (the order of the declarations); the rulebook does "
+                "random-play", f"triggers {first} and {second} are set off at the same moment, and the result depends "
+                f"on their order (one may even keep the other from firing): the spec runs {first} first (the order of the declarations); the rulebook does "
                 "not say which comes first", quotes=list(dict.fromkeys(quote_texts(t1) + quote_texts(t2))),
                 location=location_of(t1.span), witness=steps, options=changed_options(options, game),
                 hint="state the order the rulebook gives (declare the triggers in it, or merge them into one), "

@@ -39,6 +39,7 @@ class Tally:
     causes: dict = field(default_factory=dict)  # trigger name -> {(choice point, action name) it fired after}
     orders: dict = field(default_factory=dict)  # (trigger, trigger) -> (loaded, history, seed): order changes the result
     probed: int = 0  # the engine's silent-case hits already recorded in `silent`
+    passed_over: Counter = field(default_factory=Counter)  # ((trigger, trigger), decision kind) -> orders tried
 
     def outcome(self, players: int) -> "Outcomes":
         return self.outcomes.setdefault(players, Outcomes(players))
@@ -48,6 +49,7 @@ class Tally:
         return statistics.Sample(dict(self.games_by_players), dict(self.reach_by_players.get(target, {})), confidence)
 
 
+PASSED_OVER_TRIES = 2  # tries of the other order per pair of armed triggers and kind of decision
 TRACES = 3  # games per player count whose histories are kept, for replay under another option
 DEEP_TRACES = 10  # the same with --all-options
 
@@ -352,12 +354,12 @@ def _record_sites(sites: list, hits: set, tally: Tally, state) -> None:
 
 
 def _triggers_fired(names: list, armed: list, state, before, action: int, table, tally: Tally) -> None:
-    """After a decision: which triggers fired (their causes), and, when two fired, whether the other
-    order of the two gives another result (a `conflict`)."""
+    """After a decision: which triggers fired (their causes), and whether two triggers armed before it give
+    another result in the other order (a `conflict`)."""
     fired = [i for i, was in enumerate(armed) if was and not state.armed[i]]
     for i in fired:
         tally.causes.setdefault(names[i], set()).add(table.owner(action))
-    if len(fired) < 2 or before is None:
+    if before is None:
         return
     from . import conflicts
 
@@ -365,3 +367,16 @@ def _triggers_fired(names: list, armed: list, state, before, action: int, table,
         pair = (names[a], names[b])
         if pair not in tally.orders and conflicts.order_matters(before, action, a, b):
             tally.orders[pair] = (state.game, [*before.history, action], state.seed)
+    # A trigger can also keep another from firing (it undoes what set both off, and is re-armed at once, so
+    # neither shows as fired): every pair armed before the step is tried in the other order, a few times
+    # per pair and kind of decision, as each try plays the step twice.
+    kind = table.owner(action)
+    ready = [i for i, was in enumerate(armed) if was]
+    for x, a in enumerate(ready):
+        for b in ready[x + 1:]:
+            pair = (names[a], names[b])
+            if pair in tally.orders or tally.passed_over[pair, kind] >= PASSED_OVER_TRIES:
+                continue
+            tally.passed_over[pair, kind] += 1
+            if conflicts.order_matters(before, action, a, b):
+                tally.orders[pair] = (state.game, [*before.history, action], state.seed)
