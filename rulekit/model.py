@@ -250,7 +250,7 @@ def keyword(s: Stmt) -> str:
         return "take" if getattr(s, "to_player", True) else "return"
     if name == "End":
         return f"end {getattr(s, 'what', '')}".strip()
-    return _KEYWORDS.get(name, name.lower())
+    return _KEYWORDS.get(name, name)  # a node the language does not have yet: its class names it
 
 
 @dataclass(frozen=True, slots=True)

@@ -263,7 +263,7 @@ def test_vectorized_explorer_counts_the_whole_benchmark():
 
 def test_bundled_games_are_outside_the_fragment_and_named():
     chocobo, chucky = Spec.find("chocobo").model, Spec.find("chucky").model
-    with pytest.raises(Unsupported, match=r"Rounds at .*chocobo.rules:\d+:\d+"):
+    with pytest.raises(Unsupported, match=r"`rounds` statement at .*chocobo.rules:\d+:\d+"):
         fragment.build(configure(chocobo, 3, chocobo.default_options()))
     with pytest.raises(Unsupported, match="trigger"):
         fragment.build(configure(chucky, 1, chucky.default_options()))

@@ -111,8 +111,9 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 found.append(Finding(fid, game.name, "invariant", "info", "proven", method, text + described(prop),
                                      bound={**bound, "players": sorted(ks), **extra}, **common))
             else:
-                unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown")
                 proven = sorted(p for p, k in ks.items() if k)
+                # a count k-induction proved is settled, whatever BMC could not decide there
+                unknown = sorted(p for p, a in answers.items() if a is not None and a.status == "unknown" and not ks.get(p))
                 # an undecided question is still settled as deep as every shallower query went, and one
                 # whose violation does not replay (its answers are shortest) one step short of it
                 here = min((a.depth - 1 if a.status == "refuted" else a.depth for a in answers.values()
@@ -124,8 +125,8 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 if proven:
                     text += f"; proven by k-induction with {players_phrase(proven)}"
                 if unknown:
-                    text += ("; deeper, " if here >= 1 else "; ") + "undecided with " + ", ".join(map(str, unknown)) + \
-                        " players (" + answers[unknown[0]].reason + ")"
+                    text += ("; deeper, " if here >= 1 else "; ") + "undecided with " + players_phrase(unknown) + \
+                        " (" + answers[unknown[0]].reason + ")"
                 if prop.name in spurious:
                     text += (f"; a violation Z3 found with {players_phrase([spurious[prop.name]])} does not replay in the engine "
                              f"(the relation forgets {', '.join(results[spurious[prop.name]][0].inexact)})")
