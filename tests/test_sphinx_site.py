@@ -148,3 +148,13 @@ def test_game_pages_print_no_python_value(site):
         text = htmllib.unescape(re.sub(r"<[^>]+>", "", page))
         for python in ("Span(", "{'", "['"):
             assert python not in text, (game, python, text[max(0, text.find(python) - 200):text.find(python) + 200])
+
+
+def test_a_register_names_the_definitions_that_depend_on_a_reading_as_the_rules_say_them(site):
+    """"the definition of six crystals" named a definition by its spec name, which a reader never sees."""
+    import html as htmllib
+    import re
+
+    page = (site / "games" / "chocobo.html").read_text(encoding="utf-8")
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "the definition of “the player holds 6 Crystal cards of any type”" in text

@@ -512,7 +512,7 @@ class GamePage:
         found: dict[str, set] = {}
         g = self.model
         owners = [(f"“{self.english.procedure_title(p)}”", p) for p in g.procedures] + [("the flow", g.flow)]
-        owners += [(f"the definition of {humanize(d.name)}", d) for d in g.defines]
+        owners += [(f"the definition of “{self.english.define_title(d)}”", d) for d in g.defines]
         owners += [(f"trigger {humanize(getattr(t, 'name', ''))}", t) for t in getattr(g, "triggers", ()) or ()]
         for label, node in owners:
             for sub in walk_expr(node):

@@ -801,6 +801,15 @@ class English(Sentences):
             self.env = saved
         return Line(parts, tuple(d.quotes), [], d.span, "Define")
 
+    def define_title(self, d: m.Define) -> str:
+        """What a definition defines, as its rules say it: "you have enough points to bank"."""
+        saved = self.scoped()
+        try:
+            args = {x.name: self.bind(x.slot, x.name, x.type) for x in d.params}
+            return plain(self.fill(self.define_phrase(d), args))
+        finally:
+            self.env = saved
+
     def procedure_title(self, p) -> str:
         saved = self.scoped()
         try:
