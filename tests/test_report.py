@@ -304,3 +304,14 @@ def test_a_property_claimed_only_under_other_options_has_its_row_and_is_counted(
     checks = 'checks tiny\nreachable drew "Someone drew." under colour=blue: drawn >= 1\n'
     _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text, checks=checks)), *FAST)
     assert "drew (under colour=blue)" in out and "1 of 1 targets reached" in out, out
+
+
+def test_a_configuration_whose_games_all_run_the_engine_limit_stops_after_a_few(tmp_path):
+    from rulekit.checking import sampling
+    from rulekit.pipeline import Spec
+    text = TINY.replace("  shuffle box\n", "  shuffle box\n  loop { random face in 1..6  if face == 7 { end game } }\n")
+    tally = sampling.play_sample(Spec(write_spec(tmp_path, text)), 2, {}, games=20, budget=10**6, max_steps=50,
+                                 seed=0, min_games=20)
+    assert tally.played == sampling.ENDLESS_GAMES == tally.run_limits
+    [(message, (_, history, _))] = tally.errors.items()
+    assert "without waiting for a decision" in message and len(history) < 1000  # no endless witness

@@ -2,8 +2,10 @@
 
 Order: when one decision makes two triggers fire, random play (`sampling`) runs the decision again
 from the state before it with the two triggers in the other order, and compares the two states the
-engine reaches next (the next decision, chance event or end). A difference is reported with the game
-that shows it. Causes: for each trigger, the actions that can make its condition true (those whose
+engine reaches next (the next decision, chance event or end). A trigger can also keep another from
+firing (it undoes what set both off, and is re-armed at once, so that neither shows as fired): along
+the random games kept whole, every pair of triggers armed before a decision is tried in the other
+order too (`passed_over`). A difference is reported with the game that shows it. Causes: for each trigger, the actions that can make its condition true (those whose
 effects, through the procedures they call, change a zone, variable or token its condition reads),
 and among them the ones random play saw set it off, listed beside its quote, each marked by whether
 the quote names it, so that a cause the rulebook sentence does not mention stands out.
@@ -11,6 +13,7 @@ the quote names it, so that a cause the rulebook sentence does not mention stand
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from .. import model as m
 from ..findings import Finding
@@ -38,11 +41,50 @@ def _outcome(before, action: int, swap) -> tuple:
             state.current_player(), sorted(state.legal), state.chance)
 
 
+PASSED_OVER_TRIES = 1000  # tries of the other order per player count (each plays a decision twice)
+
+
+def passed_over(spec, options: dict, tally, known) -> dict:
+    """Conflicts the random games' own check cannot see: a trigger that keeps another from firing (it
+    undoes what set both off and is re-armed at once, so that neither shows as fired). Along the kept
+    games of `tally` (its traces), every pair of triggers armed before a decision is tried in the other
+    order, up to PASSED_OVER_TRIES tries per player count, as each plays the decision twice. (trigger,
+    trigger) -> (game, history, None) for those whose order changes the result, but for `known`."""
+    found: dict = {}
+    for players, histories in sorted(tally.traces.items()):
+        loaded = spec.engine(players, options)
+        names = [t.name for t in loaded.config.game.triggers]
+        if len(names) < 2:
+            return found
+        tries = Counter()
+        for history in histories:
+            state = loaded.replay([])
+            for action in history:
+                if state.chance is None and not state.over and tries["all"] < PASSED_OVER_TRIES:
+                    _try_pairs(state, action, names, tries, found, known)
+                state.apply_action(action)
+    return found
+
+
+def _try_pairs(state, action: int, names: list, tries: Counter, found: dict, known) -> None:
+    ready = [i for i, armed in enumerate(state.armed) if armed]
+    for x, a in enumerate(ready):
+        for b in ready[x + 1:]:
+            pair = (names[a], names[b])
+            if pair in found or pair in known:
+                continue
+            tries["all"] += 1
+            if order_matters(state, action, a, b):
+                found[pair] = (state.game, [*state.history, action], None)
+
+
 def findings(spec, game: m.Game, variants: list[dict], tallies: dict, key_of) -> list[Finding]:
     out: list[Finding] = []
     reported: set = set()
     for options in variants:
-        for (first, second), (loaded, history, seed) in tallies[key_of(options)].orders.items():
+        orders = tallies[key_of(options)].orders
+        for (first, second), (loaded, history, seed) in {**passed_over(spec, options, tallies[key_of(options)], orders),
+                                                          **orders}.items():
             if (first, second) in reported:
                 continue
             reported.add((first, second))

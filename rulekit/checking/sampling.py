@@ -39,7 +39,7 @@ class Tally:
     causes: dict = field(default_factory=dict)  # trigger name -> {(choice point, action name) it fired after}
     orders: dict = field(default_factory=dict)  # (trigger, trigger) -> (loaded, history, seed): order changes the result
     probed: int = 0  # the engine's silent-case hits already recorded in `silent`
-    passed_over: Counter = field(default_factory=Counter)  # ((trigger, trigger), decision kind) -> orders tried
+    run_limits: int = 0  # games that the engine's limit on a run without a decision ended (an endless run?)
 
     def outcome(self, players: int) -> "Outcomes":
         return self.outcomes.setdefault(players, Outcomes(players))
@@ -49,7 +49,8 @@ class Tally:
         return statistics.Sample(dict(self.games_by_players), dict(self.reach_by_players.get(target, {})), confidence)
 
 
-PASSED_OVER_TRIES = 2  # tries of the other order per pair of armed triggers and kind of decision
+ENDLESS_GAMES = 3  # games that all run the engine's limit, after which a configuration plays no more (1 for
+# a configuration of another option set, which plays few games anyway)
 TRACES = 3  # games per player count whose histories are kept, for replay under another option
 DEEP_TRACES = 10  # the same with --all-options
 
@@ -178,6 +179,8 @@ def play_sample(spec: Spec | str, players: int, options: dict, games: int, budge
     for g in range(games):
         if g and ((g >= min_games and tally.steps >= budget) or enough(tally, g)):
             break  # the games so far are the bound the verdicts state
+        if g >= (ENDLESS_GAMES if min_games else 1) and tally.run_limits == g:
+            break  # every game so far ran the engine's limit (each costs a million steps): so will the next
         ahead = _states_ahead(tally, g, games, budget, min_games, bounds) if g else 0
         if not compiled_tests and ahead >= TESTS_WORTH:
             tests, compiled_tests = loaded.state_tests, True
@@ -307,15 +310,16 @@ def _play_one(loaded: Game, bounds: PlayBounds, seed: int, tally: Tally, traces:
             decisions += 1
     except RuleRuntimeError as exc:
         outcome.ends["rule error"] += 1
-        if state is None:
+        if isinstance(exc, LongRun):  # no one draw fails (chance may be what keeps it going): the run's length does
+            history = [] if state is None else [*state.history[:mark], *([failing] if failing is not None else [])]
+        elif state is None:
             history = _failing_history(loaded, seed, [])
         elif failing is None:
             history = list(state.history)
-        elif isinstance(exc, (EndlessRun, LongRun)):  # no one draw fails: the step's length does
-            history = [*state.history[:mark], failing]
         else:  # the chance drawn inside the failed step is not in the state's history: it is drawn again
             history = _failing_history(loaded, seed, [*state.history[:mark], failing])
         tally.errors.setdefault(str(exc), (loaded, history, exc.span))
+        tally.run_limits += isinstance(exc, (EndlessRun, LongRun))
         if isinstance(exc, EndlessRun):
             tally.endless.setdefault(players, (loaded, history, str(exc)))
 
@@ -354,12 +358,12 @@ def _record_sites(sites: list, hits: set, tally: Tally, state) -> None:
 
 
 def _triggers_fired(names: list, armed: list, state, before, action: int, table, tally: Tally) -> None:
-    """After a decision: which triggers fired (their causes), and whether two triggers armed before it give
-    another result in the other order (a `conflict`)."""
+    """After a decision: which triggers fired (their causes), and, when two fired, whether the other
+    order of the two gives another result (a `conflict`)."""
     fired = [i for i, was in enumerate(armed) if was and not state.armed[i]]
     for i in fired:
         tally.causes.setdefault(names[i], set()).add(table.owner(action))
-    if before is None:
+    if len(fired) < 2 or before is None:
         return
     from . import conflicts
 
@@ -367,16 +371,3 @@ def _triggers_fired(names: list, armed: list, state, before, action: int, table,
         pair = (names[a], names[b])
         if pair not in tally.orders and conflicts.order_matters(before, action, a, b):
             tally.orders[pair] = (state.game, [*before.history, action], state.seed)
-    # A trigger can also keep another from firing (it undoes what set both off, and is re-armed at once, so
-    # neither shows as fired): every pair armed before the step is tried in the other order, a few times
-    # per pair and kind of decision, as each try plays the step twice.
-    kind = table.owner(action)
-    ready = [i for i, was in enumerate(armed) if was]
-    for x, a in enumerate(ready):
-        for b in ready[x + 1:]:
-            pair = (names[a], names[b])
-            if pair in tally.orders or tally.passed_over[pair, kind] >= PASSED_OVER_TRIES:
-                continue
-            tally.passed_over[pair, kind] += 1
-            if conflicts.order_matters(before, action, a, b):
-                tally.orders[pair] = (state.game, [*before.history, action], state.seed)
