@@ -56,17 +56,41 @@ examples:
 """
 
 
+PLAIN_QUIET = 10.0  # seconds a plain progress line stays the last one before a phase seen already is said again
+
+
 class _Progress(ProgressBar):
     """The executors' progress bar, with a line per spec checked in another process and the method
-    that is running."""
+    that is running. Where stderr is no terminal (a log, CI), the same news as plain lines: one per
+    change of what is running, so that a long run is seen to be alive."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool, plain: bool = False):
         super().__init__(enabled)
         self.lines: dict = {}
         self.enabled = enabled
+        self.plain = plain and not enabled
+        self.said: dict = {}  # per spec: what it last said, when it said each label, when it last said anything
+        self.began = time.perf_counter()
+
+    @property
+    def relays(self) -> bool:
+        """Whether news from other processes is worth sending here."""
+        return self.enabled or self.plain
+
+    def _say(self, who: str, label: str) -> None:
+        """A line when what runs changes; one that comes back (phases take turns per option set) only
+        after a while, so that a log stays short."""
+        now = time.perf_counter()
+        last, before = self.said.get(who, (None, 0.0)), self.said.get((who, label))
+        if last == label or (before is not None and now - self.said.get((who, ""), 0.0) < PLAIN_QUIET):
+            return
+        self.said[who], self.said[(who, label)], self.said[(who, "")] = label, now, now
+        print(f"[{now - self.began:6.0f} s] {label}", file=sys.stderr, flush=True)
 
     def describe(self, label: str) -> None:
         """What is running now: the spec, the configuration, the method."""
+        if self.plain:
+            self._say("", label)
         if self.task is None:
             self.start(label, None)
         else:
@@ -74,6 +98,10 @@ class _Progress(ProgressBar):
 
     def relayed(self, name: str, kind: str, *args) -> None:
         """A message from a spec checked in another process: one line of the display per spec."""
+        if self.plain and kind in ("start", "describe") and args[0] != name:  # a bare name says nothing new
+            self._say(name, args[0])
+        if not self.enabled:
+            return
         task = self.lines.get(name)
         if task is None:
             task = self.lines[name] = self.bar.add_task(name, total=None)
@@ -243,6 +271,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="information-flow check: ten times the games and re-deals of hidden cards, followed "
                    "three times longer (slower, finds rarer leaks)")
     c.add_argument("-v", "--verbose", action="store_true", help="also list notes (ambiguities) in full")
+    c.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress on stderr where it is not a terminal (where it is, a bar shows it and goes)")
 
     s = sub.add_parser("simulate", help="random playouts with statistics",
                        description="Play random games (random legal decisions, seeded chance) and report game "
@@ -425,7 +455,7 @@ def _check(args, out: Console) -> int:
     bounds.memory_limit = (int(args.memory_limit * 2**30) if args.memory_limit is not None
                            else budget.memory_limit(1 if args.dask else jobs))
     reports, broken = [], []
-    with _Progress(sys.stderr.isatty()) as progress:
+    with _Progress(sys.stderr.isatty(), plain=not args.quiet) as progress:
         if args.dask:  # the specs one after the other, the random games of each on the cluster
             from .executors import make
             with make(jobs=args.jobs or None, dask=args.dask) as executor:
@@ -434,7 +464,7 @@ def _check(args, out: Console) -> int:
             progress.start(f"checking {len(specs)} specs on {jobs} cores", len(specs))
             # spawned, not forked: a forked child would inherit Z3's state from this process
             context = multiprocessing.get_context("spawn")
-            manager = context.Manager() if progress.enabled else None
+            manager = context.Manager() if progress.relays else None
             queue = manager.Queue() if manager is not None else None
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
                 largest_first = sorted(range(len(specs)), key=lambda i: -workload(specs[i]))

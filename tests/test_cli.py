@@ -194,3 +194,16 @@ def test_a_one_player_game_is_said_in_the_singular(capsys):
     code, out, err = run(capsys, "simulate", "chicken", "--players", "1", "--games", "3", "--jobs", "1")
     assert code == 0, err
     assert "1 player, 3 games" in out and "1 players" not in out
+
+
+def test_progress_where_stderr_is_no_terminal_is_a_few_plain_lines_and_quiet_silences_it():
+    done = subprocess.run([sys.executable, "-m", "rulekit", "check", "chicken", "--games", "4", "--max-states", "100",
+                           "--variant-games", "0", "--symbolic-time-limit", "0", "--jobs", "1"],
+                          capture_output=True, text=True, check=False)
+    lines = done.stderr.splitlines()
+    assert any(line.endswith("chicken: random play") for line in lines), done.stderr
+    assert all(line.startswith("[") and " s] " in line for line in lines) and len(lines) < 40, done.stderr
+    quiet = subprocess.run([sys.executable, "-m", "rulekit", "check", "chicken", "--games", "4", "--max-states", "100",
+                            "--variant-games", "0", "--symbolic-time-limit", "0", "--jobs", "1", "--quiet"],
+                           capture_output=True, text=True, check=False)
+    assert quiet.stderr == ""
