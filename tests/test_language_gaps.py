@@ -277,7 +277,7 @@ def test_the_new_constructs_in_english():
     assert "Show the bottom card of the pile to everyone." in said
     assert any(x.startswith("Show the last (from the pile) to the player in seat 1") for x in said)
     assert "Set the seen to the richest holding of 1." in said
-    assert "If the target is nobody, set the target to you." in said, said
+    assert "If there is no target, set the target to you." in said, said
     function = next(p for p in game.procedures if p.name == "richest_holding")
     body = [plain(line.parts) for line in english.procedure(function)]
     assert body[0] == "Let most be 0." and body[-1] == "The result is most plus the extra.", body
