@@ -215,8 +215,10 @@ class Game:
         """`n` seeded games to the end, the loop inside the engine: returns, lengths and end kinds
         (see `rulekit.engine.playouts`). Game `i` is the game of seed `seed + i` (or `seeds[i]`) played
         with chance drawn inside and, without `policy`, each decision `random.Random(its seed).choice`
-        of the legal actions; `policy(state)` returns the action to take instead; `at_end(i, state)`
-        sees the last state of each game that ends."""
+        of the legal actions; `policy(state)` returns the action to take instead; `at_end(i, end)`
+        sees the last state of each game that ends: a `State` where the engine played it (always with
+        a `policy`), else the whole-game code's record (`direct.Playout`: the zones and variables of a
+        State, not its methods), both read by `rulekit.expressions.compile_expression`."""
         return playouts(self, n, seed, policy, max_steps, seeds, at_end)
 
     @cached_property
