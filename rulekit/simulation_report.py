@@ -1,6 +1,7 @@
 """A simulation's results for people: tables and text histograms (rich), and histogram plots (matplotlib)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from rich.console import Console
@@ -61,15 +62,18 @@ def _number(x) -> str:
 
 
 def bins(histogram: dict[str, int]) -> list[tuple[str, int]]:
-    """(label, count) rows: one per value, or BINS ranges of equal width when there are more values."""
+    """(label, count) rows: one per value, or at most BINS ranges of equal width when there are more
+    values. Values that come in steps (scores in fives) are binned in whole steps, so that every range
+    holds as many of the values that can occur: ranges of 9 over multiples of 5 would hold one or two."""
     values = sorted((int(k), v) for k, v in histogram.items())
     if len(values) <= BINS:
         return [(str(k), v) for k, v in values]
     low, high = values[0][0], values[-1][0]
-    width = -(-(high - low + 1) // BINS)
+    step = math.gcd(*(k - low for k, _ in values))
+    width = step * -(-((high - low) // step + 1) // BINS)
     rows = []
     for start in range(low, high + 1, width):
-        end = min(high, start + width - 1)
+        end = min(high, start + width - step)
         rows.append((f"{start}-{end}" if end > start else str(start), sum(v for k, v in values if start <= k <= end)))
     return rows
 

@@ -265,3 +265,12 @@ def test_a_statistic_that_fails_in_play_is_reported_and_the_games_go_on(capsys):
 def test_an_unreachable_scheduler_is_a_clear_error(capsys):
     code, _, err = run(capsys, "simulate", "chocobo", "--games", "2", "--dask", "not-an-address")
     assert code == 2 and "no Dask scheduler answers at not-an-address" in err and "Traceback" not in err
+
+
+def test_text_histograms_bin_values_that_come_in_steps_by_whole_steps():
+    from rulekit.simulation_report import BINS, bins
+    fives = bins({str(k): 1 for k in range(0, 101, 5)})
+    assert len(fives) <= BINS and [count for _, count in fives[:-1]] == [2] * (len(fives) - 1), fives
+    ones = bins({str(k): 1 for k in range(3, 40)})
+    assert len(ones) <= BINS and sum(count for _, count in ones) == 37
+    assert bins({"1": 4, "2": 3}) == [("1", 4), ("2", 3)]
