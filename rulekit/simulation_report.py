@@ -33,6 +33,9 @@ def render_text(sim: Simulation, out: Console) -> None:
     seats = Table("seat", "wins", "win rate")
     for p, (wins, rate) in enumerate(zip(data["wins_per_seat"], data["win_rate_per_seat"])):
         seats.add_row(game.player_name(p), str(wins), f"{rate:.1%}")
+    won = sum(data["wins_per_seat"])
+    if won > data["ends"].get("won", won):
+        seats.caption = "a win shared by several seats counts for each of them, so the rates add up to more than 100 %"
     out.print(seats)
     ends = Table("end", "games", "share")
     for end, count in data["ends"].items():

@@ -274,3 +274,10 @@ def test_text_histograms_bin_values_that_come_in_steps_by_whole_steps():
     ones = bins({str(k): 1 for k in range(3, 40)})
     assert len(ones) <= BINS and sum(count for _, count in ones) == 37
     assert bins({"1": 4, "2": 3}) == [("1", 4), ("2", 3)]
+
+
+def test_the_seat_table_says_when_shared_wins_make_the_rates_add_up_to_more(tmp_path, capsys):
+    shared = TINY.replace("  for p in players { if exists(c in hand(p) where c == Ace) { win p } }",
+                               "  for p in players { win p }")
+    assert main(["simulate", str(write_spec(tmp_path, shared)), "--games", "5", "--jobs", "1"]) == 0
+    assert "counts for each of them" in capsys.readouterr().out
