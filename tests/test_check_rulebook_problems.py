@@ -251,6 +251,14 @@ def test_a_decision_with_one_legal_action_is_noted_and_one_with_more_is_not(tmp_
     assert not [f for f in found.values() if f["details"]["site"] == "one-option"]
 
 
+def test_a_forced_choice_whose_quote_says_the_player_must_is_no_silent_case(tmp_path, capsys):
+    book = RULEBOOK + "If you can, you must give back a card.\n"
+    said = ONE_CARD.replace("choose c in hand(current) by current\n",
+                            'choose c in hand(current) by current quote "If you can, you must give back a card."\n')
+    found = of_kind(run(capsys, write_spec(tmp_path, said, rulebook=book)), "silent-case")
+    assert not [f for f in found.values() if f["details"]["site"] == "one-option"], found
+
+
 def test_a_fact_whose_quote_writes_another_number_is_a_quote_finding():
     from rulekit.checking import numbers
     text = MODAL.replace("card Ace x 9", 'card Ace x 9\nfact hand_size = 4 quote "Draw until you have three cards."\n'

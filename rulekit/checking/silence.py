@@ -38,11 +38,14 @@ _HANDLED = {
               r"nichts|ohne|nicht genug|weniger|bis zu|höchstens|used up|exhausted|aufgebraucht|verbraucht)\b",
     "tie": r"\b(ties?|tied|equal\w*|same number|gleich\w*|unentschieden)\b",
     "cap": r"\b(cap|limit\w*|maximum|at most|already (has|have)|more than|höchstens|maximal|bereits)\b",
+    # a choice the rules force: the sentence says the player must, or may only, take what is left
+    "forced": r"\b(must|has to|have to|only|if (you|they|he|she) can|muss\w*|müssen|nur|wenn möglich)\b",
 }
-_KIND_WORDS = {"tie": ("tie",), "cap-clamp": ("cap", "absent")}
+_KIND_WORDS = {"tie": ("tie",), "cap-clamp": ("cap", "absent"), "one-option": ("forced", "absent")}
 # A few of those words, for the hint that tells a rules editor which quote clears a site.
 _HINT_WORDS = {"absent": '"no", "none", "empty", "run out", "fewer" or "up to"',
-               "tie": '"tie", "equal" or "same number"', "cap-clamp": '"limit", "at most", "maximum" or "already has"'}
+               "tie": '"tie", "equal" or "same number"', "cap-clamp": '"limit", "at most", "maximum" or "already has"',
+               "one-option": '"must", "only" or "if you can"'}
 
 
 def handled_by_quote(kind: str, quotes) -> bool:
