@@ -84,8 +84,18 @@ def quote_uses(game: m.Game) -> list[QuoteUse]:
         add(e.quotes, f"expect {e.name}")
     for owner, body in ((p.name, p.body) for p in (game.flow, *game.procedures, *game.triggers)):
         for st in m.walk(body, actions=True):
-            add(getattr(st, "quotes", ()), f"{type(st).__name__.lower()} in {owner}")
+            add(getattr(st, "quotes", ()), _statement_owner(st, owner))
     return uses
+
+
+def _statement_owner(st, owner: str) -> str:
+    """A statement (or action) that carries a quote, as messages name it: "the `for` statement in the flow"."""
+    where = "the flow" if owner == "flow" else owner
+    if isinstance(st, m.Action):
+        return f"action {st.name} in {where}"
+    if isinstance(st, m.Rule):
+        return f"rule {st.name} in {where}"
+    return f"the `{m.keyword(st)}` statement in {where}"
 
 
 @dataclass(frozen=True)

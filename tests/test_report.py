@@ -36,6 +36,13 @@ def test_a_clean_spec_says_what_was_checked(tmp_path, capsys):
     assert "deadlock (1)" not in out and "contradiction (1)" not in out
 
 
+def test_a_bad_quote_on_a_statement_names_the_statement_as_the_spec_writes_it(tmp_path, capsys):
+    text = TINY.replace('random c in box quote "Each player draws one card."',
+                        'random c in box quote "Each player draw one card."')
+    _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST)
+    assert "quote on the `random` statement in the flow is not verbatim" in out, out
+
+
 def test_one_bad_quote_on_the_players_line_is_named_and_located(tmp_path, capsys):
     text = TINY.replace("players 2 to 3\n", 'players 2 to 3\n  quote "Each player draw one card."\n')
     path = write_spec(tmp_path, text)
