@@ -114,6 +114,9 @@ def test_check_reports_whole_relation_verdicts_with_witnesses(relay):
     by_id = {f.id: f for f in report.findings}
     quiet = by_id["relay/invariant/quiet/z3-bmc"]
     assert quiet.verdict == "refuted" and quiet.witness and quiet.bound["relation"] == "whole language"
+    # the count is the witness's (engine steps, chance outcomes among them); BMC's depth is in its own steps
+    assert f"is false after {len(quiet.witness)} steps" in quiet.message, quiet.message
+    assert "none is shorter in the steps of its relation" in quiet.message
     # 1-induction does not prove it (see the BMC test above); IC3/PDR does
     die_rolled = by_id["relay/invariant/die_rolled/z3-bmc"]
     assert (die_rolled.verdict, die_rolled.method, die_rolled.bound["relation"]) == ("proven", "z3-pdr", "whole language")

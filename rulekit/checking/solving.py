@@ -101,10 +101,11 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 if steps is None:
                     spurious[prop.name] = p
             if steps is not None:
-                method, how = _witness_method(answers[p])
+                method, how = _witness_method(answers[p], d, whole)
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", method,
-                                     f"{prop.name} is false {counted(d, 'step')} from the start with {players_phrase([p])} "
-                                     f"({how}){described(prop)}", bound=bound, witness=steps, **common))
+                                     f"{prop.name} is false after {counted(len(steps), 'step')} with "
+                                     f"{players_phrase([p])} ({how}){described(prop)}", bound=bound, witness=steps,
+                                     **common))
             elif all(ks.values()):
                 method, how, extra = proof_text(ks, whole)
                 text = f"{prop.name} holds in every reachable state with {players_phrase(sorted(ks))}: {how}"
@@ -143,9 +144,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
                 d, p = hits.pop(0)
                 steps = replay(p, answers[p], lambda s, t=test: t(s), f"target {prop.name}")
             if steps is not None:
-                method, how = _witness_method(answers[p])
+                method, how = _witness_method(answers[p], d, whole)
                 found.append(Finding(fid, game.name, "reachability", "info", "proven", method,
-                                     f"{prop.name} is reached in {counted(d, 'step')} with {players_phrase([p])} ({how})"
+                                     f"{prop.name} is reached in {counted(len(steps), 'step')} with "
+                                     f"{players_phrase([p])} ({how})"
                                      f"{described(prop)}", bound=bound, witness=steps, **common))
             elif len(never) == len(counts):
                 proofs = {p: results[p][1].unreachable[prop.name] for p in never}
@@ -175,10 +177,10 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
         d, p = stuck.pop(0)
         steps = replay(p, results[p][1].answers[("deadlock",)], lambda s: s.is_stuck(), "a deadlock")
     if steps is not None:
-        method, how = _witness_method(results[p][1].answers[("deadlock",)])
+        method, how = _witness_method(results[p][1].answers[("deadlock",)], d, whole)
         found.append(Finding(fid, game.name, "deadlock", "error", "refuted", method,
-                             f"the game is not over, yet no one has a legal move, {counted(d, 'step')} from the start with "
-                             f"{players_phrase([p])} ({how})", bound=bound, witness=steps, options=changed))
+                             f"the game is not over, yet no one has a legal move, {counted(len(steps), 'step')} from the "
+                             f"start with {players_phrase([p])} ({how})", bound=bound, witness=steps, options=changed))
     elif all(stuck_free.values()):
         method, how, extra = proof_text(stuck_free, whole, '"over, or some action is legal"')
         found.append(Finding(fid, game.name, "deadlock", "info", "proven", method,
@@ -207,13 +209,14 @@ def symbolic_findings(spec: Spec, game: m.Game, options: dict, bounds: PlayBound
     return found
 
 
-def _witness_method(answer) -> tuple[str, str]:
-    """(method, how the witness was found) of a BMC answer: BMC's own, shortest, or one at the depth where
-    IC3/PDR found the state, past the steps BMC searched."""
+def _witness_method(answer, depth: int, whole: bool) -> tuple[str, str]:
+    """(method, how the witness was found) of a BMC answer at `depth` steps of its relation: BMC's own,
+    shortest in those steps (not in the engine's, which count chance outcomes too), or one at the depth
+    where IC3/PDR found the state, past the steps BMC searched."""
     if answer.by == "pdr":
         return "z3-pdr", ("IC3/PDR found such a state past the steps BMC searched; the witness is Z3's run of "
                           "that length")
-    return "z3-bmc", "Z3 BMC, a shortest witness"
+    return "z3-bmc", f"Z3 BMC, within {_bmc_reach(depth, whole)}: none is shorter in the steps of its relation"
 
 
 def proof_text(proofs: dict, whole: bool, what: str = "it") -> tuple[str, str, dict]:
