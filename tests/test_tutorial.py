@@ -93,7 +93,12 @@ def run(command: str, folder: Path, capsys) -> list[str]:
     capsys.readouterr()
     main(words[1:])
     out, err = capsys.readouterr()
+    # in a terminal the progress is a bar that goes when the work is done: the page shows what stays
+    err = "".join(line for line in err.splitlines(keepends=True) if not _PROGRESS.match(line))
     return (out + err).rstrip("\n").split("\n")
+
+
+_PROGRESS = re.compile(r"\[\s*\d+ s\] ")
 
 
 def masked(lines: list[str]) -> list[str]:

@@ -214,7 +214,7 @@ def test_the_bundled_board_games_get_past_their_boards(name):
     spec = Spec.find(name)
     config = spec.config(2)
     bare = dataclasses.replace(config, game=dataclasses.replace(config.game, triggers=()))  # a trigger stops it first
-    with pytest.raises(Unsupported, match=rf"Turns at .*{name}\.rules:\d+:\d+"):
+    with pytest.raises(Unsupported, match=rf"`turns` statement at .*{name}\.rules:\d+:\d+"):
         fragment.build(bare)
     builder = fragment.Builder(bare)
     loaded = load(spec.path, players=2)

@@ -39,7 +39,7 @@ def _game(r: GameReport, out: Console, verbose: bool) -> None:
         out.print(f"\n  [bold]{escape(title)}[/]")
         for f, same in _folded(group):
             _problem(f, r, out)
-            _same_under(same, out, "      ")
+            _same_under(f, same, out, "      ")
     if known:
         out.print("\n  [bold]acknowledged[/] (by an ambiguity or an `expect`; they do not fail the run)")
         for title, group in _groups(known):
@@ -49,7 +49,7 @@ def _game(r: GameReport, out: Console, verbose: bool) -> None:
                     _problem(f, r, out, indent="    ")
                 else:
                     out.print(f"      {escape(_headline(f))} [dim](acknowledged by {escape(f.acknowledged_by)})[/]")
-                _same_under(same, out, "        ")
+                _same_under(f, same, out, "        ")
     _passes(r, out, verbose)
     _state_space(r, out, verbose)
     out.print(f"  {escape(game_summary(r))}\n")
@@ -70,12 +70,27 @@ def _folded(group: list[Finding]) -> list[tuple[Finding, list[Finding]]]:
     same severity): a reader is told a thing once, and where else it holds."""
     by_id = {f.id: f for f in group}
     repeats: dict[str, list[Finding]] = {}
+    first_refuting: dict[tuple, Finding] = {}
     for f in group:
         same = by_id.get(f.details.get("same_as", "")) or _repeated(f, by_id)
+        if same is None and f.subject is not None and f.verdict == "refuted":
+            # the same property refuted by another method, under the same options: one problem, told once
+            key = (f.kind, f.subject, tuple(sorted(f.options.items())))
+            same = first_refuting.setdefault(key, f)
         if same is not None and same is not f and same.severity == f.severity:
             repeats.setdefault(same.id, []).append(f)
     folded = {id(f) for fs in repeats.values() for f in fs}
     return [(f, repeats.get(f.id, [])) for f in group if id(f) not in folded]
+
+
+def told(findings: list[Finding]) -> list[Finding]:
+    """The problems the report tells, each once (see `_folded`): what its counts count."""
+    problems = sorted((f for f in findings if w.is_problem(f)), key=w.problem_sort_key)
+    out = []
+    for acknowledged in (False, True):  # told apart, as the report tells them
+        side = [f for f in problems if (f.acknowledged_by is not None) == acknowledged]
+        out += [f for _, group in _groups(side) for f, _ in _folded(group)]
+    return out
 
 
 def _repeated(f: Finding, by_id: dict) -> Finding | None:
@@ -96,10 +111,16 @@ def _actions(witness) -> list:
     return [step.get("action") for step in witness or ()]
 
 
-def _same_under(same: list[Finding], out: Console, pad: str) -> None:
-    if same:
-        under = "; ".join(w.options_text(f.options) for f in same)
-        out.print(f"{pad}[dim]the same under {len(same)} other option set(s): {escape(under)}[/]")
+def _same_under(first: Finding, same: list[Finding], out: Console, pad: str) -> None:
+    methods = [f for f in same if f.options == first.options]
+    others = [f for f in same if f.options != first.options]
+    if methods:
+        found = "; ".join(f"{f.method}" + (f" (a witness of {len(f.witness)} steps)" if f.witness else "")
+                          for f in methods)
+        out.print(f"{pad}[dim]also found by {escape(found)}[/]")
+    if others:
+        under = "; ".join(w.options_text(f.options) for f in others)
+        out.print(f"{pad}[dim]the same under {len(others)} other option set(s): {escape(under)}[/]")
 
 
 def _headline(f: Finding) -> str:
@@ -304,9 +325,7 @@ def game_summary(r: GameReport) -> str:
                      "play out")
     ambiguities = [f for f in r.findings if f.kind == "ambiguity" and f.id.count("/") == 2]
     parts.append(f"{len(ambiguities)} {'ambiguity' if len(ambiguities) == 1 else 'ambiguities'} declared")
-    errors = sum(1 for f in r.findings if f.fails)
-    warnings = sum(1 for f in r.findings if f.severity == "warning" and f.acknowledged_by is None)
-    known = sum(1 for f in r.findings if w.is_problem(f) and f.acknowledged_by is not None)
+    errors, warnings, known = _counts(r)
     parts.append(f"{errors} error(s), {warnings} warning(s)" + (f", {known} acknowledged" if known else ""))
     seconds = sum(r.stats.get("timings", {}).values())
     if seconds:
@@ -314,10 +333,16 @@ def game_summary(r: GameReport) -> str:
     return "summary: " + "; ".join(parts)
 
 
+def _counts(r: GameReport) -> tuple[int, int, int]:
+    """Unacknowledged errors and warnings, and acknowledged problems, as the report tells them (each once)."""
+    shown = told(r.findings)
+    return (sum(1 for f in shown if f.fails),
+            sum(1 for f in shown if f.severity == "warning" and f.acknowledged_by is None),
+            sum(1 for f in shown if f.acknowledged_by is not None))
+
+
 def run_summary(reports: list[GameReport], seconds: float | None, broken: int = 0) -> str:
-    errors = sum(1 for r in reports for f in r.findings if f.fails)
-    warnings = sum(1 for r in reports for f in r.findings if f.severity == "warning" and f.acknowledged_by is None)
-    known = sum(1 for r in reports for f in r.findings if w.is_problem(f) and f.acknowledged_by is not None)
+    errors, warnings, known = (sum(c) for c in zip(*(_counts(r) for r in reports))) if reports else (0, 0, 0)
     took = f" in {seconds:.1f} s" if seconds is not None else ""
     verdict = "clean" if not errors and not broken else "failed"
     unchecked = f"{broken} spec(s) could not be checked (see the errors above); " if broken else ""
