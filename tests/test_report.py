@@ -322,3 +322,11 @@ def test_a_configuration_whose_games_all_run_the_engine_limit_stops_after_a_few(
     assert tally.played == sampling.ENDLESS_GAMES == tally.run_limits
     [(message, (_, history, _))] = tally.errors.items()
     assert "without waiting for a decision" in message and len(history) < 1000  # no endless witness
+
+
+def test_a_property_refuted_by_several_methods_is_one_problem_told_once(tmp_path, capsys):
+    checks = 'checks tiny\ninvariant few "At most one card is drawn.": drawn <= 1\n'
+    path = write_spec(tmp_path, TINY, checks=checks)
+    _, out, _ = run(capsys, "check", str(path), "--games", "6", "--variant-games", "1", "--jobs", "1")
+    assert out.count("error[invariant]") == 1 and "also found by" in out, out
+    assert "1 error(s)" in out
