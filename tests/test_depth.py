@@ -614,13 +614,20 @@ def test_a_long_game_is_reported_as_cut_not_as_endless(tmp_path):
 def test_the_random_games_bound_the_chance_that_a_game_runs_past_the_step_limit(tmp_path):
     from rulekit.statistics import upper_bound
 
-    f = termination_of(check_spec(spec_of(tmp_path, BINARY, "binary"), PlayBounds(**FAST, max_states=0, loop_search=0)))
+    # enough games for a bound worth stating (below 50 %): a bound of "below 100 %" is left unsaid
+    enough = {**FAST, "games": 12}
+    f = termination_of(check_spec(spec_of(tmp_path, BINARY, "binary"), PlayBounds(**enough, max_states=0, loop_search=0)))
     long = f.bound["long_games"]
     assert long["cut"] == 0 and long["games"] == f.bound["games"] == sum(long["games_by_players"].values())
     # Exact and one-sided, for each player count: the bound of the count with the fewest games.
     fewest = min(long["games_by_players"].values())
     assert long["rate_below"] == pytest.approx(upper_bound(0, fewest, 0.95)) and long["confidence"] == 0.95
     assert f"at 95 % confidence the chance that a game runs past {FAST['max_steps']:,} decisions is below" in f.message
+
+
+def test_a_bound_on_long_games_that_says_nothing_is_left_unsaid(tmp_path):
+    f = termination_of(check_spec(spec_of(tmp_path, BINARY, "binary"), PlayBounds(**FAST, max_states=0, loop_search=0)))
+    assert f.bound["long_games"]["rate_below"] >= 0.5 and "runs past" not in f.message, f.message
 
 
 def test_knuth_estimate_is_exact_on_a_uniform_tree(tmp_path):

@@ -570,6 +570,9 @@ def _long_games(tally, bounds: PlayBounds):
     return Sample(games, {p: outcomes[p].ends.get("cut off", 0) for p in games}, bounds.confidence)
 
 
+INFORMATIVE_BOUND = 0.5  # a bound on the chance of a long game worth stating: below it, not "below 100 %"
+
+
 def _played_text(tally, bounds: PlayBounds) -> str:
     lengths = sorted(getattr(tally, "lengths", []) or [])
     if not tally.played:
@@ -578,13 +581,13 @@ def _played_text(tally, bounds: PlayBounds) -> str:
     if lengths:
         text += f", after {lengths[0]} to {lengths[-1]} decisions (median {statistics.median(lengths):g})"
     if tally.unfinished:
-        text += (f"; {tally.unfinished} were cut at the step limit of {bounds.max_steps} decisions (a long game, "
-                 "not evidence of an endless one)")
+        text += (f"; {tally.unfinished} {'was' if tally.unfinished == 1 else 'were'} cut at the step limit of "
+                 f"{bounds.max_steps:,} decisions (a long game, not evidence of an endless one)")
     failed = _failed(tally)
     if failed:
         text += f"; {failed} stopped on a rule error"
     long = _long_games(tally, bounds)
-    if long is not None:
+    if long is not None and long.worst_upper_bound() < INFORMATIVE_BOUND:  # "below 100 %" says nothing
         text += (f"; at {percent(long.confidence)} confidence the chance that a game runs past {bounds.max_steps:,} "
                  f"decisions is below {percent(long.worst_upper_bound(), up=True)}"
                  + (" (for each player count)" if len(long.games) > 1 else ""))

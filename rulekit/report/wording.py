@@ -227,7 +227,7 @@ def _random_endings(b: dict) -> str:
     ended += (f", {cut:,} cut at the step limit" if cut else "") + (
         f", {failed:,} stopped on a rule error" if failed else "")
     long = b.get("long_games")
-    if long:
+    if long and long["rate_below"] < 0.5:  # "below 100 %" says nothing
         ended += (f": a game runs past {b.get('max_steps', 0):,} decisions with a chance below "
                   f"{percent(long['rate_below'], up=True)} ({percent(long['confidence'])} confidence)")
     return ended
