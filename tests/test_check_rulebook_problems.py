@@ -268,3 +268,13 @@ def test_a_fact_whose_quote_writes_another_number_is_a_quote_finding():
     assert [f.id for f in found] == ["tiny/quote/number/hand_size"], [f.message for f in found]
     assert found[0].severity == "warning" and "writes 3, not 4" in found[0].message
     assert numbers.written_numbers("2 Spieler: 140 Punkte, zweimal; 3.5 and 1,000") >= {2, 140}
+
+
+def test_a_fact_against_its_quote_has_a_heading_of_its_own_in_the_report(tmp_path, capsys):
+    from rulekit.cli import main
+    text = DRAWS.replace("var ", 'fact rounds = 5 quote "After four turns the first player wins."\nvar ', 1)
+    main(["check", str(write_spec(tmp_path, text, rulebook=RULEBOOK)), "--games", "4", "--variant-games", "0",
+          "--max-states", "100", "--jobs", "1"])
+    out = capsys.readouterr().out
+    heading = out.index("facts whose quotes write another number")
+    assert out.index("fact rounds = 5, but its quote writes 4, not 5") > heading, out

@@ -61,6 +61,8 @@ def _groups(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
         title = w.PROBLEM_TITLES[f.kind]
         if f.kind == "reachability" and f.verdict == "refuted":
             title = "targets that can never be reached"
+        elif f.kind == "quote" and "/quote/number/" in f.id:
+            title = "facts whose quotes write another number"
         groups.setdefault(title, []).append(f)
     return list(groups.items())
 
