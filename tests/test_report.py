@@ -330,3 +330,15 @@ def test_a_property_refuted_by_several_methods_is_one_problem_told_once(tmp_path
     _, out, _ = run(capsys, "check", str(path), "--games", "6", "--variant-games", "1", "--jobs", "1")
     assert out.count("error[invariant]") == 1 and "also found by" in out, out
     assert "1 error(s)" in out
+
+
+def test_a_sampled_invariant_witness_ends_at_the_first_state_that_breaks_it(tmp_path):
+    # random play tests at decisions and at the end; the deal broke it at its first draw, a step before
+    from rulekit.checking import PlayBounds, check_spec
+    from rulekit.pipeline import Spec
+    three = TINY.replace("card Two x 2", "card Two x 1\ncard Three x 1")
+    checks = 'checks tiny\ninvariant none_drawn "No card is drawn.": drawn == 0\n'
+    report = check_spec(Spec(write_spec(tmp_path, three, checks=checks)),
+                        PlayBounds(games=4, variant_games=0, max_states=0, shrink=False, symbolic_time_limit=0))
+    broken = next(f for f in report.findings if f.id == "tiny/invariant/none_drawn")
+    assert len(broken.witness) == 1 and "drawn 0→1" in broken.witness[0]["changed"], broken.witness

@@ -11,7 +11,7 @@ from ..findings import Finding
 from ..report import wording
 from .shared import PlayBounds, described, location_of, players_phrase, property_test, quote_texts
 from .variants import changed_options, options_suffix
-from .witnesses import PendingWitness, replayed, rule_at, witness
+from .witnesses import PendingWitness, first_break, replayed, rule_at, witness
 from .sampling import Tally
 from .ending import KnownLoops, termination
 from ..phrases import counted
@@ -64,7 +64,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
                 loaded, history = tally.broken[prop.name]
                 fails = (lambda s, t=test: not t(s))
                 history, method = _shrunk(loaded, history, fails, bounds)
-                steps = replayed(loaded, history, fails, f"invariant {prop.name}")
+                steps = replayed(loaded, first_break(loaded, history, fails), fails, f"invariant {prop.name}")
                 found.append(Finding(fid, game.name, "invariant", "error", "refuted", method,
                                      f"{prop.name} is false after {counted(len(steps), 'step')} with "
                                      f"{players_phrase([loaded.num_players()])}{described(prop)}", bound=bound, quotes=quote_texts(prop),
@@ -171,7 +171,9 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
         players = f" with {players_phrase([loaded.num_players()])}" if loaded is not None else ""
         found.append(Finding(f"{game.name}/runtime/{i}{suffix}", game.name, "runtime", "error", "refuted",
                              "random-play", f"{rule or 'a rule'} could not be carried out{players}: {text}",
-                             location=where, witness=steps, options=changed))
+                             location=where, witness=steps, options=changed,
+                             hint=None if history else "the rule at this line failed while the game was set up, "
+                                                       "before any step there is to show"))
 
     # termination: one finding per option set (`ending`), timed on its own
     with clock("termination") if clock is not None else contextlib.nullcontext():

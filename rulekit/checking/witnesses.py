@@ -142,6 +142,17 @@ def rule_of_actions(game: m.Game) -> dict:
     return out
 
 
+def first_break(loaded: Game, path: list[int], fails) -> list[int]:
+    """The shortest start of `path` that leads to a state where `fails` holds: random play tests at its
+    decisions, and the chance drawn on the way there (a deal) may break an invariant some steps before."""
+    state = loaded.replay([])
+    for i, action in enumerate(path):
+        if fails(state):
+            return path[:i]
+        state.apply_action(action)
+    return path
+
+
 def replayed(loaded: Game, path: list[int], holds, what: str) -> list[dict]:
     """Replay a witness in the engine and check that it shows what it claims; the steps for people."""
     try:
