@@ -342,3 +342,13 @@ def test_a_sampled_invariant_witness_ends_at_the_first_state_that_breaks_it(tmp_
                         PlayBounds(games=4, variant_games=0, max_states=0, shrink=False, symbolic_time_limit=0))
     broken = next(f for f in report.findings if f.id == "tiny/invariant/none_drawn")
     assert len(broken.witness) == 1 and "drawn 0→1" in broken.witness[0]["changed"], broken.witness
+
+
+def test_an_invariant_broken_under_every_option_set_is_told_once(tmp_path, capsys):
+    text = TINY.replace("zone box: set, public, initial", 'zone box: set, public, initial\n'
+                        'ambiguity colour "Colour?" {\n  quote "Each player draws one card."\n'
+                        '  question "Red or blue?"\n  option red "Red."\n  option blue "Blue."\n'
+                        '  default red because "Red."\n}')
+    checks = 'checks tiny\ninvariant none_drawn "No card is drawn.": drawn == 0\n'
+    _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text, checks=checks)), *FAST)
+    assert out.count("error[invariant]") == 1 and "the same under 1 other option set(s): colour=blue" in out, out

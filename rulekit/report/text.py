@@ -98,12 +98,14 @@ def told(findings: list[Finding]) -> list[Finding]:
 def _repeated(f: Finding, by_id: dict) -> Finding | None:
     """The finding under the default options that `f`, a finding under other options, says again (its id
     is the default one's with the options added): the same verdict at the same place, with the same
-    witness, or word for word where there is none."""
+    witness, or word for word where there is none; for a property refuted, the same property broken."""
     if not f.options:
         return None
     base = by_id.get(f.id.rsplit("/", 1)[0])
     if base is None or base.options or (base.kind, base.verdict, base.location) != (f.kind, f.verdict, f.location):
         return None
+    if f.subject is not None and f.verdict == "refuted":
+        return base  # the same property broken there too, each option set by its own game (in --format json)
     if base.witness or f.witness:
         return base if _actions(base.witness) == _actions(f.witness) else None
     return base if base.message == f.message else None
