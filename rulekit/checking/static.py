@@ -165,7 +165,13 @@ def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset =
             if f.id == wanted or f.id.startswith(wanted + "/"):
                 f.acknowledged_by = f"expect {e.name}"
                 matched = True
-        if matched or any(u == wanted or u.startswith(wanted + "/") for u in unconfirmed):
+        if matched:
+            continue
+        if any(u == wanted or u.startswith(wanted + "/") for u in unconfirmed):
+            report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "info", "unknown",
+                               "static", f"expect {e.name} acknowledges {e.finding!r}, which this run did not meet: "
+                               "the spec has that case, and random play did not reach it", location=location_of(e.span),
+                               hint="more random games look further (--games, --variant-games)"))
             continue
         family = next((f for f in searched if wanted.startswith(f.id + "/")), None)
         sampled = next((f for f in report.findings if f.method == "random-play" and f.verdict == "refuted"
