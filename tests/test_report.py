@@ -119,7 +119,9 @@ def test_a_stale_expect_is_a_warning(tmp_path, capsys):
 def test_the_bundled_checks_files_have_no_stale_expect(capsys):
     code, out, _ = run(capsys, "check", "chocobo", *FAST, "--max-states", "0", "--format", "json")
     assert code == 0
-    assert not [f["id"] for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "stale-expect"]
+    # notes of what a small run did not meet are fine; a warning would be an expect that names nothing
+    assert not [f["id"] for f in json.loads(out)["games"][0]["findings"]
+                if f["kind"] == "stale-expect" and f["severity"] != "info"]
 
 
 def test_every_false_claim_is_reported_once_across_player_counts(tmp_path, capsys):

@@ -31,8 +31,8 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
     complete = bool(explored) and all(x.complete for x in explored) and \
         len(explored) == game.max_players - game.min_players + 1
     states = sum(x.states for x in explored)
-    search = (f"{tally.played} random games ({tally.steps} states)" +
-              (f" and {states} explored states ({explored_text(explored)})" if explored else ""))
+    search = (f"{tally.played:,} random games ({tally.steps:,} states)" +
+              (f" and {states:,} explored states ({explored_text(explored)})" if explored else ""))
     bound = {"games": tally.played, "states": tally.steps, "max_steps": bounds.max_steps}
     if explored:
         bound["explored"] = {"states": states, "complete": complete, "depth": min(x.depth for x in explored),
@@ -44,7 +44,7 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
         exhaustive["collision_at_most"] = float(f"{collision:.2g}")
     confidence = bounds.confidence
     sampled = tally.sample(None, confidence)
-    also = f"; and in {states} explored states ({explored_text(explored)})" if explored else ""
+    also = f"; and in {states:,} explored states ({explored_text(explored)})" if explored else ""
     found: list[Finding] = []
     by_name = {p.name: p for p in game.properties}
 

@@ -59,13 +59,13 @@ HINTS = {
 def sampled_invariant(sample: Sample, states: int) -> str:
     """What `n` random games without a violation are worth, as a statistical model checker says it."""
     bound = percent(sample.worst_upper_bound(), up=True)
-    return (f"no violation in {sample.total} random games ({states} states); at {percent(sample.confidence)} "
+    return (f"no violation in {sample.total:,} random games ({states:,} states); at {percent(sample.confidence)} "
             f"confidence the chance that a game violates it is below {bound}" + _per_count(sample))
 
 
 def sampled_absence(what: str, sample: Sample, states: int) -> str:
     bound = percent(sample.worst_upper_bound(), up=True)
-    return (f"no {what} in {sample.total} random games ({states} states); at {percent(sample.confidence)} "
+    return (f"no {what} in {sample.total:,} random games ({states:,} states); at {percent(sample.confidence)} "
             f"confidence the chance that a game has one is below {bound}" + _per_count(sample))
 
 
