@@ -772,7 +772,7 @@ def test_a_refuted_finding_keeps_what_was_tried_at_the_counts_it_leaves_undecide
     bounds = PlayBounds(**{**FAST, "max_states": 50}, loop_search=0, solver_timeout=0)
     f = termination_of(check_spec(spec, bounds))
     assert f.verdict == "refuted" and f.bound["per_players"] == {2: "refuted", 3: "unknown"}
-    assert "3 players: unknown" in f.message
+    assert "(with 3 players, undecided)" in f.message
     assert list(f.bound["undecided"]) == [3] and "stopped by the states limit" in f.bound["undecided"][3]
 
 

@@ -538,7 +538,14 @@ def _endless_run(x, tally, players: int) -> tuple | None:
 
 
 def _others(verdicts: dict, refuted: list) -> str:
-    rest = [f"{players_phrase([p])}: {v}" for p, (v, _) in sorted(verdicts.items()) if p not in refuted]
+    """The other player counts' verdicts, grouped: "(with 2 to 4 players too, along other loops; with 5
+    players, undecided)"."""
+    words = {"refuted": "play can go on forever too", "proven": "every play ends", "unknown": "undecided"}
+    groups: dict = {}
+    for p, (v, _) in sorted(verdicts.items()):
+        if p not in refuted:
+            groups.setdefault(v, []).append(p)
+    rest = [f"with {players_phrase(ps)}, {words.get(v, v)}" for v, ps in groups.items()]
     return f" ({'; '.join(rest)})" if rest else ""
 
 
