@@ -958,3 +958,22 @@ def test_a_lasso_is_replayed_once_for_all_that_is_asked_of_it(tmp_path):
     assert [n for n in replays if n] == [1], "one replay of the prefix, the loop played on from there"
     assert endless.replayed(loaded, term.Lasso([take, take], [wait], False)) is None, "a card taken twice"
     assert endless.replayed(loaded, term.Lasso([], [take], False)) is None, "the state does not come back"
+
+
+DICE_ALONE = """
+game {name} "Dice alone"
+rulebook "rulebook.txt" source "x.txt"
+players 2 to 2
+unmodelled "Tiny Game." because "Title."
+var rolled: int 0..1 = 0
+flow {
+  choose by seat(0) { action go "Go." { } }
+  loop { random face in 1..6  set rolled = 1 }
+}
+"""
+
+
+def test_a_loop_of_chance_alone_that_never_leads_to_an_end_is_said_so(tmp_path):
+    f = termination_of(check_spec(spec_of(tmp_path, DICE_ALONE, "alone"),
+                                  PlayBounds(**{**FAST, "max_states": 200}, loop_search=0, solver_timeout=0)))
+    assert f.verdict == "refuted" and "no player decides on it" in f.message, f.message

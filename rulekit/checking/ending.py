@@ -374,12 +374,24 @@ def _keep_lasso(lassos: dict, players: int, loaded, found, kept: bool, probabili
     """Keeps a replayed lasso found with `players` in `lassos`; returns what it shows, for the message."""
     drifting = _records_drifting(loaded, found)
     lassos[players] = (loaded, found, kept, drifting)
-    return _lasso_text(found, kept, probability, drifting)
+    return _lasso_text(found, kept, probability, drifting, _decides(loaded, found))
 
 
-def _lasso_text(found, kept: bool, probability: float, drifting: list[str]) -> str:
+def _decides(loaded, found) -> bool:
+    """Whether a player decides anywhere along the loop of a lasso."""
+    state = loaded.replay(found.prefix)
+    for action in found.loop:
+        if not state.is_chance_node():
+            return True
+        state.apply_action(action)
+    return False
+
+
+def _lasso_text(found, kept: bool, probability: float, drifting: list[str], decides: bool = True) -> str:
     if not found.chance:
         chance = " (every step of it is a player's decision)"
+    elif kept and not decides:
+        chance = " (no player decides on it, and from there no chance outcome leads to an end: play goes on whatever happens)"
     elif kept:
         chance = (" (its chance outcomes must repeat too, but from there the players' decisions alone can keep play "
                   "going forever, whatever chance does)")
