@@ -54,7 +54,7 @@ def test_a_set_up_that_ends_the_game_proves_termination_at_that_count_without_an
     assert found["default"].bound["per_players"] == {1: "refuted", 2: "refuted"}
     alone = found["not_allowed"]
     assert alone.verdict == "refuted" and alone.bound["per_players"] == {1: "proven", 2: "refuted"}
-    assert "1 player: proven" in alone.message
+    assert "(with 1 player, every play ends)" in alone.message
 
 
 def test_an_option_set_that_ends_every_game_at_once_is_proven_by_the_engine_not_by_z3(tmp_path):
