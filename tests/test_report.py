@@ -66,6 +66,12 @@ DEADLOCK = TINY.replace("  end game quote", """  choose by seat(0) {
   end game quote""")
 
 
+# An ambiguity with two options, so that a finding can repeat under the other one.
+COLOUR = ('zone box: set, public, initial\nambiguity colour "Colour?" {\n  quote "Each player draws one card."\n'
+          '  question "Red or blue?"\n  option red "Red."\n  option blue "Blue."\n  default red because "Red."\n}')
+COLOURED = TINY.replace("zone box: set, public, initial", COLOUR)
+
+
 def test_a_deadlock_reads_as_a_problem_with_its_witness(tmp_path, capsys):
     path = write_spec(tmp_path, DEADLOCK)
     code, out, _ = run(capsys, "check", str(path), *FAST)
@@ -281,10 +287,7 @@ def test_counts_agree_with_their_nouns():
 
 
 def test_a_finding_said_again_under_other_options_with_the_same_witness_is_told_once(tmp_path, capsys):
-    text = DEADLOCK.replace("zone box: set, public, initial", 'zone box: set, public, initial\n'
-                            'ambiguity colour "Colour?" {\n  quote "Each player draws one card."\n'
-                            '  question "Red or blue?"\n  option red "Red."\n  option blue "Blue."\n'
-                            '  default red because "Red."\n}')
+    text = DEADLOCK.replace("zone box: set, public, initial", COLOUR)
     _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST)
     assert out.count("error[deadlock]") == 1, out
     assert "the same under 1 other option set(s): colour=blue" in out
@@ -306,10 +309,7 @@ def test_a_runtime_error_met_in_chance_drawn_inside_a_step_has_a_witness_up_to_t
 
 
 def test_a_property_claimed_only_under_other_options_has_its_row_and_is_counted(tmp_path, capsys):
-    text = TINY.replace("zone box: set, public, initial", 'zone box: set, public, initial\n'
-                        'ambiguity colour "Colour?" {\n  quote "Each player draws one card."\n'
-                        '  question "Red or blue?"\n  option red "Red."\n  option blue "Blue."\n'
-                        '  default red because "Red."\n}')
+    text = COLOURED
     checks = 'checks tiny\nreachable drew "Someone drew." under colour=blue: drawn >= 1\n'
     _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text, checks=checks)), *FAST)
     assert "drew (under colour=blue)" in out and "1 of 1 targets reached" in out, out
@@ -347,10 +347,7 @@ def test_a_sampled_invariant_witness_ends_at_the_first_state_that_breaks_it(tmp_
 
 
 def test_an_invariant_broken_under_every_option_set_is_told_once(tmp_path, capsys):
-    text = TINY.replace("zone box: set, public, initial", 'zone box: set, public, initial\n'
-                        'ambiguity colour "Colour?" {\n  quote "Each player draws one card."\n'
-                        '  question "Red or blue?"\n  option red "Red."\n  option blue "Blue."\n'
-                        '  default red because "Red."\n}')
+    text = COLOURED
     checks = 'checks tiny\ninvariant none_drawn "No card is drawn.": drawn == 0\n'
     _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text, checks=checks)), *FAST)
     assert out.count("error[invariant]") == 1 and "the same under 1 other option set(s): colour=blue" in out, out
