@@ -351,3 +351,10 @@ def test_an_invariant_broken_under_every_option_set_is_told_once(tmp_path, capsy
     checks = 'checks tiny\ninvariant none_drawn "No card is drawn.": drawn == 0\n'
     _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text, checks=checks)), *FAST)
     assert out.count("error[invariant]") == 1 and "the same under 1 other option set(s): colour=blue" in out, out
+
+
+def test_a_runtime_error_outside_any_rule_names_the_flow(tmp_path, capsys):
+    text = TINY.replace("    add 1 to drawn\n", "    add 5 to drawn\n")
+    _, out, _ = run(capsys, "check", str(write_spec(tmp_path, text)), *FAST)
+    line = next(line for line in out.splitlines() if "error[runtime]" in line)
+    assert "error[runtime]: the flow could not be carried out with 2 players: 'drawn'" in line, line

@@ -69,13 +69,15 @@ _RULES: dict = {}
 
 
 def rule_at(game: m.Game, where: str | None) -> str | None:
-    """The innermost rule, action, procedure or trigger whose text holds a location, for messages."""
+    """The innermost rule, action, procedure or trigger whose text holds a location (else the flow, when it
+    holds it), for messages."""
     parts = (where or "").rsplit(":", 2)
     if len(parts) != 3 or not parts[1].isdigit():
         return None
     file, line = parts[0], int(parts[1])
     best = None
-    candidates = [(f"procedure {p.name}", p.span) for p in game.procedures]
+    candidates = [("the flow", getattr(game.flow, "span", None))]  # what holds the rest, outside any rule
+    candidates += [(f"procedure {p.name}", p.span) for p in game.procedures]
     candidates += [(f"trigger {t.name}", t.span) for t in game.triggers]
     rules = rule_of_actions(game)
     for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
