@@ -29,7 +29,7 @@ from .english import English, Line, Ref, humanize, language, translation
 from .playbook import how_to_play
 from .nodes import rulekit_details, rulekit_svg
 from .plots import length_plot, outcome_plot, simulate
-from .wording import lower_first, walk_expr
+from .wording import lower_first, upper_first, walk_expr
 from ..phrases import counted
 
 logger = logging.getLogger(__name__)
@@ -303,7 +303,7 @@ class GamePage:
                              classes=["rulekit-zones"], widths=[2, 1, 2, 2, 5]))
         for b in getattr(g, "boards", ()) or ():
             said = self.english.board_phrase(b)
-            out.append(para(strong("Board: "), f"{said[:1].upper() + said[1:]}, {self.english.text(b.rows)} rows by "
+            out.append(para(strong("Board: "), f"{upper_first(said)}, {self.english.text(b.rows)} rows by "
                             f"{self.english.text(b.columns)} columns; its places are called spaces."))
             out += quote_nodes(b.quotes)
         others = self._other_declarations()
@@ -451,7 +451,7 @@ class GamePage:
         sec += para("Each example is replayed by the checks from the start of a game, step by step (the steps "
                     "as the engine names them), and must end where the rulebook says.")
         sec += table(["Example", "Played", "Ends with", "Rulebook"],
-                     [[[para(strong(_title(humanize(x.name)))), para(x.description or "")], self.example_play(x),
+                     [[[para(strong(upper_first(humanize(x.name)))), para(x.description or "")], self.example_play(x),
                        para(*self.parts(self.english.cond(x.expr))), quote_nodes(x.quotes)]
                       for x in self.model.examples], classes=["rulekit-examples"], widths=[3, 4, 4, 4])
         return sec
@@ -644,10 +644,6 @@ def check_bounds(settings: dict) -> PlayBounds:
     left out, so that one conf.py serves versions with more or fewer bounds."""
     known = {f.name for f in dataclasses.fields(PlayBounds)}
     return PlayBounds(**{k: v for k, v in (settings or {}).items() if k in known})
-
-
-def _title(words: str) -> str:
-    return words[:1].upper() + words[1:]
 
 
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:/[^\s/:()'\"]+){2,}")  # a path from the root of a machine

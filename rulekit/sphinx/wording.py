@@ -156,13 +156,18 @@ def lower_first(parts: list[Part], names) -> list[Part]:
     return [Ref(text, first.target) if isinstance(first, Ref) else text, *parts[1:]]
 
 
+def upper_first(text: str) -> str:
+    """The text with a capital first letter, the rest as it is ("the deck's top card" -> "The deck's ...")."""
+    return text[:1].upper() + text[1:]
+
+
 def sentence(parts: list[Part]) -> list[Part]:
     """Capitalize the first word and tidy the spaces."""
     out = [p for p in parts if p != ""]
     if out and isinstance(out[0], str) and out[0]:
-        out[0] = out[0][:1].upper() + out[0][1:]
+        out[0] = upper_first(out[0])
     elif out and isinstance(out[0], Ref) and out[0].text:
-        out[0] = Ref(out[0].text[:1].upper() + out[0].text[1:], out[0].target)
+        out[0] = Ref(upper_first(out[0].text), out[0].target)
     return out
 
 
