@@ -17,7 +17,7 @@ from .stream import Stream
 
 CHANCE_PLAYER = -1
 CHANCE_LIMIT = 100_000  # chance events in a row (`play_chance`) before the rules count as looping forever
-RUN_DRAWS = 10_000  # chance outcomes drawn inside one run (auto_chance) by which a long run counts as looping
+RUN_DRAWS = 10_000  # chance outcomes a long run draws inside (auto_chance) while watched, by which it counts as looping
 STEP_LIMIT = 1_000_000  # VM instructions between two decisions before the rules count as looping forever
 TERMINAL_PLAYER = -4
 
@@ -91,15 +91,15 @@ class State:
     def _run(self) -> None:
         """Run the compiled code until a decision, a chance event or the end, watching a long run
         for a state that comes back (`_run_watched`)."""
-        drawn = len(self.history)
         pc = self._steps(self.fr[-1][0], WATCH_AFTER)
-        if pc is not None:
+        if pc is not None:  # a long run: only now is it worth counting what it draws
+            drawn = len(self.history)
             pc = self._run_watched(pc)
             if pc is not None and len(self.history) - drawn >= RUN_DRAWS:
                 span, where = self._running(pc)
-                raise LongRun(f"the rules drew {len(self.history) - drawn:,} chance outcomes in {WATCH_UNTIL:,} steps "
-                              f"without waiting for a decision (an endless loop that only chance could end?){where}",
-                              span)
+                raise LongRun(f"the rules drew {len(self.history) - drawn:,} chance outcomes in "
+                              f"{WATCH_UNTIL - WATCH_AFTER:,} steps without waiting for a decision (an endless loop "
+                              f"that only chance could end?){where}", span)
             if pc is not None and self._steps(pc, STEP_LIMIT - WATCH_UNTIL) is not None:
                 span, where = self._running(pc)
                 raise LongRun(f"the rules went {STEP_LIMIT:,} steps without waiting for a decision or a chance "
