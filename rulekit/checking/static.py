@@ -151,13 +151,14 @@ def turn_structure(game: m.Game, report: GameReport) -> None:
                            f"{name} is never called from the flow, so it can never fire"))
 
 
+# Kinds whose findings only random games find, each a family of ids (`GAME/KIND/...`): one not met is not stale.
+SAMPLED_FAMILIES = ("information-flow", "conflict")
+
+
 def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset = frozenset()) -> None:
     """Findings named in the checks file's `expect` lines are reported but do not fail the run; an
-    `expect` that names no finding of this run is itself reported, so that expectations do not rot,
-    unless it names one of `unconfirmed`: findings that exist but that this run's sample did not reach.
-    An `expect` under a finding whose sample met nothing (verdict `bounded`, such as `information-flow`
-    when no re-deal showed a leak) is not stale either, only not met at these bounds: a note says so."""
-    searched = [f for f in report.findings if f.verdict == "bounded"]
+    `expect` that names no finding of this run is itself reported, so that expectations do not rot: as a
+    note when what it names was only not met at these bounds (see `_not_met`), else as a warning."""
     for e in game.expected:
         matched = False
         wanted = _finding_id(game, e.finding)
@@ -167,23 +168,12 @@ def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset =
                 matched = True
         if matched:
             continue
-        if any(u == wanted or u.startswith(wanted + "/") for u in unconfirmed):
+        not_met = _not_met(game, wanted, report, unconfirmed)
+        if not_met is not None:
+            why, hint = not_met
             report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "info", "unknown",
                                "static", f"expect {e.name} acknowledges {e.finding!r}, which this run did not meet: "
-                               "the spec has that case, and random play did not reach it", location=location_of(e.span),
-                               hint="more random games look further (--games, --variant-games)"))
-            continue
-        family = next((f for f in searched if wanted.startswith(f.id + "/")), None)
-        sampled = next((f for f in report.findings if f.method == "random-play" and f.verdict == "refuted"
-                        and f.kind in SAMPLED_FAMILIES and wanted.startswith(f"{game.name}/{f.kind}/")), None)
-        if family is not None or sampled is not None:
-            why = family.message if family is not None else \
-                f"its search samples random games, and this run's met other {sampled.kind} findings, not this one"
-            report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "info", "unknown",
-                               "static", f"expect {e.name} acknowledges {e.finding!r}, which this run did not meet: "
-                               f"{why}", location=location_of(e.span),
-                               hint="deeper bounds look further (the options that raise them are in `rulekit check "
-                                    "--help`)"))
+                               f"{why}", location=location_of(e.span), hint=hint))
             continue
         report.add(Finding(f"{game.name}/stale-expect/{e.name}", game.name, "stale-expect", "warning", "refuted",
                            "static", f"expect {e.name} acknowledges {e.finding!r}, but no finding of this run has "
@@ -192,8 +182,23 @@ def acknowledge(game: m.Game, report: GameReport, unconfirmed: set | frozenset =
                                 "`--format json`); a finding that only deeper bounds produce needs them to match"))
 
 
-# Kinds whose findings only random games find, each a family of ids (`GAME/KIND/...`): one not met is not stale.
-SAMPLED_FAMILIES = ("information-flow", "conflict")
+def _not_met(game: m.Game, wanted: str, report: GameReport, unconfirmed) -> tuple[str, str] | None:
+    """(why, hint) when the finding an `expect` names exists but this run's sample did not meet it: one of
+    `unconfirmed` (a silent case the spec has, that random play did not reach); one under a finding whose
+    sample met nothing (verdict `bounded`, such as `information-flow` when no re-deal showed a leak); or
+    one of a sampled family whose sample met others. None when nothing explains it: then it is stale."""
+    if any(u == wanted or u.startswith(wanted + "/") for u in unconfirmed):
+        return ("the spec has that case, and random play did not reach it",
+                "more random games look further (--games, --variant-games)")
+    deeper = "deeper bounds look further (the options that raise them are in `rulekit check --help`)"
+    family = next((f for f in report.findings if f.verdict == "bounded" and wanted.startswith(f.id + "/")), None)
+    if family is not None:
+        return family.message, deeper
+    sampled = next((f for f in report.findings if f.method == "random-play" and f.verdict == "refuted"
+                    and f.kind in SAMPLED_FAMILIES and wanted.startswith(f"{game.name}/{f.kind}/")), None)
+    if sampled is not None:
+        return f"its search samples random games, and this run's met other {sampled.kind} findings, not this one", deeper
+    return None
 
 
 def _finding_id(game: m.Game, named: str) -> str:
