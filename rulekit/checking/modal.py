@@ -126,11 +126,11 @@ def findings(game: m.Game) -> list[Finding]:
     return out
 
 
+_VERB_HINT = ("if the rulebook's verb is right, change the construct (add or remove the option to decline); if the "
+              "spec is right, declare an ambiguity or acknowledge it with an `expect`")
 HINTS = {
-    "must": "if the rulebook's verb is right, change the construct (add or remove the option to decline); if the "
-            "spec is right, declare an ambiguity or acknowledge it with an `expect`",
-    "may": "if the rulebook's verb is right, change the construct (add or remove the option to decline); if the "
-           "spec is right, declare an ambiguity or acknowledge it with an `expect`",
+    "must": _VERB_HINT,
+    "may": _VERB_HINT,
     "secret": "mark the action `secret` (or its hidden parameters `secret`) and `announce` what is shown later; if the "
               "choice is open after all, acknowledge it with an `expect`",
 }
