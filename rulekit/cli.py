@@ -81,7 +81,7 @@ class _Progress(ProgressBar):
         """A line when what runs changes; one that comes back (phases take turns per option set) only
         after a while, so that a log stays short."""
         now = time.perf_counter()
-        last, before = self.said.get(who, (None, 0.0)), self.said.get((who, label))
+        last, before = self.said.get(who), self.said.get((who, label))
         if last == label or (before is not None and now - self.said.get((who, ""), 0.0) < PLAIN_QUIET):
             return
         self.said[who], self.said[(who, label)], self.said[(who, "")] = label, now, now

@@ -735,10 +735,9 @@ def _token_before(err: UnexpectedInput) -> Token | None:
 
 
 def unclosed_brace(text: str) -> tuple[int, int, bool] | None:
-    """Where the '{' that lacks its '}' most likely is (line, column, and whether indentation told), judged
-    by indentation: the first
-    '}' that starts a line less indented than the line of the '{' it would close shows that this '{'
-    was left open; else the innermost '{' still open at the end. Strings and comments are skipped."""
+    """Where the '{' that lacks its '}' most likely is: (line, column, whether indentation told). The first
+    '}' that starts a line less indented than the line of the '{' it would close shows that this '{' was
+    left open; else it is the innermost '{' still open at the end. Strings and comments are skipped."""
     stack: list[tuple[int, int, int]] = []  # line, column, indentation of the opening line
     lines = text.split("\n")
     line, start, i = 1, 0, 0

@@ -5,10 +5,11 @@ from the state before it with the two triggers in the other order, and compares 
 engine reaches next (the next decision, chance event or end). A trigger can also keep another from
 firing (it undoes what set both off, and is re-armed at once, so that neither shows as fired): along
 the random games kept whole, every pair of triggers armed before a decision is tried in the other
-order too (`passed_over`). A difference is reported with the game that shows it. Causes: for each trigger, the actions that can make its condition true (those whose
-effects, through the procedures they call, change a zone, variable or token its condition reads),
-and among them the ones random play saw set it off, listed beside its quote, each marked by whether
-the quote names it, so that a cause the rulebook sentence does not mention stands out.
+order too (`passed_over`). A difference is reported with the game that shows it. Causes: for each
+trigger, the actions that can make its condition true (those whose effects, through the procedures
+they call, change a zone, variable or token its condition reads), and among them the ones random play
+saw set it off, listed beside its quote, each marked by whether the quote names it, so that a cause
+the rulebook sentence does not mention stands out.
 """
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def passed_over(spec, options: dict, tally, known) -> dict:
     for players, histories in sorted(tally.traces.items()):
         loaded = spec.engine(players, options)
         names = [t.name for t in loaded.config.game.triggers]
-        if len(names) < 2:
+        if len(names) < 2:  # the same rules at every count: no pair anywhere
             return found
         tries = Counter()
         for history in histories:
@@ -102,9 +103,9 @@ def findings(spec, game: m.Game, variants: list[dict], tallies: dict, key_of) ->
             t1, t2 = (next(t for t in game.triggers if t.name == n) for n in (first, second))
             out.append(Finding(
                 f"{game.name}/conflict/order/{first}+{second}", game.name, "conflict", "warning", "proven",
-                "random-play", f"triggers {first} and {second} are set off at the same moment, and the result depends "
-                f"on their order (one may even keep the other from firing): the spec runs {first} first (the order of the declarations); the rulebook does "
-                "not say which comes first", quotes=list(dict.fromkeys(quote_texts(t1) + quote_texts(t2))),
+                "random-play", f"triggers {first} and {second} are set off at the same moment, and the result "
+                f"depends on their order (one may even keep the other from firing): the spec runs {first} first "
+                "(the order of the declarations); the rulebook does not say which comes first", quotes=list(dict.fromkeys(quote_texts(t1) + quote_texts(t2))),
                 location=location_of(t1.span), witness=steps, options=changed_options(options, game),
                 hint="state the order the rulebook gives (declare the triggers in it, or merge them into one), "
                      "or declare an ambiguity with both orders",

@@ -346,7 +346,7 @@ def _failing_history(loaded: Game, seed: int, actions: list[int]) -> list[int]:
             done.append(outcome)
             state.apply_action(outcome)
     except RuleRuntimeError:
-        return done
+        pass  # the failure, met again: `done` ends with the step that meets it
     return done
 
 

@@ -76,7 +76,7 @@ def rule_at(game: m.Game, where: str | None) -> str | None:
         return None
     file, line = parts[0], int(parts[1])
     best = None
-    candidates = [("the flow", getattr(game.flow, "span", None))]  # what holds the rest, outside any rule
+    candidates = [("the flow", game.flow.span)]  # what holds the rest, outside any rule
     candidates += [(f"procedure {p.name}", p.span) for p in game.procedures]
     candidates += [(f"trigger {t.name}", t.span) for t in game.triggers]
     rules = rule_of_actions(game)
