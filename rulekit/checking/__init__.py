@@ -38,7 +38,7 @@ from .solving import abstraction_proofs, symbolic_findings
 from .ending import KnownLoops
 from .judging import judge
 from .witnesses import resolved
-from . import conflicts, modal, numbers, silence, unused
+from . import branches, conflicts, modal, numbers, silence, unused
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
@@ -108,6 +108,9 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
             report.add(f)
     with clock("silent-case"):
         for f in silence.findings(spec, game, variants, tallies, options_key):
+            report.add(f)
+    with clock("dead-branch"):
+        for f in branches.findings(spec, game, variants, tallies, options_key, bounds.confidence):
             report.add(f)
     with clock("conflict"):
         for f in conflicts.findings(spec, game, variants, tallies, options_key):

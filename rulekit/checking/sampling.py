@@ -35,7 +35,7 @@ class Tally:
     broken_by_players: dict = field(default_factory=dict)  # invariant name -> {players: games that broke it}
     outcomes: dict = field(default_factory=dict)  # players -> Outcomes of the games played
     traces: dict = field(default_factory=dict)  # players -> the histories of the first TRACES games
-    silent: dict = field(default_factory=dict)  # silent-case site key -> (loaded, history)
+    silent: dict = field(default_factory=dict)  # silent-case or branch site key (`lower.branches`) -> (loaded, history)
     causes: dict = field(default_factory=dict)  # trigger name -> {(choice point, action name) it fired after}
     orders: dict = field(default_factory=dict)  # (trigger, trigger) -> (loaded, history, seed): order changes the result
     probed: int = 0  # the engine's silent-case hits already recorded in `silent`

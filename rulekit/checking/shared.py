@@ -96,6 +96,19 @@ def described(prop) -> str:
     return f": {prop.description}" if getattr(prop, "description", None) else ""
 
 
+def spec_text(node, source: list[str]) -> str:
+    """The spec text of a node, on one line (shortened), or '' when it has no span in the spec."""
+    span = getattr(node, "span", None)
+    if span is None or not 0 < span.line <= len(source):
+        return ""
+    if span.end_line == span.line and span.end_column > span.column:
+        text = source[span.line - 1][span.column - 1:span.end_column - 1]
+    else:
+        text = source[span.line - 1][span.column - 1:]
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def players_text(counts: list[int]) -> str:
     """Player counts in words: "3", "3 to 5" for a run, "4, 7 and 8" otherwise."""
     if len(counts) == 1:

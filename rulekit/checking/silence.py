@@ -14,7 +14,7 @@ from .. import model as m
 from ..findings import Finding
 from ..pipeline import Spec
 from ..lower import sites as site_index
-from .shared import config_of, location_of
+from .shared import config_of, location_of, spec_text
 from .variants import changed_options
 from .witnesses import replayed
 
@@ -69,6 +69,8 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             if key not in index:
                 continue
             site = loaded.probe_sites[index[key]]
+            if site.kind not in site_index.KINDS:  # a branch taken (`lower.branches`): no silent case
+                continue
             if handled_by_quote(site.kind, site.near if site.kind == "supply-clamp" else (*site.near, *site.extra_quotes)):
                 continue
             loaded.probe_hits.clear()
@@ -107,9 +109,9 @@ def known_ids(spec: Spec, game: m.Game, variants: list[dict]) -> set[str]:
 
 
 def _finding(game: m.Game, site, options: dict, steps: list, source: list[str], fid: str) -> Finding:
-    case = " and ".join(_text(part, source) for part in site.case)
-    does = DOES[site.kind].format(case=case, step=_text(site.step, source))
-    statement = _text(site.node, source)
+    case = " and ".join(spec_text(part, source) for part in site.case)
+    does = DOES[site.kind].format(case=case, step=spec_text(site.step, source))
+    statement = spec_text(site.node, source)
     changed = changed_options(options, game)
     return Finding(
         fid, game.name, "silent-case",
@@ -133,19 +135,6 @@ def _ambiguity_for(game: m.Game, site) -> str | None:
         if near & {q.text for q in a.quotes}:
             return a.name
     return None
-
-
-def _text(node, source: list[str]) -> str:
-    """The spec text of a node, on one line (shortened), or '' when it has no span in the spec."""
-    span = getattr(node, "span", None)
-    if span is None or not 0 < span.line <= len(source):
-        return ""
-    if span.end_line == span.line and span.end_column > span.column:
-        text = source[span.line - 1][span.column - 1:span.end_column - 1]
-    else:
-        text = source[span.line - 1][span.column - 1:]
-    text = " ".join(text.split())
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 __all__ = ["DOES", "findings", "handled_by_quote"]

@@ -8,7 +8,7 @@ from .. import model as m
 from .. import phrases
 from ..errors import IllegalActionError, RuleRuntimeError, StateFormatError
 from ..lower import ActionTable, Config, Layout, core, lower_expression
-from ..lower import sites
+from ..lower import branches, sites
 from . import probes as probes_runtime
 from . import pycode, runtime, subsets, triggermemo
 from .knowledge import knowledge
@@ -45,8 +45,9 @@ class Game:
         self._players = players = config.players
         self._event_texts: dict = {}  # (log entry, seat) -> its text: a perfect-recall observation rereads the whole log
         # With `probes`, the build that `rulekit check` plays: it records in `probe_hits` the silent-case
-        # sites (`probe_sites`, see `lower.sites`) where the language's default decided.
-        self.probe_sites = sites.of(config) if probes else []
+        # sites (`probe_sites`, see `lower.sites`) where the language's default decided, and the branches
+        # of an `if` taken (`lower.branches`).
+        self.probe_sites = [*sites.of(config), *branches.of(config)] if probes else []
         self.probe_hits = triggermemo.Hits()  # a set of sites; clearing it moves its epoch on
         # The rule error of a set-up that fails before any chance event: every start fails alike, so
         # later starts raise it at once instead of running the rules again (a million steps, perhaps).

@@ -1,0 +1,123 @@
+"""Branch sites: each branch of an `if` in one configuration's core IR, with the test that holds, just
+before the `if` runs, exactly when that branch is the one taken.
+
+A branch that play never takes is usually a slip in the spec: a condition that can never hold
+(`size(deck) > 43` where 0 was meant, `>` where `>=` was), or one that an earlier branch always takes
+first. The engine built with probes (`rulekit.engine.Game` with `probes=True`) records the branch sites
+taken, as it records the silent-case sites of `lower.sites`, and `rulekit check` reports the branches that
+its random games never took.
+
+A branch's test evaluates the conditions in the order the `if` does (`not c0 and not c1 and c2`), so it
+evaluates no condition the `if` itself would not: a condition that fails with a rule error fails there
+first. Branches that an option folded away are not there; a branch folded to `true` is the `if`'s else.
+"""
+from __future__ import annotations
+
+from .. import model as m
+from .sites import Site
+
+
+def of(config) -> list[Site]:
+    """Every branch site of a configuration, in a stable order."""
+    cached = _CACHE.get(id(config))
+    if cached is not None and cached[0] is config:
+        return cached[1]
+    finder = _Finder()
+    game = config.game
+    finder.body(game.flow.body, "flow", ())
+    for p in game.procedures:
+        finder.body(p.body, p.name, (_texts(p),))
+    for t in game.triggers:
+        finder.body(t.body, f"trigger {t.name}", (_texts(t),))
+    _CACHE[id(config)] = (config, finder.sites)
+    return finder.sites
+
+
+_CACHE: dict[int, tuple] = {}
+REACHED = "reached"
+
+
+def condition_of(site: Site) -> m.Expr | None:
+    """The condition written on a branch (None for an else)."""
+    return site.case[0] if site.case else None
+
+
+def _texts(node) -> tuple[str, ...]:
+    return tuple(q.text for q in getattr(node, "quotes", ()))
+
+
+def _constant(e) -> bool:
+    return isinstance(e, m.Const) and e.type == m.BOOL
+
+
+def _never(cond) -> bool:
+    """A condition folded to false, or a conjunction with a part folded to false."""
+    if isinstance(cond, m.Binary) and cond.op == "and":
+        return _never(cond.left) or _never(cond.right)
+    return _constant(cond) and not int(cond.value)
+
+
+class _Finder:
+    def __init__(self):
+        self.sites: list[Site] = []
+        self.ifs = 0
+
+    def body(self, stmts, owner: str, around: tuple) -> None:
+        for st in stmts:
+            self.stmt(st, owner, around)
+
+    def stmt(self, st, owner: str, around: tuple) -> None:
+        quotes = (_texts(st), *around)
+        if isinstance(st, m.Rule):
+            self.body(st.body, st.name, quotes)
+        elif isinstance(st, m.If):
+            self.branches(st, owner, quotes)
+        elif isinstance(st, m.Choose):
+            for a in st.actions:
+                self.body(a.body, owner, (_texts(a), *quotes))
+        elif isinstance(st, m.Turns):
+            self.body(st.body, owner, quotes)
+            self.body(st.then, owner, quotes)
+        elif isinstance(getattr(st, "body", None), tuple):
+            self.body(st.body, owner, quotes)
+
+    def branches(self, st: m.If, owner: str, quotes: tuple) -> None:
+        # the `if` reached at all: a branch of one never reached is no slip of its own (an enclosing one is)
+        self.ifs += 1
+        self.add(st, REACHED, st.span, owner, quotes, m.Const(1, m.BOOL), (), ())
+        before = None  # no earlier branch was taken
+        for i, (cond, body) in enumerate(st.branches):
+            if _never(cond):  # an option not chosen (`... and accuse is backfire`, folded to false)
+                continue
+            if _constant(cond):  # true: it is taken whenever it is reached, and what follows never is
+                self.body(body, owner, quotes)
+                return
+            taken = cond if before is None else m.Binary("and", before, cond, m.BOOL)
+            if body:
+                self.add(st, f"{i}", getattr(cond, "span", None) or st.span, owner, quotes, taken, (cond,), body)
+            self.body(body, owner, quotes)
+            refused = m.Unary("not", cond, m.BOOL)
+            before = refused if before is None else m.Binary("and", before, refused, m.BOOL)
+        if st.orelse and before is not None:
+            self.add(st, "else", st.span, owner, quotes, before, (), st.orelse)
+        self.body(st.orelse, owner, quotes)
+
+    def add(self, st, which: str, span, owner: str, around: tuple, test, case: tuple, body) -> None:
+        at = st.span  # every site of one `if` is keyed by where the `if` is
+        where = f"{at.file}:{at.line}:{at.column}" if at is not None else f"#{self.ifs}"
+        texts = tuple(text for group in around for text in group)
+        near = next((group for group in around if group), ())
+        self.sites.append(Site(f"branch@{where}/{which}", "branch", st, span, owner, texts, near, test=test,
+                               case=case, step=body[0] if body else None))
+
+
+def reached_key(site: Site) -> str:
+    """The key of the site that records that the `if` of a branch site was reached."""
+    return f"{site.key.rpartition('/')[0]}/{REACHED}"
+
+
+def is_reached_site(site: Site) -> bool:
+    return site.key.endswith("/" + REACHED)
+
+
+__all__ = ["REACHED", "condition_of", "is_reached_site", "of", "reached_key"]
