@@ -38,7 +38,7 @@ from .solving import abstraction_proofs, symbolic_findings
 from .ending import KnownLoops
 from .judging import judge
 from .witnesses import resolved
-from . import branches, conflicts, modal, numbers, silence, unused
+from . import branches, conflicts, modal, numbers, rotation, silence, unused
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
@@ -115,6 +115,9 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
     with clock("conflict"):
         for f in conflicts.findings(spec, game, variants, tallies, options_key):
             report.add(f)
+    with clock("rotation"):
+        for f in rotation.findings(spec, game, tallies[options_key(variants[0])]):
+            report.add(f)
     with clock("modal"):
         for f in modal.findings(game):
             report.add(f)
@@ -172,7 +175,8 @@ METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the decla
                 "graph": "judging the verdicts", "termination": "whether every play ends (loops, ranking functions)",
                 "option-impact": "what each option changes",
                 "examples": "replaying the rulebook's examples", "silent-case": "silent cases",
-                "conflict": "trigger conflicts", "modal": "modal verbs"}
+                "conflict": "trigger conflicts", "modal": "modal verbs", "dead-branch": "branches never taken",
+                "rotation": "roles that go round the table"}
 
 
 class _Clock:

@@ -29,6 +29,7 @@ PROBLEM_TITLES = {
     "silent-case": "cases the rulebook is silent on, decided by the spec's defaults",
     "conflict": "triggers whose results depend on their order",
     "modal": "modal verbs that the spec's construct contradicts",
+    "rotation": "roles that go round the table and skip a seat",
 }
 
 HINTS = {
@@ -53,6 +54,7 @@ HINTS = {
                    "acknowledge it with an `expect`",
     "conflict": "give the triggers the rulebook's order, or declare an ambiguity with both orders",
     "modal": "let the player decline (or not) as the rulebook's verb says, or acknowledge it with an `expect`",
+    "rotation": "hand the role on to the next seat, or acknowledge it with an `expect` where the rulebook skips seats",
 }
 
 

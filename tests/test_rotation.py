@@ -1,0 +1,59 @@
+"""A role that goes round the table and skips a seat (`checking.rotation`): a dealer handed on two seats
+at a time never reaches half the table with 4 players; handed on one seat at a time, or given out once
+a game, it says nothing."""
+from __future__ import annotations
+
+import json
+
+from rulekit.cli import main
+from tests.helpers import write_spec
+
+FAST = ["--games", "6", "--variant-games", "1", "--symbolic-time-limit", "0", "--max-states", "0", "--jobs", "1",
+        "--format", "json"]
+
+RULEBOOK = "Tiny Game.\nAfter each deal, the player on the left of the dealer deals.\nPass or stop.\n"
+
+SPEC = """
+game tiny "Tiny"
+rulebook "rulebook.txt" source "tiny.txt"
+players 3 to 4
+unmodelled "Tiny Game." because "Title."
+var dealer: player = seat(0) phrase "the dealer"
+var fifth: player = none phrase "the fifth dealer"
+var deals: int 0..20 = 0
+flow {
+  loop {
+    choose by dealer {
+      action pass "Pass or stop." { }
+      action stop "Pass or stop." { }
+    }
+    set dealer = next(next(dealer)) quote "After each deal, the player on the left of the dealer deals."
+    add 1 to deals
+    if deals == 5 { set fifth = dealer }
+    if deals >= 12 { end game }
+  }
+}
+"""
+
+
+def rotations(capsys, path):
+    code = main(["check", str(path), *FAST])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    return {f["id"]: f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "rotation"}
+
+
+def test_a_dealer_handed_on_two_seats_at_a_time_skips_seats_with_four_players(tmp_path, capsys):
+    found = rotations(capsys, write_spec(tmp_path, SPEC, rulebook=RULEBOOK))
+    assert set(found) == {"tiny/rotation/dealer"}  # `fifth` is set once a game: it says nothing
+    f = found["tiny/rotation/dealer"]
+    assert f["severity"] == "warning" and f["verdict"] == "bounded" and f["location"].endswith("tiny.rules:6:1")
+    assert f["message"] == ("the dealer (`dealer`) goes round the table but skips a seat: with 4 players, never P1 "
+                            "or P3 in 3 random game(s), though it changed hands at least 12 times in each (only P0 "
+                            "and P2); with 3 players it reached every seat; it is set at line 15")
+    assert f["details"]["skipped"] == {"4": {"never": ["P1", "P3"], "held": ["P0", "P2"], "changes": 12, "games": 3}}
+
+
+def test_a_dealer_handed_to_the_next_seat_reaches_every_seat(tmp_path, capsys):
+    text = SPEC.replace("next(next(dealer))", "next(dealer)")
+    assert rotations(capsys, write_spec(tmp_path, text, rulebook=RULEBOOK)) == {}
