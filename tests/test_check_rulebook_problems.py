@@ -223,6 +223,31 @@ def test_a_choice_the_quote_makes_secret_and_the_spec_shows_everyone_is_a_modal_
     assert "secret" not in modal_findings("You may draw a card; it is not secret.", "Take a coin.")
 
 
+def reveal_findings(to: str, quote: str):
+    text = MODAL.replace("DRAW", "You may draw a card.").replace(
+        'take 1 Coin by current quote "COIN"', f'reveal hand(current) to {to} quote "{quote}"')
+    return [f for f in modal.findings(compile_text(text)) if f.id.endswith("/audience")]
+
+
+def test_a_reveal_shown_to_another_audience_than_the_quote_says_is_a_modal_finding():
+    [one] = reveal_findings("all", "Show your hand to the owner of the Ace.")
+    assert one.id == "tiny/modal/flow/17/audience" and one.details["says"] == "one"
+    assert one.message == ("the quote shows it to one player, but the spec shows it to every player: "
+                           "`reveal` is to all")
+    [everyone] = reveal_findings("next(current)", "Show your hand to all players.")
+    assert everyone.details["says"] == "all" and "shows it to one player only" in everyone.message
+    assert reveal_findings("all", "Zeige deine Karten dem Besitzer des Asses.")[0].details["says"] == "one"
+    assert reveal_findings("current", "Lege deine Karten offen aus.")[0].details["says"] == "all"
+
+
+def test_a_reveal_to_the_audience_the_quote_says_or_to_an_unclear_one_is_no_finding():
+    assert reveal_findings("next(current)", "Show your hand to the owner of the Ace.") == []
+    assert reveal_findings("all", "Show your hand to the other players.") == []
+    assert reveal_findings("current", "Look at the card by turning it over.") == []  # both: unclear
+    assert reveal_findings("all", "Show your hand.") == []  # the quote names no one
+    assert reveal_findings("all", "Do not show your hand to the owner.") == []  # a negation
+
+
 def test_an_expect_of_a_site_not_reached_is_not_stale_but_one_of_no_site_is(tmp_path, capsys):
     roomy = DRAWS.replace("x 1\nvar", "x 4\nvar")  # four coins: the supply never runs short
     checks = ('checks tiny\nexpect short "tiny/silent-case/flow/supply-clamp-18" because "a deeper run may reach it"\n'

@@ -24,6 +24,14 @@ MAY = re.compile(r"\b(may|can|could|is allowed to|are allowed to|is free to|opti
                  r"contain|come|lead|result|sein|werden|vorkommen|passieren)\b)", re.IGNORECASE)
 SECRET = re.compile(r"\b(secret(ly)?|in private|privately|without (showing|revealing)|heimlich|geheim|insgeheim)\b",
                     re.IGNORECASE)
+# Who a sentence shows something to: one player (the owner, a neighbour, the player themselves looking at
+# it) or everyone (all players, the others, face up on the table).
+TO_ONE = re.compile(r"\b(to|with) (the|that|this|his|her|their|your|its|one) (owner|player|opponent|neighbou?r|partner)\b"
+                    r"|\bto (him|her)\b|\b(looks?|peeks?) at\b|\b(dem|seinem|ihrem|einem) (Besitzer\w*|Spieler|"
+                    r"Mitspieler|Nachbarn?)\b|\b(sieht|schaut|schauen) sich\b", re.IGNORECASE)
+TO_ALL = re.compile(r"\b(all|every|each|the other|other) (players?|opponents)\b|\b(everyone|everybody)\b|\bto all\b"
+                    r"|\bface[- ]?up\b|\bturn(s|ing|ed)? (it |them )?over\b|\ballen\b|\balle (Spieler|Mitspieler)\w*"
+                    r"|\baufgedeckt\w*|\boffen\b", re.IGNORECASE)
 NEGATION = re.compile(r"\b(not|never|cannot|nicht|nie|niemals|kein\w*)\b|n't\b", re.IGNORECASE)
 
 
@@ -50,6 +58,18 @@ def says_secret(quotes) -> bool:
                for text in quotes for x in re.split(r"(?<=[.!?;:])\s+", text))
 
 
+def audience(quotes) -> str | None:
+    """Who a group of quotes says sees what is shown: 'one' player or 'all', when every sentence that says
+    it agrees (and has no negation), else None."""
+    said = set()
+    for text in quotes:
+        for x in re.split(r"(?<=[.!?;:])\s+", text):
+            one, everyone = bool(TO_ONE.search(x)), bool(TO_ALL.search(x))
+            if one != everyone and not NEGATION.search(x):
+                said.add("one" if one else "all")
+    return said.pop() if len(said) == 1 else None
+
+
 def is_pass(action: m.Action) -> bool:
     """An action that declines: no parameters, and it only ends the turn or round, leaves a loop, or does nothing."""
     return not action.binders and all(isinstance(st, (m.End, m.Break)) and getattr(st, "what", "turn") != "game"
@@ -66,7 +86,8 @@ def findings(game: m.Game) -> list[Finding]:
 
     def report(node, owner, quotes, says, construct):
         line = node.span.line if node.span is not None else 0
-        fid = f"{game.name}/modal/{owner.replace(' ', '-')}/{line}" + ("/secret" if says == "secret" else "")
+        fid = f"{game.name}/modal/{owner.replace(' ', '-')}/{line}" + (
+            "/secret" if says == "secret" else "/audience" if says in ("one", "all") else "")
         if fid in seen:
             return
         seen.add(fid)
@@ -74,6 +95,9 @@ def findings(game: m.Game) -> list[Finding]:
             message = (f"the quote says the player must, but the spec lets them decline: {construct}")
         elif says == "secret":
             message = f"the quote says the choice is made in secret, but the spec shows it to every player: {construct}"
+        elif says in ("one", "all"):
+            message = (f"the quote shows it to {'one player' if says == 'one' else 'every player'}, but the spec "
+                       f"shows it to {'every player' if says == 'one' else 'one player only'}: {construct}")
         else:
             message = f"the quote says the player may, but the spec makes the step happen without a decision: {construct}"
         out.append(Finding(fid, game.name, "modal", "warning", "refuted", "static", message,
@@ -108,6 +132,11 @@ def findings(game: m.Game) -> list[Finding]:
                 for a in st.actions:
                     visit(a.body, owner, tuple(quote_texts(a)) or here, optional or many)
                 continue
+            if isinstance(st, m.Reveal):
+                said = audience(here)
+                if said is not None and (said == "one") == (st.to is None):
+                    report(st, owner, here, said, f"`{m.keyword(st)}` is to "
+                           + ("all" if st.to is None else "one player"))
             if own and not optional and not isinstance(st, (m.If, m.Loop, m.For, m.Turns, m.Rounds)) \
                     and modality(own) == "may":
                 report(st, owner, own, "may", f"`{m.keyword(st)}` runs whenever it is reached")
@@ -133,8 +162,13 @@ HINTS = {
     "may": _VERB_HINT,
     "secret": "mark the action `secret` (or its hidden parameters `secret`) and `announce` what is shown later; if the "
               "choice is open after all, acknowledge it with an `expect`",
+    "one": "reveal it to the player the rulebook names (`reveal ... to owner`, `to current`); if it is shown to "
+           "everyone after all, acknowledge it with an `expect`",
+    "all": "reveal it to everyone (`reveal ... to all`); if only one player sees it after all, acknowledge it with "
+           "an `expect`",
 }
-CONSTRUCTS = {"must": "declinable decision", "may": "forced step", "secret": "public decision"}
+CONSTRUCTS = {"must": "declinable decision", "may": "forced step", "secret": "public decision",
+              "one": "reveal to every player", "all": "reveal to one player"}
 
 
 def _called_optionally(game: m.Game, name: str) -> bool:
