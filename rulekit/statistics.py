@@ -90,5 +90,6 @@ def percent(p: float, up: bool = False) -> str:
     value = (math.ceil(value * scale - 1e-9) if up else round(value * scale)) / scale
     if value >= 100:
         return "100 %"
-    shown = f"{value:.{max(0, digits)}f}"
+    # rounding up may carry into the next power of ten (0.994 -> 1.00): two significant figures of that
+    shown = f"{value:.{max(0, 1 - math.floor(math.log10(value)))}f}"
     return f"{shown} %"

@@ -60,6 +60,7 @@ def test_percent_reads_well():
     assert percent(0.029513) == "3.0 %" and percent(0.0052) == "0.52 %" and percent(0.25) == "25 %"
     assert percent(0) == "0 %" and percent(1) == "100 %" and percent(0.000031) == "0.0031 %"
     assert percent(0.0101, up=True) == "1.1 %" and percent(0.0101) == "1.0 %"
+    assert percent(0.00994, up=True) == "1.0 %" and percent(0.0995) == "10 %"  # rounded into the next power of ten
     assert not math.isnan(upper_bound(0, 1))
 
 
