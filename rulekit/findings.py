@@ -5,7 +5,7 @@ from dataclasses import asdict, dataclass, field
 
 KINDS = ("contradiction", "invariant", "reachability", "deadlock", "termination", "dead-rule", "coverage",
          "quote", "ambiguity", "runtime", "stale-expect", "information-flow", "option-impact", "example",
-         "silent-case", "conflict", "modal", "rotation")
+         "silent-case", "conflict", "modal", "rotation", "seat")
 SEVERITIES = ("error", "warning", "info")
 VERDICTS = ("proven", "refuted", "bounded", "unknown")
 METHODS = ("z3-unsat-core", "z3-bmc", "z3-k-induction", "z3-pdr", "z3-abstraction", "hypothesis", "graph", "static",

@@ -1,6 +1,6 @@
 """A role that goes round the table and skips a seat (`checking.rotation`): a dealer handed on two seats
 at a time never reaches half the table with 4 players; handed on one seat at a time, or given out once
-a game, it says nothing."""
+a game, it says nothing. A seat that never wins while the others often do (`checking.seats`)."""
 from __future__ import annotations
 
 import json
@@ -57,3 +57,61 @@ def test_a_dealer_handed_on_two_seats_at_a_time_skips_seats_with_four_players(tm
 def test_a_dealer_handed_to_the_next_seat_reaches_every_seat(tmp_path, capsys):
     text = SPEC.replace("next(next(dealer))", "next(dealer)")
     assert rotations(capsys, write_spec(tmp_path, text, rulebook=RULEBOOK)) == {}
+
+
+# Each seat gets two cards of six, one an Ace, in a pile of its own, except P1 with 3 players: P1 then
+# never holds the Ace, so never wins.
+SEATS = """
+game tiny "Tiny"
+rulebook "rulebook.txt" source "tiny.txt"
+players 2 to 3
+unmodelled "Tiny Game." because "Title."
+unmodelled "After each deal, the player on the left of the dealer deals." because "Not this game."
+unmodelled "Pass or stop." because "Not this game."
+zone box: stack, hidden, initial
+zone pile per player: stack, hidden
+zone hand per player: set, owner
+card Ace x 1
+card Two x 5
+var turns_taken: int 0..20 = 0
+flow {
+  shuffle box
+  for p in players {
+    if not (player_count == 3 and p == seat(1)) {
+      move top from box to pile(p)
+      move top from box to pile(p)
+    }
+  }
+  turns from seat(0) {
+    if size(pile(current)) > 0 { move top from pile(current) to hand(current) }
+    if exists(c in hand(current) where c == Ace) {
+      win current
+      end game
+    }
+    add 1 to turns_taken
+    if turns_taken >= 9 { end game }
+  }
+}
+"""
+
+
+def seat_findings(capsys, path, games: int):
+    code = main(["check", str(path), *FAST, "--games", str(games)])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    return {f["id"]: f for f in json.loads(out)["games"][0]["findings"] if f["kind"] == "seat"}
+
+
+def test_a_seat_that_never_wins_while_the_others_often_do_is_a_seat_finding(tmp_path, capsys):
+    found = seat_findings(capsys, write_spec(tmp_path, SEATS, rulebook=RULEBOOK), 200)
+    [f] = found.values()
+    assert f["id"] == "tiny/seat/never-wins" and f["severity"] == "warning" and f["verdict"] == "bounded"
+    assert f["message"].startswith("a seat never wins: P1 with 3 players: none of 200 finished random games, while "
+                                   "every other seat won at least ")
+    assert [(c["players"], c["seat"]) for c in f["details"]["seats"]] == [(3, "P1")]
+
+
+def test_seats_that_all_can_win_or_too_few_games_are_no_seat_finding(tmp_path, capsys):
+    fair = SEATS.replace("player_count == 3 and p == seat(1)", "false")
+    assert seat_findings(capsys, write_spec(tmp_path, fair, rulebook=RULEBOOK), 200) == {}
+    assert seat_findings(capsys, write_spec(tmp_path, SEATS, name="few", rulebook=RULEBOOK), 6) == {}

@@ -38,7 +38,7 @@ from .solving import abstraction_proofs, symbolic_findings
 from .ending import KnownLoops
 from .judging import judge
 from .witnesses import resolved
-from . import branches, conflicts, modal, numbers, rotation, silence, unused
+from . import branches, conflicts, modal, numbers, rotation, seats, silence, unused
 
 
 def check_spec(spec: Spec, bounds: PlayBounds | None = None, progress=None, timings: dict | None = None,
@@ -118,6 +118,8 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
     with clock("rotation"):
         for f in rotation.findings(spec, game, tallies[options_key(variants[0])]):
             report.add(f)
+        for f in seats.findings(game, tallies[options_key(variants[0])], bounds.confidence):
+            report.add(f)
     with clock("modal"):
         for f in modal.findings(game):
             report.add(f)
@@ -176,7 +178,7 @@ METHOD_NAMES = {"static": "quotes and coverage", "z3-unsat-core": "Z3: the decla
                 "option-impact": "what each option changes",
                 "examples": "replaying the rulebook's examples", "silent-case": "silent cases",
                 "conflict": "trigger conflicts", "modal": "modal verbs", "dead-branch": "branches never taken",
-                "rotation": "roles that go round the table"}
+                "rotation": "roles that go round the table, seats that never win"}
 
 
 class _Clock:

@@ -30,6 +30,7 @@ PROBLEM_TITLES = {
     "conflict": "triggers whose results depend on their order",
     "modal": "modal verbs that the spec's construct contradicts",
     "rotation": "roles that go round the table and skip a seat",
+    "seat": "seats that never win",
 }
 
 HINTS = {
@@ -55,6 +56,7 @@ HINTS = {
     "conflict": "give the triggers the rulebook's order, or declare an ambiguity with both orders",
     "modal": "let the player decline (or not) as the rulebook's verb says, or acknowledge it with an `expect`",
     "rotation": "hand the role on to the next seat, or acknowledge it with an `expect` where the rulebook skips seats",
+    "seat": "give the seat what the others get (material, turns, a way to win), or acknowledge it with an `expect`",
 }
 
 
