@@ -297,6 +297,20 @@ def test_a_fact_whose_quote_writes_another_number_is_a_quote_finding():
     assert numbers.written_numbers("2 Spieler: 140 Punkte, zweimal; 3.5 and 1,000") >= {2, 140}
 
 
+def test_a_token_move_or_a_change_whose_own_quote_writes_another_number_is_a_quote_finding():
+    from rulekit.checking import numbers
+
+    def found(statement: str):
+        text = MODAL.replace("DRAW", "Draw.").replace('take 1 Coin by current quote "COIN"', statement)
+        return [(f.id, f.message) for f in numbers.findings(compile_text(text))]
+
+    assert found('take 1 Coin by current quote "Take two coins."') == [
+        ("tiny/quote/number/flow/17", "`take` of 1, but its quote writes 2, not 1")]
+    assert found('take 2 Coin by current quote "Take two coins."') == []
+    assert found('take 1 Coin by current quote "Take a coin."') == []  # no number written
+    assert found('take 1 Coin by current') == []  # no quote of its own
+
+
 def test_a_fact_against_its_quote_has_a_heading_of_its_own_in_the_report(tmp_path, capsys):
     from rulekit.cli import main
     text = DRAWS.replace("var ", 'fact rounds = 5 quote "After four turns the first player wins."\nvar ', 1)

@@ -6,7 +6,8 @@ its quotes (and their translations) write, as digits or as number words ("two", 
 "doubled"):
 when they write some and none is the value, the two disagree. A quote without any number says
 nothing here (its words carry the number, as "half the party" does), nor does a fact given by an
-expression (the rulebook's table, say), whose value the quote need not write.
+expression (the rulebook's table, say), whose value the quote need not write. A `take`, `return`, `add`
+or `subtract` of a written number is compared with its own quotes the same way.
 """
 from __future__ import annotations
 
@@ -50,4 +51,40 @@ def findings(game: m.Game) -> list[Finding]:
                            f"fact {fact.name} = {fact.value.value}, but its quote writes {says}, not "
                            f"{fact.value.value}", quotes=quote_texts(fact), location=location_of(fact.span),
                            hint="correct the fact or the quote, or quote the sentence that gives this number"))
+    return out + statement_findings(game)
+
+
+def statement_findings(game: m.Game) -> list[Finding]:
+    """A `take`, `return`, `add` or `subtract` of a number written in the spec whose own quotes write
+    numbers, none of them that one: `take 1 Fear by p quote "... takes two Fear tokens"`."""
+    out = []
+    bodies = [("flow", game.flow.body), *((p.name, p.body) for p in game.procedures),
+              *((f"trigger {t.name}", t.body) for t in game.triggers)]
+    for owner, body in bodies:
+        for st in m.walk(body):
+            amount = _literal_amount(st)
+            texts = quote_texts(st)
+            if amount is None or not texts:
+                continue
+            written = set().union(*map(written_numbers, texts))
+            if not written or amount in written:
+                continue
+            says = ", ".join(str(n) for n in sorted(written))
+            line = st.span.line if st.span is not None else 0
+            out.append(Finding(f"{game.name}/quote/number/{owner.replace(' ', '-')}/{line}", game.name, "quote",
+                               "warning", "refuted", "static",
+                               f"`{m.keyword(st)}` of {amount}, but its quote writes {says}, not {amount}",
+                               quotes=texts, location=location_of(st.span),
+                               hint="correct the number or the quote, or quote the sentence that gives this number"))
     return out
+
+
+def _literal_amount(st) -> int | None:
+    """The number a token move or a change of a variable writes as a literal, else None."""
+    if isinstance(st, m.TokenMove):
+        value = st.amount
+    elif isinstance(st, m.Assign) and st.op in ("+", "-"):
+        value = st.value
+    else:
+        return None
+    return value.value if isinstance(value, m.Const) and type(value.value) is int else None
