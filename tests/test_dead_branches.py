@@ -127,3 +127,24 @@ def test_a_branch_test_evaluates_no_condition_the_if_would_not(tmp_path):
             for s in states:
                 s.apply_action(action)
         assert states[0].history == states[1].history and states[0].returns() == states[1].returns()
+
+
+def test_a_branch_the_player_count_rules_out_before_play_is_proven_dead(tmp_path, capsys):
+    # at 2 and 3 players: `< 2` never holds (proven dead); `< 3` holds at 2, so neither it nor its else is
+    # dead; the `if` that tests an option is left out, since options played together may take it
+    text = SPEC.replace("players 2 to 2", "players 2 to 3").replace(
+        "    add 1 to turns_taken\n    if turns_taken >= 0 {",
+        "    add 1 to turns_taken\n"
+        "    if player_count < 2 { add 1 to turns_taken }\n"
+        "    if player_count < 3 { add 0 to turns_taken } else { add 0 to turns_taken }\n"
+        "    if long_game is draw and player_count > 3 { add 0 to turns_taken }\n"
+        "    if turns_taken >= 0 {")
+    found = dead_branches(capsys, write_spec(tmp_path, text, rulebook=RULEBOOK))
+    static = {key: f for key, f in found.items() if f["method"] == "static"}
+    assert set(static) == {"tiny/dead-rule/branch/flow/31"}
+    dead = static["tiny/dead-rule/branch/flow/31"]
+    assert dead["verdict"] == "proven" and dead["severity"] == "warning"
+    assert dead["message"].startswith("a branch that never runs: its condition `player_count < 2` is false with 2 "
+                                      "to 3 players, under every option set, before play")
+    assert dead["details"] == {"condition": "player_count < 2", "rule": "flow", "branch": "if", "players": [2, 3]}
+    assert not any("/32" in key or "/33" in key for key in found)

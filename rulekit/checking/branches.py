@@ -1,13 +1,20 @@
-"""Branches that random play reached and never took: `dead-rule` findings for an `if` whose condition
-never held (or, for an else, always held) in the games that reached it.
+"""Branches that never run: `dead-rule` findings for an `if` whose condition the facts and the player
+count make false before play, at every player count (`proven`), or that never held (or, for an else,
+always held) in the random games that reached it (`bounded`).
 
 A branch that is never taken is usually a slip in the spec: a number or a comparison that can never be
 met (`size(deck) > 43` where 0 was meant, `>` where `>=` was), or an earlier branch that always takes its
-case first. The engine built with probes records the branch sites taken (`lower.branches`). A branch is
-reported when its `if` was reached under the default options and no game under any option set, at any
-player count, took it; a branch that only another option takes is that option's rule. The `if` that was
-never reached at all is left to the finding of what encloses it (a branch, an action never taken). The
-verdict is a sample's, `bounded`, with the bound of the default options' games.
+case first.
+
+Before play, lowering folds what the facts, the options and the player count decide (`lower.branches`
+keeps the branches it rules out): a branch ruled out under every option set played and at every player
+count is `proven` dead. One whose `if` tests an option is left out (two options together may take it).
+
+In play, the engine built with probes records the branch sites taken. A branch is reported when its
+`if` was reached under the default options and no game under any option set, at any player count, took
+it; a branch that only another option takes is that option's rule. The `if` that was never reached at
+all is left to the finding of what encloses it (a branch, an action never taken). The verdict is a
+sample's, `bounded`, with the bound of the default options' games.
 """
 from __future__ import annotations
 
@@ -37,11 +44,13 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             if branch_index.reached_key(site) in tally.silent:
                 sites.setdefault(site.key, site)
                 counts.setdefault(site.key, []).append(players)
-    if not sites:
-        return []
     source = spec.text.splitlines()
-    ids = _ids(game, list(sites.values()))
-    out = []
+    dead = {key: (site, at) for key, (site, at) in _folded(spec, game, variants).items()
+            if spec_text(branch_index.condition_of(site), source) != "false"}  # `if false`: left out on purpose
+    if not sites and not dead:
+        return []
+    ids = _ids(game, [*sites.values(), *(site for site, _ in dead.values())])
+    out = [_folded_finding(game, site, at, ids[site.key], source) for site, at in dead.values()]
     for key, site in sites.items():
         sample = statistics.Sample({n: tally.games_by_players.get(n, 0) for n in counts[key]}, {}, confidence)
         cond = branch_index.condition_of(site)
@@ -61,6 +70,62 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             details={"condition": spec_text(cond, source) if cond is not None else None, "rule": site.owner,
                      "branch": "else" if cond is None else "if"}))
     return out
+
+
+def _folded(spec: Spec, game: m.Game, variants: list[dict]) -> dict[str, tuple]:
+    """The branches that the facts and the player count rule out before play in every configuration that
+    has their `if`: key -> (site, player counts). A branch whose `if` tests an option is left out: the
+    option sets played are the default and each option alone, and two options together may take it."""
+    live: set[str] = set()
+    dead: dict[str, tuple] = {}
+    for options in variants:
+        for players in range(game.min_players, game.max_players + 1):
+            config = config_of(spec, players, options)
+            if config is None:
+                continue
+            live.update(site.key for site in (*branch_index.of(config), *branch_index.certain(config)))
+            for site in branch_index.folded(config):
+                dead.setdefault(site.key, (site, set()))[1].add(players)
+    chosen = _ifs_with_options(game)
+    return {key: (site, sorted(counts)) for key, (site, counts) in dead.items()
+            if key not in live and key.rpartition("/")[0] not in chosen}
+
+
+def _ifs_with_options(game: m.Game) -> set[str]:
+    """The keys (without the branch) of the `if`s of the spec one of whose conditions tests an option."""
+    bodies = (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers))
+    out = set()
+    for body in bodies:
+        for st in m.walk(body):
+            if isinstance(st, m.If) and st.span is not None and any(
+                    isinstance(node, m.OptionIs) for cond, _ in st.branches for node in m.nodes(cond)):
+                out.add(f"branch@{st.span.file}:{st.span.line}:{st.span.column}")
+    return out
+
+
+def _false(cond) -> bool:
+    """A condition folded to false, or a conjunction with a part folded to false."""
+    if isinstance(cond, m.Binary) and cond.op == "and":
+        return _false(cond.left) or _false(cond.right)
+    return isinstance(cond, m.Const) and not cond.value
+
+
+def _folded_finding(game: m.Game, site, counts: list[int], fid: str, source: list[str]) -> Finding:
+    cond = branch_index.condition_of(site)
+    written = spec_text(cond, source) if cond is not None else ""
+    if cond is not None and _false(cond):
+        why = f"its condition `{written or 'of this branch'}` is false"
+    else:
+        why = "an earlier condition of the `if` always holds"
+    return Finding(
+        fid, game.name, "dead-rule", "warning", "proven", "static",
+        f"a branch that never runs: {why} with {players_phrase(counts)}, under every option set, before play "
+        f"(the facts and the player count decide it; in {site.owner})",
+        quotes=list(dict.fromkeys(site.quotes)), location=location_of(site.span),
+        hint="a condition on the player count or a fact that no configuration meets is usually a slip: a wrong "
+             "number or comparison (`player_count < 3` where `< 4` was meant)",
+        details={"condition": written or None, "rule": site.owner, "branch": "else" if cond is None else "if",
+                 "players": counts})
 
 
 def _ids(game: m.Game, sites: list) -> dict[str, str]:

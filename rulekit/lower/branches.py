@@ -19,6 +19,23 @@ from .sites import Site
 
 def of(config) -> list[Site]:
     """Every branch site of a configuration, in a stable order."""
+    return _found(config).sites
+
+
+def folded(config) -> list[Site]:
+    """The branches of a configuration that the facts, options and player count rule out before play: a
+    condition folded to false, an `else` or a later branch after one folded to true. Keyed as `of` keys
+    its sites (no test: they never run)."""
+    return _found(config).folded
+
+
+def certain(config) -> list[Site]:
+    """The branches of a configuration whose condition the facts, options and player count make true
+    before play: each runs whenever its `if` is reached."""
+    return _found(config).certain
+
+
+def _found(config) -> "_Finder":
     cached = _CACHE.get(id(config))
     if cached is not None and cached[0] is config:
         return cached[1]
@@ -29,8 +46,8 @@ def of(config) -> list[Site]:
         finder.body(p.body, p.name, (_texts(p),))
     for t in game.triggers:
         finder.body(t.body, f"trigger {t.name}", (_texts(t),))
-    _CACHE[id(config)] = (config, finder.sites)
-    return finder.sites
+    _CACHE[id(config)] = (config, finder)
+    return finder
 
 
 _CACHE: dict[int, tuple] = {}
@@ -60,6 +77,8 @@ def _never(cond) -> bool:
 class _Finder:
     def __init__(self):
         self.sites: list[Site] = []
+        self.folded: list[Site] = []
+        self.certain: list[Site] = []
         self.ifs = 0
 
     def body(self, stmts, owner: str, around: tuple) -> None:
@@ -88,9 +107,21 @@ class _Finder:
         before = None  # no earlier branch was taken
         for i, (cond, body) in enumerate(st.branches):
             if _never(cond):  # an option not chosen (`... and accuse is backfire`, folded to false)
+                if body:
+                    self.add(st, f"{i}", getattr(cond, "span", None) or st.span, owner, quotes, None, (cond,), body,
+                             into=self.folded)
                 continue
             if _constant(cond):  # true: it is taken whenever it is reached, and what follows never is
+                if body:
+                    self.add(st, f"{i}", getattr(cond, "span", None) or st.span, owner, quotes, None, (cond,), body,
+                             into=self.certain)
                 self.body(body, owner, quotes)
+                for j, (later, rest) in enumerate(st.branches[i + 1:], i + 1):
+                    if rest:
+                        self.add(st, f"{j}", getattr(later, "span", None) or st.span, owner, quotes, None, (later,),
+                                 rest, into=self.folded)
+                if st.orelse:
+                    self.add(st, "else", st.span, owner, quotes, None, (), st.orelse, into=self.folded)
                 return
             taken = cond if before is None else m.Binary("and", before, cond, m.BOOL)
             if body:
@@ -98,17 +129,19 @@ class _Finder:
             self.body(body, owner, quotes)
             refused = m.Unary("not", cond, m.BOOL)
             before = refused if before is None else m.Binary("and", before, refused, m.BOOL)
-        if st.orelse and before is not None:
-            self.add(st, "else", st.span, owner, quotes, before, (), st.orelse)
+        if st.orelse:  # with every condition folded to false, the else runs whenever the `if` is reached
+            self.add(st, "else", st.span, owner, quotes, before, (), st.orelse,
+                     into=self.certain if before is None else None)
         self.body(st.orelse, owner, quotes)
 
-    def add(self, st, which: str, span, owner: str, around: tuple, test, case: tuple, body) -> None:
+    def add(self, st, which: str, span, owner: str, around: tuple, test, case: tuple, body, into=None) -> None:
         at = st.span  # every site of one `if` is keyed by where the `if` is
         where = f"{at.file}:{at.line}:{at.column}" if at is not None else f"#{self.ifs}"
         texts = tuple(text for group in around for text in group)
         near = next((group for group in around if group), ())
-        self.sites.append(Site(f"branch@{where}/{which}", "branch", st, span, owner, texts, near, test=test,
-                               case=case, step=body[0] if body else None))
+        (self.sites if into is None else into).append(
+            Site(f"branch@{where}/{which}", "branch", st, span, owner, texts, near, test=test, case=case,
+                 step=body[0] if body else None))
 
 
 def reached_key(site: Site) -> str:
@@ -120,4 +153,4 @@ def is_reached_site(site: Site) -> bool:
     return site.key.endswith("/" + REACHED)
 
 
-__all__ = ["REACHED", "condition_of", "is_reached_site", "of", "reached_key"]
+__all__ = ["REACHED", "certain", "condition_of", "folded", "is_reached_site", "of", "reached_key"]
