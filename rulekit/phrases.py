@@ -60,16 +60,16 @@ def default_define(name: str, params: list[str], boolean: bool) -> str:
     if boolean:
         if not holes:
             return said
-        rest = f" {_and(holes[1:])}" if len(holes) > 1 else ""
+        rest = f" {and_list(holes[1:])}" if len(holes) > 1 else ""
         verb = "" if said.split(" ", 1)[0] in VERB_STARTS else "is "
         return f"{holes[0]} {verb}{said}{rest}"
-    return f"the {said}" + (f" of {_and(holes)}" if holes else "")
+    return f"the {said}" + (f" of {and_list(holes)}" if holes else "")
 
 
 def default_procedure(name: str, params: list[str]) -> str:
     """A procedure said from its name, as an instruction: "turn over {x}"."""
     said = words(name)
-    return said + (f" for {_and(['{' + p + '}' for p in params])}" if params else "")
+    return said + (f" for {and_list(['{' + p + '}' for p in params])}" if params else "")
 
 
 def default_zone(name: str, per_player: bool, per_board: bool) -> str:
@@ -90,7 +90,8 @@ def default_board(name: str) -> str:
     return f"the {words(name)}"
 
 
-def _and(items: list[str]) -> str:
+def and_list(items: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]

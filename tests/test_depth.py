@@ -529,6 +529,18 @@ def test_an_undecided_termination_says_where_an_exploration_to_the_end_may_settl
     assert f.verdict == "unknown" and f.bound["exhaustive_may_settle"] == [2, 3]
     assert "--exhaustive may settle it with 2 to 3 players" in f.message
     assert rests_on(f).endswith("(-v: what was tried; --exhaustive may settle 2 to 3 players)")
+    assert "open_counters" not in f.bound and "no range" not in f.message
+
+
+def test_an_exploration_to_the_end_is_not_promised_where_a_counter_has_no_range(tmp_path, monkeypatch):
+    monkeypatch.setattr(houdini, "invariants", lambda *args: ([], "none"))
+    counted = CHIPS.replace("var bid: int 0..3 = 0", "var bid: int 0..3 = 0\nvar calls: int = 0\nvar raises: int 0..9 = 0").replace(
+        '"Call." {', '"Call." {\n          add 1 to calls  add 0 to raises')
+    f = termination_of(check_spec(spec_of(tmp_path, counted, "chips"), PlayBounds(**FAST, max_states=300,
+                                                                                   loop_search=0)))
+    assert f.verdict == "unknown" and f.bound["open_counters"] == ["calls"]
+    assert ("--exhaustive may settle it with 2 to 3 players: an exploration to the end may fit there, unless "
+            "`calls`, which has no range, keeps growing: then the states have no end") in f.message
 
 
 def test_a_loop_that_needs_luck_is_a_note_and_one_the_players_keep_up_is_a_warning(tmp_path):

@@ -29,7 +29,7 @@ from ..statistics import Sample, percent
 from .shared import PlayBounds, build_limit, config_of, players_phrase
 from .variants import changed_options, options_suffix
 from .witnesses import witness
-from ..phrases import counted
+from ..phrases import and_list, counted
 
 
 @dataclass
@@ -269,8 +269,25 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
         bound["exhaustive_may_settle"] = settle
         reasons += (f"; --exhaustive may settle it with {players_phrase(settle)}: an exploration to the end may fit "
                     "there")
+        counters = open_counters(game)
+        if counters:
+            bound["open_counters"] = counters
+            one = len(counters) == 1
+            reasons += (f", unless {and_list([f'`{c}`' for c in counters])}, which {'has' if one else 'have'} no "
+                        f"range, {'keeps' if one else 'keep'} growing: then the states have no end and it runs out "
+                        "its time")
     return Finding(fid, game.name, "termination", "info", "unknown", "explicit-state" if explored else "random-play",
                    f"not decided whether every play ends ({reasons})" + played, bound=bound, options=changed)
+
+
+def open_counters(game: m.Game) -> list[str]:
+    """The whole-number variables that a rule adds to or subtracts from and that have no bound on that
+    side: a game that keeps counting (busts, a score) has as many states as the count has values."""
+    open_sides = {v.name: {"+": v.high is None, "-": v.low is None} for v in game.vars if v.type.kind == "int"}
+    bodies = (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers))
+    found = {st.var for body in bodies for st in m.walk(body)
+             if isinstance(st, m.Assign) and open_sides.get(st.var, {}).get(st.op)}
+    return sorted(found)
 
 
 def _may_fit(by_players: dict, undecided: list[int]) -> list[int]:
