@@ -311,11 +311,33 @@ def test_a_token_move_or_a_change_whose_own_quote_writes_another_number_is_a_quo
     assert found('take 1 Coin by current') == []  # no quote of its own
 
 
+def test_a_component_count_or_a_loop_whose_quote_writes_another_number_is_a_quote_finding():
+    from rulekit.checking import numbers
+
+    def found(cards: str, deal: str = "move top from box to hand(current)"):
+        text = MODAL.replace("DRAW", "Draw.").replace("card Ace x 9", cards).replace(
+            "action draw \"Draw.\" { move top from box to hand(current) }", f"action draw \"Draw.\" {{ {deal} }}")
+        return [(f.id, f.message) for f in numbers.findings(compile_text(text))]
+
+    assert found('card Ace x 9 quote "Ace x8"') == [("tiny/quote/number/Ace", "Ace x 9, but its quote writes 8, not 9")]
+    assert found('card Ace x 9 quote "9x Ace"') == found('card Ace x 9 quote "nine Ace cards"') == []
+    # what a card does is no count of it
+    assert found('card Ace x 9 quote "Ace: take two coins."') == []
+    deal = 'for i in 1..4 { move top from box to hand(current) } quote "Draw three cards."'
+    assert found("card Ace x 9", deal) == [("tiny/quote/number/flow/13",
+                                            "a loop over 1..4, but its quote writes 3, not 4")]
+    # the quote of the statement around the loop speaks for it
+    around = 'if size(box) > 3 { for i in 1..4 { move top from box to hand(current) } } quote "Draw 3 cards."'
+    assert [i for i, _ in found("card Ace x 9", around)] == ["tiny/quote/number/flow/13"]
+    assert found("card Ace x 9", deal.replace("three", "four")) == []
+    assert found("card Ace x 9", deal.replace("1..4", "2..4")) == []  # three times
+
+
 def test_a_fact_against_its_quote_has_a_heading_of_its_own_in_the_report(tmp_path, capsys):
     from rulekit.cli import main
     text = DRAWS.replace("var ", 'fact rounds = 5 quote "After four turns the first player wins."\nvar ', 1)
     main(["check", str(write_spec(tmp_path, text, rulebook=RULEBOOK)), "--games", "4", "--variant-games", "0",
           "--max-states", "100", "--jobs", "1"])
     out = capsys.readouterr().out
-    heading = out.index("facts whose quotes write another number")
+    heading = out.index("numbers their own quotes write otherwise")
     assert out.index("fact rounds = 5, but its quote writes 4, not 5") > heading, out

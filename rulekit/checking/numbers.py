@@ -6,8 +6,11 @@ its quotes (and their translations) write, as digits or as number words ("two", 
 "doubled"):
 when they write some and none is the value, the two disagree. A quote without any number says
 nothing here (its words carry the number, as "half the party" does), nor does a fact given by an
-expression (the rulebook's table, say), whose value the quote need not write. A `take`, `return`, `add`
-or `subtract` of a written number is compared with its own quotes the same way.
+expression (the rulebook's table, say), whose value the quote need not write. The same for a card,
+piece or token declared `x N` and its quotes ("Bomb x4"), for a `take`, `return`, `add` or
+`subtract` of a written number and its own quotes, and for a loop over a written range (`for i in
+1..4`), whose length or last number its own quote, or else that of the nearest quoted statement
+around it, should write ("deal 3 cards to each player").
 """
 from __future__ import annotations
 
@@ -51,7 +54,24 @@ def findings(game: m.Game) -> list[Finding]:
                            f"fact {fact.name} = {fact.value.value}, but its quote writes {says}, not "
                            f"{fact.value.value}", quotes=quote_texts(fact), location=location_of(fact.span),
                            hint="correct the fact or the quote, or quote the sentence that gives this number"))
-    return out + statement_findings(game)
+    return out + count_findings(game) + statement_findings(game)
+
+
+def count_findings(game: m.Game) -> list[Finding]:
+    """A card, piece or token declared `x N` whose own quotes write numbers, none of them N:
+    `card Bomb x 5 quote "Bomb x4"`."""
+    out = []
+    for decl in (*game.components, *game.tokens):
+        count = decl.count
+        if not isinstance(count, m.Const) or type(count.value) is not int:
+            continue
+        says = _disagreeing(decl, {count.value}, _counts_of(decl))
+        if says:
+            out.append(Finding(f"{game.name}/quote/number/{decl.name}", game.name, "quote", "warning", "refuted",
+                               "static", f"{decl.name} x {count.value}, but its quote writes {says}, not "
+                               f"{count.value}", quotes=quote_texts(decl), location=location_of(decl.span),
+                               hint="correct the count or the quote, or quote the sentence that gives this number"))
+    return out
 
 
 def statement_findings(game: m.Game) -> list[Finding]:
@@ -61,22 +81,86 @@ def statement_findings(game: m.Game) -> list[Finding]:
     bodies = [("flow", game.flow.body), *((p.name, p.body) for p in game.procedures),
               *((f"trigger {t.name}", t.body) for t in game.triggers)]
     for owner, body in bodies:
-        for st in m.walk(body):
-            amount = _literal_amount(st)
-            texts = quote_texts(st)
-            if amount is None or not texts:
+        for st, around in _with_quotes(body, None):
+            amount, times = _literal_amount(st), _literal_times(st)
+            if amount is not None:
+                said, values, quoted = f"`{m.keyword(st)}` of {amount}", {amount}, st
+            elif times is not None:
+                # a loop's number is often said by the quote of what encloses it ("deal 3 cards to each player")
+                said, values, quoted = f"a loop over {_range_text(st)}", set(times), st if st.quotes else around
+            else:
                 continue
-            written = set().union(*map(written_numbers, texts))
-            if not written or amount in written:
+            says = _disagreeing(quoted, values)
+            if not says:
                 continue
-            says = ", ".join(str(n) for n in sorted(written))
             line = st.span.line if st.span is not None else 0
             out.append(Finding(f"{game.name}/quote/number/{owner.replace(' ', '-')}/{line}", game.name, "quote",
                                "warning", "refuted", "static",
-                               f"`{m.keyword(st)}` of {amount}, but its quote writes {says}, not {amount}",
-                               quotes=texts, location=location_of(st.span),
+                               f"{said}, but its quote writes {says}, not {' or '.join(map(str, sorted(values)))}",
+                               quotes=quote_texts(quoted), location=location_of(st.span),
                                hint="correct the number or the quote, or quote the sentence that gives this number"))
     return out
+
+
+def _disagreeing(node, values: set[int], numbers=written_numbers) -> str:
+    """The numbers the quotes (and translations) of `node` write (as `numbers` reads them), as text,
+    when they write some and none of them is one of `values`; else ''."""
+    if node is None:
+        return ""
+    quotes = getattr(node, "quotes", ())
+    texts = [*quote_texts(node), *(q.translation for q in quotes if getattr(q, "translation", None))]
+    written = set().union(*map(numbers, texts)) if texts else set()
+    if not written or written & values:
+        return ""
+    return ", ".join(str(n) for n in sorted(written))
+
+
+def _counts_of(decl):
+    """How a quote writes how many of a component there are: "Bomb x4", "4x Bomb", "4 Bomb cards"; the
+    other numbers of its quote (what the card does: "take two Fear tokens") say nothing of that."""
+    names = "|".join(re.escape(n) for n in dict.fromkeys((decl.display, decl.name)) if n)
+    number = r"(\d+|" + "|".join(_WORDS) + r")"
+    pattern = re.compile(rf"(?<!\w)[x×]\s*(\d+)\b|\b(\d+)\s*[x×](?!\w)|\b{number}\s+(?:{names})", re.IGNORECASE)
+
+    def numbers(text: str) -> set[int]:
+        out = set()
+        for match in pattern.finditer(text):
+            found = next(g for g in match.groups() if g)
+            out.add(int(found) if found.isdigit() else _WORDS[found.lower()])
+        return out
+    return numbers
+
+
+def _with_quotes(stmts, around):
+    """Every statement below `stmts` with the nearest quoted statement or action that encloses it (None
+    at the top, and below a rule, whose quotes may speak of several numbers)."""
+    for st in stmts:
+        yield st, around
+        inner = None if isinstance(st, m.Rule) else (st if st.quotes else around)
+        if isinstance(st, m.If):
+            for body in (*(body for _, body in st.branches), st.orelse):
+                yield from _with_quotes(body, inner)
+        elif isinstance(st, m.Choose):
+            for a in st.actions:
+                yield from _with_quotes(a.body, a if a.quotes else inner)
+        elif isinstance(st, m.Turns):
+            yield from _with_quotes((*st.body, *st.then), inner)
+        elif isinstance(getattr(st, "body", None), tuple):
+            yield from _with_quotes(st.body, inner)
+
+
+def _literal_times(st) -> tuple[int, ...] | None:
+    """For a `for` over a range written in numbers (`1..4`): its length and its last number."""
+    if not isinstance(st, m.For) or st.binder.iter.kind != "range":
+        return None
+    low, high = st.binder.iter.low, st.binder.iter.high
+    if not all(isinstance(e, m.Const) and type(e.value) is int for e in (low, high)):
+        return None
+    return high.value - low.value + 1, high.value
+
+
+def _range_text(st: m.For) -> str:
+    return f"{st.binder.iter.low.value}..{st.binder.iter.high.value}"
 
 
 def _literal_amount(st) -> int | None:

@@ -62,7 +62,7 @@ def _groups(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
         if f.kind == "reachability" and f.verdict == "refuted":
             title = "targets that can never be reached"
         elif f.kind == "quote" and "/quote/number/" in f.id:
-            title = "facts whose quotes write another number"
+            title = "numbers their own quotes write otherwise"
         groups.setdefault(title, []).append(f)
     return list(groups.items())
 
