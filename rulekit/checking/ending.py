@@ -280,6 +280,40 @@ def termination(spec, game: m.Game, options: dict, tally, explored: list, bounds
                    f"not decided whether every play ends ({reasons})" + played, bound=bound, options=changed)
 
 
+NO_END_GAMES = 10  # random games, all cut, that a warning that no game ends rests on at the least
+
+
+def never_ended(game: m.Game, options: dict, tally, explored: list, bounds: PlayBounds,
+                ending: Finding) -> Finding | None:
+    """A warning where, at some player counts, every random game ran to the step limit and none ended
+    (and the explorer met no end there either): an end that cannot fire (a win whose condition never
+    holds, an `end game` left out) is the usual cause; a game that is only long needs a larger
+    `--max-steps`. Rule errors are said by their own findings, and play that the players alone keep
+    going for ever by the termination finding (`ending`) already."""
+    if ending.verdict == "refuted" and ending.severity == "warning":
+        return None
+    outcomes = getattr(tally, "outcomes", {}) or {}
+    ends_met = {x.players for x in explored if x.terminal}
+    games = {p: o.ends["cut off"] for p, o in sorted(outcomes.items())
+             if o.ends["cut off"] and not o.finished and not o.ends["deadlock"] and p not in ends_met}
+    if sum(games.values()) < NO_END_GAMES:
+        return None
+    sample = Sample(games, {}, bounds.confidence)
+    counts = sorted(games)
+    return Finding(
+        f"{game.name}/termination/no-end{options_suffix(options, game)}", game.name, "termination", "warning",
+        "unknown", "random-play",
+        f"no random game ended with {players_phrase(counts)}: all {sample.total:,} ran to the step limit of "
+        f"{bounds.max_steps:,} decisions; at {percent(sample.confidence)} confidence fewer than "
+        f"{percent(sample.worst_upper_bound(), up=True)} of games end within it"
+        + (" (for each player count)" if len(counts) > 1 else ""),
+        bound={"games": sample.total, "games_by_players": dict(games), "max_steps": bounds.max_steps,
+               "confidence": sample.confidence, "end_rate_below": sample.worst_upper_bound()},
+        options=changed_options(options, game),
+        hint="an end that cannot fire is the usual cause: a win whose condition never holds, an `end game` "
+             "left out after a win; if the game is only long, a larger --max-steps lets random games finish")
+
+
 def open_counters(game: m.Game) -> list[str]:
     """The whole-number variables that a rule adds to or subtracts from and that have no bound on that
     side: a game that keeps counting (busts, a score) has as many states as the count has values."""
@@ -635,4 +669,4 @@ def _failed(tally) -> int:
     return sum(o.ends.get("rule error", 0) for o in getattr(tally, "outcomes", {}).values())
 
 
-__all__ = ["KnownLoops", "termination"]
+__all__ = ["KnownLoops", "never_ended", "termination"]

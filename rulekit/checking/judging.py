@@ -13,7 +13,7 @@ from .shared import PlayBounds, described, location_of, players_phrase, property
 from .variants import changed_options, options_suffix
 from .witnesses import PendingWitness, first_break, replayed, rule_at, witness
 from .sampling import Tally
-from .ending import KnownLoops, termination
+from .ending import KnownLoops, never_ended, termination
 from ..phrases import counted
 
 
@@ -177,7 +177,11 @@ def judge(spec, game: m.Game, options: dict, tally: Tally, explored: list | None
 
     # termination: one finding per option set (`ending`), timed on its own
     with clock("termination") if clock is not None else contextlib.nullcontext():
-        found.append(termination(spec, game, options, tally, explored, bounds, known))
+        ending = termination(spec, game, options, tally, explored, bounds, known)
+        found.append(ending)
+        no_end = never_ended(game, options, tally, explored, bounds, ending)
+        if no_end is not None:
+            found.append(no_end)
 
     # dead actions: never enabled and taken by random play or the explorer
     fired = set(tally.fired).union(*(x.fired for x in explored)) if explored else set(tally.fired)
