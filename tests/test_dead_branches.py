@@ -72,16 +72,34 @@ def dead_branches(capsys, path, *extra):
 def test_a_condition_that_never_holds_and_an_else_that_never_runs_are_dead_branches(tmp_path, capsys):
     found = dead_branches(capsys, write_spec(tmp_path, SPEC, rulebook=RULEBOOK))
     assert set(found) == {"tiny/dead-rule/branch/flow/25", "tiny/dead-rule/branch/flow/31-else"}
+    # three cards in the game cannot make a hand of five, and the range 0..10 keeps `turns_taken >= 0`:
+    # Z3 over the counts abstraction proves both, which random play had only sampled
     full = found["tiny/dead-rule/branch/flow/25"]
-    assert full["severity"] == "warning" and full["verdict"] == "bounded" and full["method"] == "random-play"
-    assert full["message"].startswith("a branch that is never taken: the condition `size(hand(current)) >= 5` never "
-                                      "held in 30 random games (2 players), though play reached the `if` (in flow); "
-                                      "at 95 % confidence fewer than ")
+    assert full["severity"] == "warning" and full["verdict"] == "proven" and full["method"] == "z3-abstraction"
+    assert full["message"].startswith("a branch that never runs: the condition `size(hand(current)) >= 5` holds in "
+                                      "no state play can reach (Z3 over the counts abstraction: cards and tokens "
+                                      "conserved, ")
+    assert full["message"].endswith("with 2 players, under the default options and each option alone; nor did any "
+                                    "of 30 random games (2 players) take it, though play reached the `if` (in flow)")
     assert full["location"].endswith("tiny.rules:25:8") and full["quotes"] == ["With a full hand, you win."]
-    assert full["bound"]["games"] == 30 and 0 < full["bound"]["violation_rate_below"] < 0.11
+    assert full["bound"]["games"] == 30
     assert full["details"] == {"condition": "size(hand(current)) >= 5", "rule": "flow", "branch": "if"}
     otherwise = found["tiny/dead-rule/branch/flow/31-else"]
-    assert "an earlier condition always held, so the `else` never ran" in otherwise["message"]
+    assert otherwise["verdict"] == "proven"
+    assert "an earlier condition holds in every state play can reach, so the `else` never runs" in otherwise["message"]
+
+
+def test_a_branch_that_play_never_takes_but_no_state_rules_out_is_only_sampled(tmp_path, capsys):
+    # every turn draws before it counts, so the box is never full once a turn is counted; the counts
+    # abstraction, which knows nothing of that order, cannot rule it out
+    text = SPEC.replace("if turns_taken >= 0 {", "if turns_taken >= 1 and size(box) == 3 {")
+    found = dead_branches(capsys, write_spec(tmp_path, text, rulebook=RULEBOOK))
+    full = found["tiny/dead-rule/branch/flow/31"]
+    assert full["verdict"] == "bounded" and full["method"] == "random-play"
+    assert full["message"].startswith("a branch that is never taken: the condition `turns_taken >= 1 and size(box) "
+                                      "== 3` never held in 30 random games (2 players), though play reached the "
+                                      "`if` (in flow); at 95 % confidence fewer than ")
+    assert 0 < full["bound"]["violation_rate_below"] < 0.11
 
 
 def test_a_branch_taken_once_is_not_reported(tmp_path, capsys):

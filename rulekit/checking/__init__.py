@@ -110,7 +110,7 @@ def _check_spec(spec: Spec, bounds: PlayBounds, progress, timings: dict | None, 
         for f in silence.findings(spec, game, variants, tallies, options_key):
             report.add(f)
     with clock("dead-branch"):
-        for f in branches.findings(spec, game, variants, tallies, options_key, bounds.confidence):
+        for f in branches.findings(spec, game, variants, tallies, options_key, bounds):
             report.add(f)
     with clock("conflict"):
         for f in conflicts.findings(spec, game, variants, tallies, options_key):

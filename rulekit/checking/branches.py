@@ -24,11 +24,13 @@ from ..findings import Finding
 from ..lower import branches as branch_index
 from ..pipeline import Spec
 from ..report import wording
-from .shared import config_of, location_of, players_phrase, spec_text
+from .shared import PlayBounds, build_limit, config_of, location_of, players_phrase, spec_text
 
 
-def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_of, confidence: float) -> list[Finding]:
-    """One warning per branch of a reached `if` that no random game took."""
+def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_of, bounds: PlayBounds) -> list[Finding]:
+    """One warning per branch of a reached `if` that no random game took, or that the player count rules
+    out before play."""
+    confidence = bounds.confidence
     default = variants[0]
     taken = set().union(*(tallies[key_of(o)].silent for o in variants))
     tally = tallies[key_of(default)]
@@ -51,17 +53,28 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
         return []
     ids = _ids(game, [*sites.values(), *(site for site, _ in dead.values())])
     out = [_folded_finding(game, site, at, ids[site.key], source) for site, at in dead.values()]
+    proven = _held_in_no_state(spec, game, variants, list(sites), bounds) if sites else set()
     for key, site in sites.items():
         sample = statistics.Sample({n: tally.games_by_players.get(n, 0) for n in counts[key]}, {}, confidence)
         cond = branch_index.condition_of(site)
-        what = (f"the condition `{spec_text(cond, source) or 'of this branch'}` never held" if cond is not None
-                else "an earlier condition always held, so the `else` never ran")
+        if key in proven:
+            what = (f"the condition `{spec_text(cond, source) or 'of this branch'}` holds in no state play can reach"
+                    if cond is not None else "an earlier condition holds in every state play can reach, so the "
+                                             "`else` never runs")
+            message = (f"a branch that never runs: {what} (Z3 over the counts abstraction: {ABSTRACTION}), with "
+                       f"{players_phrase(list(range(game.min_players, game.max_players + 1)))}, under the "
+                       f"default options{' and each option alone' if len(variants) > 1 else ''}; nor did any of {sample.total:,} random games "
+                       f"({players_phrase(counts[key])}) take it, though play reached the `if` (in {site.owner})")
+        else:
+            what = (f"the condition `{spec_text(cond, source) or 'of this branch'}` never held" if cond is not None
+                    else "an earlier condition always held, so the `else` never ran")
+            message = (f"a branch that is never taken: {what} in {sample.total:,} random games "
+                       f"({players_phrase(counts[key])}), though play reached the `if` (in {site.owner}); at "
+                       f"{statistics.percent(confidence)} confidence fewer than "
+                       f"{statistics.percent(sample.worst_upper_bound(), up=True)} of games take it")
         out.append(Finding(
-            ids[key], game.name, "dead-rule", "warning", "bounded", "random-play",
-            f"a branch that is never taken: {what} in {sample.total:,} random games "
-            f"({players_phrase(counts[key])}), though play reached the `if` (in {site.owner}); at "
-            f"{statistics.percent(confidence)} confidence fewer than "
-            f"{statistics.percent(sample.worst_upper_bound(), up=True)} of games take it",
+            ids[key], game.name, "dead-rule", "warning", "proven" if key in proven else "bounded",
+            "z3-abstraction" if key in proven else "random-play", message,
             quotes=list(dict.fromkeys(site.quotes)), location=location_of(site.span),
             bound=wording.sampled_bound(sample, tally.steps),
             hint="a condition that can never hold is usually a slip: a wrong number or comparison, or an earlier "
@@ -70,6 +83,34 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             details={"condition": spec_text(cond, source) if cond is not None else None, "rule": site.owner,
                      "branch": "else" if cond is None else "if"}))
     return out
+
+
+ABSTRACTION = ("cards and tokens conserved, each card kind only in the zones the moves of the rules can carry it "
+               "to, the variables in their declared ranges and in those their writes keep them in")
+
+
+def _held_in_no_state(spec: Spec, game: m.Game, variants: list[dict], keys: list[str], bounds: PlayBounds) -> set:
+    """The branches of `keys` whose test (their condition, after the earlier ones failed) holds in no
+    state of the counts abstraction (`verify.segments.never_hold`), under every option set played and
+    at every player count that has their `if`. A test the abstraction cannot read, Z3 leaves
+    undecided, or whose encoding passes its limits, keeps its branch out."""
+    from ..verify import budget, segments
+
+    left = set(keys)
+    try:
+        with budget.fresh_context(), budget.time_box(build_limit(bounds), "the counts abstraction"):
+            for options in variants:
+                for players in range(game.min_players, game.max_players + 1):
+                    config = config_of(spec, players, options)
+                    tests = {} if config is None else {site.key: site.test for site in branch_index.of(config)
+                                                       if site.key in left}
+                    if tests:
+                        left -= set(tests) - segments.never_hold(config, tests, int(bounds.solver_timeout * 1000))
+                    if not left:
+                        return set()
+    except budget.TooLarge:
+        return set()
+    return left
 
 
 def _folded(spec: Spec, game: m.Game, variants: list[dict]) -> dict[str, tuple]:

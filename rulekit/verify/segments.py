@@ -479,7 +479,7 @@ def slice(system: System, name: str) -> System:
 
 
 __all__ = ["build", "slice", "cone", "by_cost", "decide", "never_held", "CONSERVED", "ONE_SEGMENT_AT_A_TIME", "derived_ranges", "kind_flow",
-           "kinds_by_zone", "rule_facts", "state_proofs", "state_system"]
+           "kinds_by_zone", "never_hold", "rule_facts", "state_proofs", "state_system"]
 
 
 def by_cost(system: System) -> list[str]:
@@ -671,6 +671,32 @@ def _state_facts(b: _Abstract) -> list:
             total = arith("+", total, ("s", b.at[("held", t.name, p)]))
         out.append(compare("==", total, const(b.config.supplies[t.name])))
     return out
+
+
+def never_hold(config: Config, tests: dict, timeout_ms: int = 5000) -> set:
+    """The keys of `tests` (key -> a condition of the rules of `config`, that reads no local) that no
+    abstract state (`_state_facts`) satisfies: conditions that hold in no state play can reach, at a
+    statement's boundary as at a decision (each fact holds after every statement). A test that reads
+    a local, or what the abstraction does not record, is left out; so is one Z3 leaves undecided."""
+    import z3
+
+    from . import smtlib
+
+    b = _Abstract(config)
+    goals = []
+    for key, expr in tests.items():
+        try:
+            goals.append((key, b.ev(expr, Store([("s", i) for i in range(len(b.slots))]), {})))
+        except budget.TooLarge:
+            raise  # a limit that holds: the caller ends in an honest unknown
+        except Unsupported:
+            continue
+    if not goals:
+        return set()
+    xs = {i: f"x{i}" for i in range(len(b.slots))}
+    solver = budget.solver(timeout_ms)
+    solver.add(smtlib.condition(and_(*_state_facts(b)), xs))
+    return {key for key, goal in goals if budget.check(solver, smtlib.condition(goal, xs)) == z3.unsat}
 
 
 def state_proofs(configs: list[Config], timeout_ms: int = 5000) -> dict:
