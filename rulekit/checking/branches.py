@@ -134,9 +134,8 @@ def _folded(spec: Spec, game: m.Game, variants: list[dict]) -> dict[str, tuple]:
 
 def _ifs_with_options(game: m.Game) -> set[str]:
     """The keys (without the branch) of the `if`s of the spec one of whose conditions tests an option."""
-    bodies = (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers))
     out = set()
-    for body in bodies:
+    for body in m.bodies(game):
         for st in m.walk(body):
             if isinstance(st, m.If) and st.span is not None and any(
                     isinstance(node, m.OptionIs) for cond, _ in st.branches for node in m.nodes(cond)):

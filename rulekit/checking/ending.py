@@ -318,8 +318,7 @@ def open_counters(game: m.Game) -> list[str]:
     """The whole-number variables that a rule adds to or subtracts from and that have no bound on that
     side: a game that keeps counting (busts, a score) has as many states as the count has values."""
     open_sides = {v.name: {"+": v.high is None, "-": v.low is None} for v in game.vars if v.type.kind == "int"}
-    bodies = (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers))
-    found = {st.var for body in bodies for st in m.walk(body)
+    found = {st.var for body in m.bodies(game) for st in m.walk(body)
              if isinstance(st, m.Assign) and open_sides.get(st.var, {}).get(st.op)}
     return sorted(found)
 

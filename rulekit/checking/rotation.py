@@ -89,8 +89,7 @@ def _finding(game: m.Game, var: m.VarDecl, skipped: dict, covered: list) -> Find
 
 def _set_at(game: m.Game, name: str) -> list[int]:
     """The lines of the rules that set the variable."""
-    bodies = (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers))
-    return sorted({st.span.line for body in bodies for st in m.walk(body)
+    return sorted({st.span.line for body in m.bodies(game) for st in m.walk(body)
                    if isinstance(st, m.Assign) and st.var == name and st.span is not None})
 
 

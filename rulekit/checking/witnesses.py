@@ -80,7 +80,7 @@ def rule_at(game: m.Game, where: str | None) -> str | None:
     candidates += [(f"procedure {p.name}", p.span) for p in game.procedures]
     candidates += [(f"trigger {t.name}", t.span) for t in game.triggers]
     rules = rule_of_actions(game)
-    for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
+    for body in m.bodies(game):
         for st in m.walk(body, actions=True):
             if isinstance(st, m.Action):
                 candidates.append((f"action {st.name}", st.span))
@@ -109,7 +109,7 @@ def _all_rules(game: m.Game) -> list:
                 visit(body)
             for a in getattr(st, "actions", ()) or ():
                 visit(a.body)
-    for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
+    for body in m.bodies(game):
         visit(body)
     return out
 
@@ -138,7 +138,7 @@ def rule_of_actions(game: m.Game) -> dict:
                     inner = getattr(st, name, None)
                     if isinstance(inner, tuple):
                         visit(inner, rule)
-    for body in (game.flow.body, *(p.body for p in game.procedures), *(t.body for t in game.triggers)):
+    for body in m.bodies(game):
         visit(body, None)
     _RULES[id(game)] = (game, out)
     return out
