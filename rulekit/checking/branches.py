@@ -1,6 +1,7 @@
 """Branches that never run: `dead-rule` findings for an `if` whose condition the facts and the player
 count make false before play, at every player count (`proven`), or that never held (or, for an else,
-always held) in the random games that reached it (`bounded`).
+always held) in the random games that reached it (`bounded`, or `proven` where Z3 finds no state of the
+counts abstraction that meets it).
 
 A branch that is never taken is usually a slip in the spec: a number or a comparison that can never be
 met (`size(deck) > 43` where 0 was meant, `>` where `>=` was), or an earlier branch that always takes its
@@ -14,7 +15,9 @@ In play, the engine built with probes records the branch sites taken. A branch i
 `if` was reached under the default options and no game under any option set, at any player count, took
 it; a branch that only another option takes is that option's rule. The `if` that was never reached at
 all is left to the finding of what encloses it (a branch, an action never taken). The verdict is a
-sample's, `bounded`, with the bound of the default options' games.
+sample's, `bounded`, with the bound of the default options' games, unless Z3 finds that no state of the
+counts abstraction (`verify.segments.never_hold`) meets the branch's test, under every option set played
+and at every player count: then it is `proven`.
 """
 from __future__ import annotations
 
@@ -57,21 +60,9 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
     for key, site in sites.items():
         sample = statistics.Sample({n: tally.games_by_players.get(n, 0) for n in counts[key]}, {}, confidence)
         cond = branch_index.condition_of(site)
-        if key in proven:
-            what = (f"the condition `{spec_text(cond, source) or 'of this branch'}` holds in no state play can reach"
-                    if cond is not None else "an earlier condition holds in every state play can reach, so the "
-                                             "`else` never runs")
-            message = (f"a branch that never runs: {what} (Z3 over the counts abstraction: {ABSTRACTION}), with "
-                       f"{players_phrase(list(range(game.min_players, game.max_players + 1)))}, under the "
-                       f"default options{' and each option alone' if len(variants) > 1 else ''}; nor did any of {sample.total:,} random games "
-                       f"({players_phrase(counts[key])}) take it, though play reached the `if` (in {site.owner})")
-        else:
-            what = (f"the condition `{spec_text(cond, source) or 'of this branch'}` never held" if cond is not None
-                    else "an earlier condition always held, so the `else` never ran")
-            message = (f"a branch that is never taken: {what} in {sample.total:,} random games "
-                       f"({players_phrase(counts[key])}), though play reached the `if` (in {site.owner}); at "
-                       f"{statistics.percent(confidence)} confidence fewer than "
-                       f"{statistics.percent(sample.worst_upper_bound(), up=True)} of games take it")
+        written = spec_text(cond, source) if cond is not None else None
+        message = (_proven_message(game, site, written, sample, counts[key], len(variants) > 1) if key in proven
+                   else _sampled_message(site, written, sample, counts[key]))
         out.append(Finding(
             ids[key], game.name, "dead-rule", "warning", "proven" if key in proven else "bounded",
             "z3-abstraction" if key in proven else "random-play", message,
@@ -80,9 +71,26 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             hint="a condition that can never hold is usually a slip: a wrong number or comparison, or an earlier "
                  "branch that always takes the case first; if the case is only rare, more games (--games) may "
                  "reach it, or acknowledge it with an `expect`",
-            details={"condition": spec_text(cond, source) if cond is not None else None, "rule": site.owner,
+            details={"condition": written, "rule": site.owner,
                      "branch": "else" if cond is None else "if"}))
     return out
+
+
+def _proven_message(game: m.Game, site, written: str | None, sample, counts: list[int], options: bool) -> str:
+    what = (f"the condition `{written or 'of this branch'}` holds in no state play can reach" if site.case
+            else "an earlier condition holds in every state play can reach, so the `else` never runs")
+    return (f"a branch that never runs: {what} (Z3 over the counts abstraction: {ABSTRACTION}), with "
+            f"{players_phrase(list(range(game.min_players, game.max_players + 1)))}, under the default options"
+            f"{' and each option alone' if options else ''}; nor did any of {sample.total:,} random games "
+            f"({players_phrase(counts)}) take it, though play reached the `if` (in {site.owner})")
+
+
+def _sampled_message(site, written: str | None, sample, counts: list[int]) -> str:
+    what = (f"the condition `{written or 'of this branch'}` never held" if site.case
+            else "an earlier condition always held, so the `else` never ran")
+    return (f"a branch that is never taken: {what} in {sample.total:,} random games ({players_phrase(counts)}), "
+            f"though play reached the `if` (in {site.owner}); at {statistics.percent(sample.confidence)} "
+            f"confidence fewer than {statistics.percent(sample.worst_upper_bound(), up=True)} of games take it")
 
 
 ABSTRACTION = ("cards and tokens conserved, each card kind only in the zones the moves of the rules can carry it "
@@ -143,17 +151,10 @@ def _ifs_with_options(game: m.Game) -> set[str]:
     return out
 
 
-def _false(cond) -> bool:
-    """A condition folded to false, or a conjunction with a part folded to false."""
-    if isinstance(cond, m.Binary) and cond.op == "and":
-        return _false(cond.left) or _false(cond.right)
-    return isinstance(cond, m.Const) and not cond.value
-
-
 def _folded_finding(game: m.Game, site, counts: list[int], fid: str, source: list[str]) -> Finding:
     cond = branch_index.condition_of(site)
     written = spec_text(cond, source) if cond is not None else ""
-    if cond is not None and _false(cond):
+    if cond is not None and branch_index.never(cond):
         why = f"its condition `{written or 'of this branch'}` is false"
     else:
         why = "an earlier condition of the `if` always holds"

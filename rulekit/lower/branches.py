@@ -67,10 +67,10 @@ def _constant(e) -> bool:
     return isinstance(e, m.Const) and e.type == m.BOOL
 
 
-def _never(cond) -> bool:
+def never(cond) -> bool:
     """A condition folded to false, or a conjunction with a part folded to false."""
     if isinstance(cond, m.Binary) and cond.op == "and":
-        return _never(cond.left) or _never(cond.right)
+        return never(cond.left) or never(cond.right)
     return _constant(cond) and not int(cond.value)
 
 
@@ -106,7 +106,7 @@ class _Finder:
         self.add(st, REACHED, st.span, owner, quotes, m.Const(1, m.BOOL), (), ())
         before = None  # no earlier branch was taken
         for i, (cond, body) in enumerate(st.branches):
-            if _never(cond):  # an option not chosen (`... and accuse is backfire`, folded to false)
+            if never(cond):  # an option not chosen (`... and accuse is backfire`, folded to false)
                 if body:
                     self.add(st, f"{i}", getattr(cond, "span", None) or st.span, owner, quotes, None, (cond,), body,
                              into=self.folded)
@@ -153,4 +153,4 @@ def is_reached_site(site: Site) -> bool:
     return site.key.endswith("/" + REACHED)
 
 
-__all__ = ["REACHED", "certain", "condition_of", "folded", "is_reached_site", "of", "reached_key"]
+__all__ = ["REACHED", "certain", "condition_of", "folded", "is_reached_site", "never", "of", "reached_key"]
