@@ -30,7 +30,8 @@ from ..report import wording
 from .shared import PlayBounds, build_limit, config_of, location_of, players_phrase, spec_text
 
 
-def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_of, bounds: PlayBounds) -> list[Finding]:
+def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_of,
+             bounds: PlayBounds) -> list[Finding]:
     """One warning per branch of a reached `if` that no random game took, or that the player count rules
     out before play."""
     confidence = bounds.confidence

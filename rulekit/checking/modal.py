@@ -26,7 +26,8 @@ SECRET = re.compile(r"\b(secret(ly)?|in private|privately|without (showing|revea
                     re.IGNORECASE)
 # Who a sentence shows something to: one player (the owner, a neighbour, the player themselves looking at
 # it) or everyone (all players, the others, face up on the table).
-TO_ONE = re.compile(r"\b(to|with) (the|that|this|his|her|their|your|its|one) (owner|player|opponent|neighbou?r|partner)\b"
+TO_ONE = re.compile(r"\b(to|with) (the|that|this|his|her|their|your|its|one) "
+                    r"(owner|player|opponent|neighbou?r|partner)\b"
                     r"|\bto (him|her)\b|\b(looks?|peeks?) at\b|\b(dem|seinem|ihrem|einem) (Besitzer\w*|Spieler|"
                     r"Mitspieler|Nachbarn?)\b|\b(sieht|schaut|schauen) sich\b", re.IGNORECASE)
 TO_ALL = re.compile(r"\b(all|every|each|the other|other) (players?|opponents)\b|\b(everyone|everybody)\b|\bto all\b"

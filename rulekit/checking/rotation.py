@@ -67,8 +67,9 @@ def _finding(game: m.Game, var: m.VarDecl, skipped: dict, covered: list) -> Find
     parts = []
     for n, (held, changes, games) in sorted(skipped.items()):
         never = [f"P{s}" for s in range(n) if s not in held]
+        only = _listed([f"P{s}" for s in sorted(held)], "and") or "no seat"
         parts.append(f"with {players_phrase([n])}, never {_listed(never)} in {games} random game(s), though it "
-                     f"changed hands at least {changes:,} times in each (only {_listed([f'P{s}' for s in sorted(held)], 'and') or 'no seat'})")
+                     f"changed hands at least {changes:,} times in each (only {only})")
     rest = f"; with {players_phrase(sorted(covered))} it reached every seat" if covered else ""
     lines = _set_at(game, var.name)
     if lines:
