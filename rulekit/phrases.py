@@ -90,11 +90,11 @@ def default_board(name: str) -> str:
     return f"the {words(name)}"
 
 
-def and_list(items: list[str]) -> str:
-    """`a`, `a and b`, `a, b and c`."""
+def and_list(items: list[str], word: str = "and") -> str:
+    """`a`, `a and b`, `a, b and c` (or another `word`: `a, b or c`)."""
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
 def seat(p: int) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .. import model as m
 from ..findings import Finding
+from ..phrases import and_list
 from ..pipeline import Spec
 from .shared import location_of, players_phrase, quote_texts
 
@@ -67,13 +68,13 @@ def _finding(game: m.Game, var: m.VarDecl, skipped: dict, covered: list) -> Find
     parts = []
     for n, (held, changes, games) in sorted(skipped.items()):
         never = [f"P{s}" for s in range(n) if s not in held]
-        only = _listed([f"P{s}" for s in sorted(held)], "and") or "no seat"
-        parts.append(f"with {players_phrase([n])}, never {_listed(never)} in {games} random game(s), though it "
+        only = and_list([f"P{s}" for s in sorted(held)]) or "no seat"
+        parts.append(f"with {players_phrase([n])}, never {and_list(never, 'or')} in {games} random game(s), though it "
                      f"changed hands at least {changes:,} times in each (only {only})")
     rest = f"; with {players_phrase(sorted(covered))} it reached every seat" if covered else ""
     lines = _set_at(game, var.name)
     if lines:
-        rest += f"; it is set at line{'s' if len(lines) > 1 else ''} {_listed([str(n) for n in lines], 'and')}"
+        rest += f"; it is set at line{'s' if len(lines) > 1 else ''} {and_list([str(n) for n in lines])}"
     return Finding(
         f"{game.name}/rotation/{var.name}", game.name, "rotation", "warning", "bounded", "random-play",
         f"{role} goes round the table but skips a seat: {'; '.join(parts)}{rest}",
@@ -92,12 +93,6 @@ def _set_at(game: m.Game, name: str) -> list[int]:
     """The lines of the rules that set the variable."""
     return sorted({st.span.line for body in m.bodies(game) for st in m.walk(body)
                    if isinstance(st, m.Assign) and st.var == name and st.span is not None})
-
-
-def _listed(names: list[str], word: str = "or") -> str:
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + f" {word} " + names[-1]
 
 
 __all__ = ["findings"]
