@@ -54,6 +54,17 @@ def test_a_dealer_handed_on_two_seats_at_a_time_skips_seats_with_four_players(tm
     assert f["details"]["skipped"] == {"4": {"never": ["P1", "P3"], "held": ["P0", "P2"], "changes": 12, "games": 3}}
 
 
+def test_a_dealer_that_always_moves_two_seats_on_skips_seats_though_it_reaches_every_one(tmp_path, capsys):
+    # with 5 players two seats at a time reaches every seat, but never the next one
+    text = SPEC.replace("players 3 to 4", "players 3 to 5")
+    f = rotations(capsys, write_spec(tmp_path, text, rulebook=RULEBOOK))["tiny/rotation/dealer"]
+    assert ("; with 5 players, it always moves 2 seats at a time, never to a neighbour, in 3 random game(s) (P0, P2, "
+            "P4, P1, P3, P0, ... in one)") in f["message"]
+    assert f["details"]["stepped"] == {"5": {"seats_at_a_time": 2, "games": 3,
+                                             "example": ["P0", "P2", "P4", "P1", "P3"] * 2 + ["P0", "P2", "P4"]}}
+    assert "4" in f["details"]["skipped"] and f["details"]["every_seat_with"] == [3, 5]
+
+
 def test_a_dealer_handed_to_the_next_seat_reaches_every_seat(tmp_path, capsys):
     text = SPEC.replace("next(next(dealer))", "next(dealer)")
     assert rotations(capsys, write_spec(tmp_path, text, rulebook=RULEBOOK)) == {}
