@@ -209,6 +209,10 @@ def test_matching_verbs_negations_and_mixed_sentences_are_no_modal_findings():
     assert modal_findings("You do not have to draw a card.", "Du darfst keine Münze ablehnen.") == {}
     assert modal_findings("You must draw a card.", "The coin can be taken.")["must"]  # "can be": no permission
     assert "may" not in modal_findings("You must draw a card.", "The coin can be taken.")
+    # what may happen in play (a card that can win, players who may tie) is no permission either
+    for possible in ("Only a coin of the led suit can win the trick.", "Several players may tie for the most coins.",
+                     "Wer die meisten Münzen hat, kann gewinnen."):
+        assert "may" not in modal_findings("Draw.", possible), possible
 
 
 def test_a_choice_the_quote_makes_secret_and_the_spec_shows_everyone_is_a_modal_finding():

@@ -7,7 +7,8 @@ that happens without any decision formalizes one that says the player *must* (or
 This module reads the nearest quotes of each decision and step (its own, else those of the innermost
 rule around it) and reports a declinable decision whose words say only "must", and a forced step whose
 own words say only "may". To keep false alarms rare, a sentence with a negation ("may not", "darf
-nicht", "cannot") or with both kinds of verb says nothing here, nor does "can be" (a possibility).
+nicht", "cannot") or with both kinds of verb says nothing here, nor does a possibility ("can be", "may
+tie", "only a card of the led suit can win").
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ MUST = re.compile(r"\b(must|has to|have to|is required to|are required to|muss|m
                   re.IGNORECASE)
 MAY = re.compile(r"\b(may|can|could|is allowed to|are allowed to|is free to|optional(ly)?|darf|darfst|dürfen|dürft|"
                  r"kann|kannst|können|könnt|freiwillig|wahlweise)\b(?!\s+(also\s+|even\s+|still\s+)?(be|become|show|happen|occur|"
-                 r"contain|come|lead|result|sein|werden|vorkommen|passieren)\b)", re.IGNORECASE)
+                 r"contain|come|lead|result|win|lose|tie|sein|werden|vorkommen|passieren|gewinnen|verlieren)\b)",
+                 re.IGNORECASE)
 SECRET = re.compile(r"\b(secret(ly)?|in private|privately|without (showing|revealing)|heimlich|geheim|insgeheim)\b",
                     re.IGNORECASE)
 # Who a sentence shows something to: one player (the owner, a neighbour, the player themselves looking at
