@@ -313,6 +313,13 @@ def test_a_token_move_or_a_change_whose_own_quote_writes_another_number_is_a_quo
     assert found('take 2 Coin by current quote "Take two coins."') == []
     assert found('take 1 Coin by current quote "Take a coin."') == []  # no number written
     assert found('take 1 Coin by current') == []  # no quote of its own
+    # a counter's quote may write where it stops: the rules compare it with that number
+    counter = ('add 1 to hands quote "Play 4 hands."\n    if hands >= 4 { end game }')
+    text = MODAL.replace("DRAW", "Draw.").replace("card Ace x 9", "card Ace x 9\nvar hands: int 0..9 = 0")
+    assert numbers.findings(compile_text(text.replace('take 1 Coin by current quote "COIN"', counter))) == []
+    found_step = numbers.findings(compile_text(text.replace('take 1 Coin by current quote "COIN"',
+                                                            counter.replace("Play 4", "Play 5"))))
+    assert [f.message for f in found_step] == ["`add` of 1, but its quote writes 5, not 1"]
 
 
 def test_a_component_count_or_a_loop_whose_quote_writes_another_number_is_a_quote_finding():

@@ -78,13 +78,16 @@ def statement_findings(game: m.Game) -> list[Finding]:
     """A `take`, `return`, `add` or `subtract` of a number written in the spec whose own quotes write
     numbers, none of them that one: `take 1 Fear by p quote "... takes two Fear tokens"`."""
     out = []
+    limits = _limits(game)
     bodies = [("flow", game.flow.body), *((p.name, p.body) for p in game.procedures),
               *((f"trigger {t.name}", t.body) for t in game.triggers)]
     for owner, body in bodies:
         for st, around in _with_quotes(body, None):
             amount, times = _literal_amount(st), _literal_times(st)
             if amount is not None:
-                said, values, quoted = f"`{m.keyword(st)}` of {amount}", {amount}, st
+                # a counter's quote often writes where it stops ("Play 4 hands." on `add 1 to hands_played`)
+                counted = limits.get(st.var, set()) if isinstance(st, m.Assign) else set()
+                said, values, quoted = f"`{m.keyword(st)}` of {amount}", {amount, *counted}, st
             elif times is not None:
                 # a loop's number is often said by the quote of what encloses it ("deal 3 cards to each player")
                 said, values, quoted = f"a loop over {_range_text(st)}", set(times), st if st.quotes else around
@@ -96,9 +99,29 @@ def statement_findings(game: m.Game) -> list[Finding]:
             line = st.span.line if st.span is not None else 0
             out.append(Finding(f"{game.name}/quote/number/{owner.replace(' ', '-')}/{line}", game.name, "quote",
                                "warning", "refuted", "static",
-                               f"{said}, but its quote writes {says}, not {' or '.join(map(str, sorted(values)))}",
+                               f"{said}, but its quote writes {says}, not "
+                               f"{amount if amount is not None else ' or '.join(map(str, sorted(values)))}",
                                quotes=quote_texts(quoted), location=location_of(st.span),
                                hint="correct the number or the quote, or quote the sentence that gives this number"))
+    return out
+
+
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def _limits(game: m.Game) -> dict[str, set[int]]:
+    """Variable -> the whole numbers the rules compare it with (`hands_played >= 4`, or a fact of 4)."""
+    facts = {f.name: f.value.value for f in game.facts
+             if isinstance(f.value, m.Const) and type(f.value.value) is int}
+    out: dict[str, set[int]] = {}
+    for node in m.nodes(game):
+        if not (isinstance(node, m.Binary) and node.op in COMPARISONS):
+            continue
+        for var, other in ((node.left, node.right), (node.right, node.left)):
+            value = (other.value if isinstance(other, m.Const) and type(other.value) is int
+                     else facts.get(other.fact) if isinstance(other, m.FactRef) else None)
+            if isinstance(var, m.VarRef) and value is not None:
+                out.setdefault(var.var, set()).add(value)
     return out
 
 
