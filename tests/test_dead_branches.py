@@ -82,7 +82,7 @@ def test_a_condition_that_never_holds_and_an_else_that_never_runs_are_dead_branc
     assert full["message"].endswith("with 2 players, under the default options and each option alone; nor did any "
                                     "of 30 random games (2 players) take it, though play reached the `if` (in flow)")
     assert full["location"].endswith("tiny.rules:25:8") and full["quotes"] == ["With a full hand, you win."]
-    assert full["bound"]["games"] == 30
+    assert full["bound"]["games"] == 30 and "--games" not in full["hint"]  # more games cannot take it
     assert full["details"] == {"condition": "size(hand(current)) >= 5", "rule": "flow", "branch": "if"}
     otherwise = found["tiny/dead-rule/branch/flow/31-else"]
     assert otherwise["verdict"] == "proven"
@@ -99,7 +99,7 @@ def test_a_branch_that_play_never_takes_but_no_state_rules_out_is_only_sampled(t
     assert full["message"].startswith("a branch that is never taken: the condition `turns_taken >= 1 and size(box) "
                                       "== 3` never held in 30 random games (2 players), though play reached the "
                                       "`if` (in flow); at 95 % confidence fewer than ")
-    assert 0 < full["bound"]["violation_rate_below"] < 0.11
+    assert 0 < full["bound"]["violation_rate_below"] < 0.11 and "more games (--games) may reach it" in full["hint"]
 
 
 def test_a_branch_taken_once_is_not_reported(tmp_path, capsys):

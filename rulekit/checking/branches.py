@@ -70,8 +70,9 @@ def findings(spec: Spec, game: m.Game, variants: list[dict], tallies: dict, key_
             quotes=list(dict.fromkeys(site.quotes)), location=location_of(site.span),
             bound=wording.sampled_bound(sample, tally.steps),
             hint="a condition that can never hold is usually a slip: a wrong number or comparison, or an earlier "
-                 "branch that always takes the case first; if the case is only rare, more games (--games) may "
-                 "reach it, or acknowledge it with an `expect`",
+                 "branch that always takes the case first; " + (
+                     "if the rulebook does mean it, acknowledge it with an `expect`" if key in proven else
+                     "if the case is only rare, more games (--games) may reach it, or acknowledge it with an `expect`"),
             details={"condition": written, "rule": site.owner,
                      "branch": "else" if cond is None else "if"}))
     return out
