@@ -7,7 +7,7 @@ its quotes (and their translations) write, as digits or as number words ("two", 
 when they write some and none is the value, the two disagree. A quote without any number says
 nothing here (its words carry the number, as "half the party" does), nor does a fact given by an
 expression (the rulebook's table, say), whose value the quote need not write. The same for a card,
-piece or token declared `x N` and its quotes ("Bomb x4"), for a `take`, `return`, `add` or
+piece or token declared `x N` and its quotes ("Knight x4"), for a `take`, `return`, `add` or
 `subtract` of a written number and its own quotes, and for a loop over a written range (`for i in
 1..4`), whose length or last number its own quote, or else that of the nearest quoted statement
 around it, should write ("deal 3 cards to each player").
@@ -59,7 +59,7 @@ def findings(game: m.Game) -> list[Finding]:
 
 def count_findings(game: m.Game) -> list[Finding]:
     """A card, piece or token declared `x N` whose own quotes write numbers, none of them N:
-    `card Bomb x 5 quote "Bomb x4"`."""
+    `card Knight x 5 quote "Knight x4"`."""
     out = []
     for decl in (*game.components, *game.tokens):
         count = decl.count
@@ -76,7 +76,7 @@ def count_findings(game: m.Game) -> list[Finding]:
 
 def statement_findings(game: m.Game) -> list[Finding]:
     """A `take`, `return`, `add` or `subtract` of a number written in the spec whose own quotes write
-    numbers, none of them that one: `take 1 Fear by p quote "... takes two Fear tokens"`."""
+    numbers, none of them that one: `take 1 Coin by p quote "... takes two coins"`."""
     out = []
     limits = _limits(game)
     bodies = [("flow", game.flow.body), *((p.name, p.body) for p in game.procedures),
@@ -139,8 +139,8 @@ def _disagreeing(node, values: set[int], numbers=written_numbers) -> str:
 
 
 def _counts_of(decl):
-    """How a quote writes how many of a component there are: "Bomb x4", "4x Bomb", "4 Bomb cards"; the
-    other numbers of its quote (what the card does: "take two Fear tokens") say nothing of that."""
+    """How a quote writes how many of a component there are: "Knight x4", "4x Knight", "4 Knight cards"; the
+    other numbers of its quote (what the card does: "take two coins") say nothing of that."""
     names = "|".join(re.escape(n) for n in dict.fromkeys((decl.display, decl.name)) if n)
     number = r"(\d+|" + "|".join(_WORDS) + r")"
     pattern = re.compile(rf"(?<!\w)[x×]\s*(\d+)\b|\b(\d+)\s*[x×](?!\w)|\b{number}\s+(?:{names})", re.IGNORECASE)
