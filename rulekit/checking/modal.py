@@ -51,26 +51,31 @@ def sentence_modality(text: str) -> str | None:
 def modality(quotes) -> str | None:
     """What a group of quotes says as a whole: 'must' or 'may' when every sentence with a modal verb
     agrees, else None."""
-    said = {sentence_modality(s) for text in quotes for s in re.split(r"(?<=[.!?;:])\s+", text)} - {None}
+    said = {sentence_modality(s) for s in _sentences(quotes)} - {None}
     return said.pop() if len(said) == 1 else None
 
 
 def says_secret(quotes) -> bool:
     """Whether a group of quotes says a choice is made in secret, in a sentence without a negation."""
     return any(SECRET.search(x) and not NEGATION.search(x)
-               for text in quotes for x in re.split(r"(?<=[.!?;:])\s+", text))
+               for x in _sentences(quotes))
 
 
 def audience(quotes) -> str | None:
     """Who a group of quotes says sees what is shown: 'one' player or 'all', when every sentence that says
     it agrees (and has no negation), else None."""
     said = set()
-    for text in quotes:
-        for x in re.split(r"(?<=[.!?;:])\s+", text):
-            one, everyone = bool(TO_ONE.search(x)), bool(TO_ALL.search(x))
-            if one != everyone and not NEGATION.search(x):
-                said.add("one" if one else "all")
+    for x in _sentences(quotes):
+        one, everyone = bool(TO_ONE.search(x)), bool(TO_ALL.search(x))
+        if one != everyone and not NEGATION.search(x):
+            said.add("one" if one else "all")
     return said.pop() if len(said) == 1 else None
+
+
+def _sentences(quotes):
+    """The sentences (and clauses after a colon or semicolon) of a group of quotes, one by one."""
+    for text in quotes:
+        yield from re.split(r"(?<=[.!?;:])\s+", text)
 
 
 def is_pass(action: m.Action) -> bool:
