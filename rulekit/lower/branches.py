@@ -14,6 +14,7 @@ first. Branches that an option folded away are not there; a branch folded to `tr
 from __future__ import annotations
 
 from .. import model as m
+from ..memo import PerObject
 from .sites import Site
 
 
@@ -36,9 +37,10 @@ def certain(config) -> list[Site]:
 
 
 def _found(config) -> "_Finder":
-    cached = _CACHE.get(id(config))
-    if cached is not None and cached[0] is config:
-        return cached[1]
+    return _PER_CONFIG.get("branch sites", config, lambda: _find(config))
+
+
+def _find(config) -> "_Finder":
     finder = _Finder()
     game = config.game
     finder.body(game.flow.body, "flow", ())
@@ -46,11 +48,10 @@ def _found(config) -> "_Finder":
         finder.body(p.body, p.name, (_texts(p),))
     for t in game.triggers:
         finder.body(t.body, f"trigger {t.name}", (_texts(t),))
-    _CACHE[id(config)] = (config, finder)
     return finder
 
 
-_CACHE: dict[int, tuple] = {}
+_PER_CONFIG = PerObject()
 REACHED = "reached"
 
 

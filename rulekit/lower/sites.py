@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import model as m
+from ..memo import PerObject
 from . import core
 
 KINDS = ("skip", "stop", "nothing-moved", "empty-loop", "supply-clamp", "cap-clamp", "short-return", "tie",
@@ -51,9 +52,10 @@ class Site:
 
 def of(config) -> list[Site]:
     """Every silent-case site of a configuration, in a stable order."""
-    cached = _CACHE.get(id(config))
-    if cached is not None and cached[0] is config:
-        return cached[1]
+    return _PER_CONFIG.get("silent-case sites", config, lambda: _sites(config))
+
+
+def _sites(config) -> list[Site]:
     finder = _Finder(config.game)
     game = config.game
     finder.body(game.flow.body, "flow", ())
@@ -64,11 +66,10 @@ def of(config) -> list[Site]:
         finder.body(t.body, f"trigger {t.name}", (_texts(t),))
     for d in game.defines:
         finder.expr(d.body, f"define {d.name}", (_texts(d),))
-    _CACHE[id(config)] = (config, finder.sites)
     return finder.sites
 
 
-_CACHE: dict[int, tuple] = {}
+_PER_CONFIG = PerObject()
 
 
 def _texts(node) -> tuple[str, ...]:

@@ -45,7 +45,7 @@ from ..engine.state import State
 from ..errors import EndlessRun, LongRun, RuleRuntimeError
 from . import budget
 from .inert import ignored_by_keys, var_slots
-from .memo import PerObject
+from ..memo import PerObject
 from .successors import Successors
 
 

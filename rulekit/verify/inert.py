@@ -21,7 +21,7 @@ properties.
 from __future__ import annotations
 
 from .. import model as m
-from .memo import PerObject
+from ..memo import PerObject
 
 # Expressions whose value, given the values they read, is always defined: reading an inert variable
 # inside them cannot make play fail.

@@ -41,7 +41,7 @@ from .. import model as m
 from ..lower import Config, core
 from . import Unsupported, balance, budget, commandwise, kindflow, ranges
 from .fragment import Builder, Store, where
-from .memo import PerObject
+from ..memo import PerObject
 from .terms import FALSE, TRUE, Command, Slot, SlotSets, System, and_, arith, compare, const, ite, not_, or_, slots_of
 from .terms import size as term_size
 

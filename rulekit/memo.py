@@ -1,4 +1,5 @@
-"""Answers worked out once per object, such as a configuration or its lowered model.
+"""Answers worked out once per object, such as a configuration or its lowered model (the lowering, the
+engine and the checks all ask them).
 
 The objects are frozen dataclasses whose hash walks the whole model, so they are kept by identity:
 each answer is stored beside the object it was computed for, and an id that a new object reuses
